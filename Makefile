@@ -1,0 +1,57 @@
+# Two entry points: `make book` and `make test`. Both set up everything they need.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# nbgrader calls `alembic`, so the environment's bin/ must come first on PATH.
+export PATH := $(abspath $(BIN)):$(PATH)
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+
+INSTALLED := $(VENV)/.installed
+CHAPTERS := $(wildcard chapters/*.md)
+REFERENCE_SOURCES := $(wildcard solutions/*.py coursedata/*.py)
+NBVAL_DIR := _build/nbval
+
+.PHONY: all book test unit notebooks book-strict benchmark clean distclean
+
+all: book
+
+$(INSTALLED): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+# The book's execution cache cannot see edits to the reference package: clear it when they change.
+_build/.reference-stamp: $(REFERENCE_SOURCES)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
+
+## book: set up and build the web book into _build/html (warnings are errors)
+book: $(INSTALLED) _build/.reference-stamp
+	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
+
+## test: set up and run every test: unit tests, every chapter under nbval, the strict book build
+test: $(INSTALLED)
+	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
+	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
+	$(PY) -m pytest tests $(NBVAL_DIR) --nbval-lax -p no:cacheprovider
+	$(MAKE) --no-print-directory book-strict
+
+# A from-scratch build with execution forced, as CI does, so that no cached output hides an error.
+book-strict: $(INSTALLED)
+	rm -rf _build/html _build/.jupyter_cache _build/.reference-stamp
+	$(MAKE) --no-print-directory book
+
+## benchmark: print our time / peer time for the reference package
+benchmark: $(INSTALLED)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf _build
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
