@@ -6,7 +6,6 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 # nbgrader calls `alembic`, so the environment's bin/ must come first on PATH.
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 
 INSTALLED := $(VENV)/.installed
@@ -22,7 +21,7 @@ $(INSTALLED): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
 	touch $@
 
 # The book's execution cache cannot see edits to the reference package: clear it when they change.
