@@ -1,0 +1,28 @@
+"""Trusted checks: how each autograded cell of each problem set is scored.
+
+A problem set ``NAME`` has a source notebook ``autograder/source/NAME/NAME.ipynb`` and a module
+``autograder/checks/NAME.py`` whose ``CHECKS`` maps every autograded cell's ``grade_id`` to a
+function ``check(answers) -> Outcome``. The function reads the arrays that the cell's hidden part
+recorded (see :mod:`coursedata.grading`), regenerates the inputs, computes the reference with
+:mod:`solutions`, and returns the fraction of the cell's points earned with a message for the
+student. These functions run only in the grader's own process, never in the student's kernel.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from autograder.checks.common import Answers, Outcome
+
+__all__ = ["Answers", "Outcome", "load_checks"]
+
+
+def load_checks(problem_set: str) -> ModuleType:
+    """Import ``autograder.checks.<problem_set>``; it must define ``PROBLEM_SET`` and ``CHECKS``."""
+    module = importlib.import_module(f"autograder.checks.{problem_set}")
+    if getattr(module, "PROBLEM_SET", None) != problem_set or not isinstance(
+            getattr(module, "CHECKS", None), dict):
+        raise ValueError(f"autograder.checks.{problem_set} must define PROBLEM_SET = "
+                         f"{problem_set!r} and a dict CHECKS")
+    return module

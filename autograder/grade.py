@@ -1,0 +1,149 @@
+"""Grade one submission: a pure task from notebook bytes to a result record.
+
+``grade_submission`` parses the submitted notebook, rebuilds it on the source's skeleton
+(:meth:`ProblemSet.assemble`), runs it with an executor (the sandbox in production), and scores the
+arrays its hidden cells recorded with the trusted checks (:mod:`autograder.scoring`). It touches
+no shared file: the caller owns the gradebook and the output folder, so the same task runs in a
+local process pool or on a cluster.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol
+
+import nbformat
+
+from coursedata.grading import RESULTS_ENV
+from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.scoring import CellScore, score_results
+
+__all__ = ["Execution", "GradeResult", "grade_submission", "STATUSES"]
+
+#: Every status a result can have, in the order the report lists them.
+STATUSES = ("graded", "needs-manual-grading", "timeout", "crashed", "invalid-notebook")
+
+
+@dataclass
+class Execution:
+    """What an executor returns: the executed notebook and how the run ended."""
+
+    notebook: nbformat.NotebookNode
+    status: str  # "ok", "timeout" or "crashed"
+    message: str = ""
+
+
+class Executor(Protocol):
+    def __call__(self, nb: nbformat.NotebookNode, workdir: Path, env: dict) -> Execution: ...
+
+
+@dataclass
+class GradeResult:
+    """The outcome of grading one submission.
+
+    Attributes
+    ----------
+    status : str
+        One of :data:`STATUSES`. ``graded`` means every autograded cell was scored (written
+        answers still await a human); anything else is a reason the total may not be final.
+    scores : list of CellScore
+        One per graded cell of the problem set, in notebook order.
+    notes : list of str
+        Messages for the student and the instructor (repairs, crashes, timeouts).
+    executed : nbformat.NotebookNode or None
+        The notebook as it ran (with hidden checks: for the instructor's eyes only).
+    """
+
+    problem_set: str
+    status: str
+    scores: list[CellScore]
+    notes: list[str] = field(default_factory=list)
+    executed: nbformat.NotebookNode | None = None
+
+    @property
+    def total(self) -> float:
+        return sum(s.points or 0.0 for s in self.scores)
+
+    @property
+    def max_total(self) -> float:
+        return sum(s.max_points for s in self.scores)
+
+
+def _zero_scores(problem_set: ProblemSet, message: str) -> list[CellScore]:
+    return [CellScore(c.grade_id, 0.0 if c.autograded else None, c.points,
+                      message if c.autograded else "graded by hand")
+            for c in problem_set.grade_cells]
+
+
+def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Executor, *,
+                     workdir: str | Path | None = None) -> GradeResult:
+    """Grade the notebook ``data`` (raw bytes of the submitted ``.ipynb``).
+
+    Parameters
+    ----------
+    problem_set : str or ProblemSet
+        Which problem set the notebook answers.
+    data : bytes
+        The submitted file, untrusted.
+    executor : callable
+        ``executor(nb, workdir, env) -> Execution``; see :mod:`autograder.sandbox`.
+    workdir : path-like, optional
+        Scratch folder for the run (created and removed here when not given).
+
+    Returns
+    -------
+    GradeResult
+        Never raises for anything the submission contains.
+    """
+    ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
+    try:
+        submitted = read_notebook_bytes(data)
+    except InvalidNotebook as exc:
+        return GradeResult(ps.name, "invalid-notebook", _zero_scores(ps, str(exc)), [str(exc)])
+    assembly = ps.assemble(submitted)
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        work = Path(workdir) if workdir is not None else Path(tmp)
+        results = work / "results"
+        results.mkdir(parents=True, exist_ok=True)
+        env = {RESULTS_ENV: str(results)}
+        run = executor(assembly.notebook, work, env)
+        scores = score_results(ps, results)
+    notes = list(assembly.notes)
+    if run.status == "ok":
+        status = "needs-manual-grading" if assembly.missing else "graded"
+    else:
+        status = run.status
+        notes.append(run.message)
+    return GradeResult(ps.name, status, scores, notes, run.notebook)
+
+
+def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Callable:
+    """An executor that runs the notebook in an ordinary, UNSANDBOXED kernel.
+
+    Only for trusted notebooks (the instructor's own source, tests of the checks). Student
+    submissions go through :func:`autograder.sandbox.sandboxed_executor`.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    def execute(nb, workdir: Path, env: dict) -> Execution:
+        import os
+
+        client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name=kernel_name)
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            client.execute(cwd=str(workdir))
+            return Execution(nb, "ok")
+        except DeadKernelError as exc:
+            return Execution(nb, "crashed", f"the kernel died: {exc}")
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    return execute

@@ -1,0 +1,199 @@
+"""A problem set's source notebook, and how a submission is put back together for grading.
+
+The grader never runs a submitted notebook as it is. It keeps only what the student may change
+(the solution cells, matched by their nbgrader ``grade_id``, and cells the student added) and takes
+every other cell from the source notebook: instructions, visible tests and the hidden check cells.
+So a test edited to ``assert True`` or a deleted check cell changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+__all__ = ["COURSE_DIR", "ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
+           "list_problem_sets"]
+
+COURSE_DIR = Path(__file__).resolve().parent
+SOURCE_DIR = COURSE_DIR / "source"
+_MAX_NOTEBOOK_BYTES = 20 * 2**20
+
+
+class InvalidNotebook(ValueError):
+    """A submission that is not a readable Jupyter notebook."""
+
+
+@dataclass(frozen=True)
+class GradeCell:
+    """One graded cell of the source notebook."""
+
+    grade_id: str
+    points: float
+    autograded: bool  # code test cell scored by a trusted check; else graded by hand
+
+
+@dataclass
+class Assembly:
+    """A submission rebuilt for grading.
+
+    Attributes
+    ----------
+    notebook : nbformat.NotebookNode
+        Source cells with the student's solution cells (and added cells) put in.
+    missing : list of str
+        ``grade_id`` of solution cells the submission lacks (deleted or unrecognisable).
+    notes : list of str
+        What was repaired, in words for the student and the instructor.
+    """
+
+    notebook: nbformat.NotebookNode
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def list_problem_sets() -> list[str]:
+    """Names of the problem sets under ``autograder/source/``."""
+    return sorted(p.name for p in SOURCE_DIR.iterdir()
+                  if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+
+
+def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
+    """Parse and validate a submitted notebook, raising :class:`InvalidNotebook` with the reason."""
+    if len(data) > _MAX_NOTEBOOK_BYTES:
+        raise InvalidNotebook(f"the notebook is {len(data) / 2**20:.0f} MB, over the "
+                              f"{_MAX_NOTEBOOK_BYTES // 2**20} MB limit")
+    try:
+        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    except UnicodeDecodeError:
+        raise InvalidNotebook("the file is not UTF-8 text, so not a Jupyter notebook") from None
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError):
+        raise InvalidNotebook("the file is not valid JSON, so Jupyter cannot open it") from None
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds of errors
+        raise InvalidNotebook(f"the file is not a Jupyter notebook ({exc})") from None
+    if not isinstance(nb.get("cells"), list):
+        raise InvalidNotebook("the notebook has no list of cells")
+    for cell in nb.cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+            raise InvalidNotebook("the notebook contains a malformed cell")
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(map(str, cell["source"]))
+        if not isinstance(cell.get("source", ""), str):
+            raise InvalidNotebook("the notebook contains a cell whose source is not text")
+    return nb
+
+
+@dataclass
+class ProblemSet:
+    """A problem set: its name and source notebook ``autograder/source/NAME/NAME.ipynb``."""
+
+    name: str
+
+    def __post_init__(self):
+        if self.name not in list_problem_sets():
+            raise ValueError(f"unknown problem set {self.name!r}; "
+                             f"choose one of {', '.join(list_problem_sets())}")
+        self.path = SOURCE_DIR / self.name / f"{self.name}.ipynb"
+        self.source = nbformat.read(self.path, as_version=4)
+
+    @property
+    def notebook_name(self) -> str:
+        return self.path.name
+
+    @property
+    def grade_cells(self) -> list[GradeCell]:
+        """Every graded cell, in notebook order."""
+        cells = []
+        for cell in self.source.cells:
+            meta = _nbgrader(cell)
+            if meta.get("grade"):
+                autograded = cell.cell_type == "code" and not meta.get("solution")
+                cells.append(GradeCell(meta["grade_id"], float(meta.get("points", 0)), autograded))
+        return cells
+
+    @property
+    def solution_ids(self) -> list[str]:
+        return [_nbgrader(c)["grade_id"] for c in self.source.cells if _nbgrader(c).get("solution")]
+
+    @property
+    def max_points(self) -> float:
+        return sum(c.points for c in self.grade_cells)
+
+    def assemble(self, submitted: nbformat.NotebookNode) -> Assembly:
+        """Rebuild ``submitted`` on the source's skeleton (see the module docstring).
+
+        Student cells without nbgrader metadata are kept, each after the last recognised cell that
+        preceded it in the submission. When a submission carries no nbgrader metadata at all (an
+        editor stripped it) but has exactly the source's sequence of cell types, its cells are
+        matched by position.
+        """
+        solution_ids = set(self.solution_ids)
+        known_ids = {_nbgrader(c).get("grade_id") for c in self.source.cells} - {None}
+        notes: list[str] = []
+        cells = submitted.cells
+        if not any(_nbgrader(c).get("grade_id") in known_ids for c in cells):
+            if [c.cell_type for c in cells] == [c.cell_type for c in self.source.cells]:
+                cells = [copy.deepcopy(c) for c in cells]
+                for mine, src in zip(cells, self.source.cells):
+                    if "nbgrader" in src.metadata:
+                        mine.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(
+                            src.metadata["nbgrader"])
+                notes.append("the notebook had lost its grading metadata; its cells were matched "
+                             "to the assignment by position")
+        answers: dict[str, dict] = {}
+        extras: dict[str | None, list] = {}
+        anchor = None
+        for cell in cells:
+            gid = _nbgrader(cell).get("grade_id")
+            if gid in solution_ids and gid not in answers:
+                answers[gid] = cell
+                anchor = gid
+            elif gid in known_ids:
+                anchor = gid
+            elif not _nbgrader(cell):
+                extras.setdefault(anchor, []).append(cell)
+        out = nbformat.v4.new_notebook(metadata=copy.deepcopy(self.source.metadata))
+        missing = []
+        for src in [None, *self.source.cells]:
+            if src is not None:
+                gid = _nbgrader(src).get("grade_id")
+                if gid in solution_ids and gid in answers:
+                    cell = copy.deepcopy(src)
+                    cell.source = answers[gid].get("source", "")
+                    out.cells.append(cell)
+                else:
+                    if gid in solution_ids:
+                        missing.append(gid)
+                    out.cells.append(copy.deepcopy(src) if gid not in solution_ids
+                                     else _blank(src))
+            else:
+                gid = None
+            for extra in extras.get(gid, []):
+                clean = nbformat.v4.new_code_cell(extra.get("source", "")) \
+                    if extra.get("cell_type") == "code" else \
+                    nbformat.v4.new_markdown_cell(extra.get("source", ""))
+                out.cells.append(clean)
+        for gid in missing:
+            notes.append(f"the answer cell {gid!r} is missing from the submission")
+        for cell in out.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        return Assembly(out, missing, notes)
+
+
+def _blank(cell):
+    """A solution cell as the student received it, used when the submission lost it."""
+    blank = copy.deepcopy(cell)
+    if blank.cell_type == "code":
+        blank.source = "raise NotImplementedError('this answer cell was missing from the submission')"
+    else:
+        blank.source = "(missing from the submission)"
+    return blank
