@@ -18,6 +18,10 @@ NBVAL_DIR := _build/nbval
 all: book
 
 $(INSTALLED): requirements.txt pyproject.toml
+	@# The autograder's sandbox for student code (Debian's bubblewrap).
+	command -v bwrap >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && apt-get install -y -qq bubblewrap; \
+	  else echo "note: install bubblewrap (sudo apt-get install bubblewrap) to grade safely"; fi; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt

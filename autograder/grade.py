@@ -104,7 +104,8 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         return GradeResult(ps.name, "invalid-notebook", _zero_scores(ps, str(exc)), [str(exc)])
     assembly = ps.assemble(submitted)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        work = Path(workdir) if workdir is not None else Path(tmp)
+        # A folder of its own below a folder of its own: the sandbox hides the parent.
+        work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         results = work / "results"
         results.mkdir(parents=True, exist_ok=True)
         env = {RESULTS_ENV: str(results)}
@@ -145,5 +146,28 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+
+    return execute
+
+
+def sandbox_executor(config=None) -> Callable:
+    """An executor that runs the notebook in the bubblewrap sandbox (:mod:`autograder.sandbox`).
+
+    The environment ``env`` given by :func:`grade_submission` (the results folder) is added to the
+    sandbox's own, which is otherwise cleared.
+    """
+    import dataclasses
+
+    from autograder.sandbox import SandboxConfig, execute_notebook
+
+    base = config or SandboxConfig()
+
+    def execute(nb, workdir: Path, env: dict) -> Execution:
+        cfg = dataclasses.replace(base, env={**base.env, **env})
+        run = execute_notebook(nb, workdir, cfg)
+        message = run.message
+        if run.cell_timeouts and run.status == "ok":
+            message = f"{len(run.cell_timeouts)} cell(s) hit the per-cell time limit"
+        return Execution(run.notebook, run.status, message)
 
     return execute

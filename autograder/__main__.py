@@ -1,0 +1,85 @@
+"""Command line: ``python -m autograder grade ASSIGNMENT SUBMISSIONS --out DIR``.
+
+Grades a whole class in parallel, with every submission's code in a sandboxed kernel, and writes
+``DIR/grades.csv``, ``DIR/feedback/<student>/<notebook>.html`` and ``DIR/report.html``; scores
+also go into the course's nbgrader gradebook. Re-running skips unchanged submissions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from autograder.problemset import COURSE_DIR, list_problem_sets
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    grade = sub.add_parser("grade", help="grade every submission of a problem set")
+    grade.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
+    grade.add_argument("submissions", type=Path,
+                       help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
+    grade.add_argument("--out", type=Path, required=True, help="output folder")
+    grade.add_argument("--workers", type=int, default=None,
+                       help="parallel grading processes (default: number of CPUs)")
+    grade.add_argument("--timeout", type=float, default=30.0,
+                       help="seconds per cell (default 30); a notebook gets 10x that in all")
+    grade.add_argument("--memory", type=int, default=2048, help="MB per kernel (default 2048)")
+    grade.add_argument("--course", type=Path, default=COURSE_DIR,
+                       help="nbgrader course folder whose gradebook is updated")
+    grade.add_argument("--no-gradebook", action="store_true",
+                       help="do not write to nbgrader's gradebook")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.add_argument("--unsafe", action="store_true",
+                       help="run student code WITHOUT the sandbox (only where it cannot be built)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from autograder.batch import GradingOptions, grade_class
+    from autograder.problemset import ProblemSet
+
+    if args.assignment not in list_problem_sets():
+        print(f"error: unknown problem set {args.assignment!r}; choose one of "
+              f"{', '.join(list_problem_sets())}", file=sys.stderr)
+        return 2
+    if not args.unsafe:
+        from autograder.sandbox import sandbox_available
+
+        ok, reason = sandbox_available()
+        if not ok:
+            print(f"error: the sandbox for student code cannot be built here ({reason}).\n"
+                  "Install bubblewrap (Debian: apt-get install bubblewrap) and allow user "
+                  "namespaces, or pass --unsafe to grade without it.", file=sys.stderr)
+            return 2
+    for name, value in (("--workers", args.workers), ("--timeout", args.timeout),
+                        ("--memory", args.memory)):
+        if value is not None and value <= 0:
+            print(f"error: {name} must be positive; got {value}", file=sys.stderr)
+            return 2
+    try:
+        gradebook = None
+        if not args.no_gradebook:
+            from autograder.gradebook import GradebookWriter
+
+            gradebook = GradebookWriter(ProblemSet(args.assignment), args.course)
+        options = GradingOptions(cell_timeout_s=args.timeout, notebook_timeout_s=10 * args.timeout,
+                                 memory_mb=args.memory, unsafe=args.unsafe)
+        log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+        records = grade_class(args.assignment, args.submissions, args.out, workers=args.workers,
+                              options=options, gradebook=gradebook, quiet=args.quiet, log=log)
+    except (ValueError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    counts = Counter(r["status"] for r in records)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""Feedback for one student and the class report, as self-contained HTML.
+
+Feedback lists, per graded cell, the points and the trusted check's message: what passed and what
+failed, in words a student can act on. It never contains the source of a check (hidden or not):
+only messages written by :mod:`autograder.checks`, and the student's own error messages, escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections import Counter
+
+__all__ = ["feedback_html", "report_html"]
+
+_STYLE = """<style>
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.4rem;
+text-align:left;vertical-align:top}.ok{color:#176b2c}.partial{color:#8a5a00}.bad{color:#a01c1c}
+.note{background:#fff6d6;padding:.6rem;border-radius:.3rem}</style>"""
+
+_STATUS_WORDS = {
+    "graded": "All autograded questions were scored. Written answers are graded by hand.",
+    "needs-manual-grading": "Some answers could not be scored automatically; an instructor will "
+                            "look at them.",
+    "timeout": "Your notebook did not finish within the time limit; answers recorded before that "
+               "were scored.",
+    "crashed": "Your notebook's kernel stopped (it crashed or exited); answers recorded before "
+               "that were scored.",
+    "invalid-notebook": "Your file could not be read as a Jupyter notebook, so nothing was scored.",
+}
+
+
+def _title(grade_id: str) -> str:
+    base, _, kind = grade_id.rpartition("_")
+    if kind in ("visible", "hidden"):
+        return f"{base.replace('_', ' ')} ({'visible test' if kind == 'visible' else 'hidden test'})"
+    return grade_id.replace("_", " ")
+
+
+def feedback_html(record: dict) -> str:
+    """Feedback page for one graded submission (a record from :mod:`autograder.batch`)."""
+    rows = []
+    for s in record["scores"]:
+        if s["points"] is None:
+            css, pts = "", f"– / {s['max_points']:g}"
+        else:
+            css = "ok" if s["points"] == s["max_points"] else ("partial" if s["points"] > 0 else "bad")
+            pts = f"{s['points']:g} / {s['max_points']:g}"
+        rows.append(f"<tr><td>{html.escape(_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
+                    f"<td>{html.escape(s['message'])}</td></tr>")
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Feedback: "
+            f"{html.escape(record['problem_set'])}</title>{_STYLE}</head><body>"
+            f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
+            f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
+            f"<b>{record['total']:g} / {record['max_auto']:g}</b>.</p>"
+            f"<p class='note'>{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
+            + (f"<ul>{notes}</ul>" if notes else "") +
+            "<table><tr><th>Question</th><th>Points</th><th>What we found</th></tr>"
+            + "".join(rows) + "</table></body></html>")
+
+
+def _histogram_png(totals: list[float], max_auto: float) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.hist(totals, bins=min(20, max(5, int(max_auto) + 1)), range=(0, max_auto),
+            color="#4c72b0", edgecolor="white")
+    ax.set(title="Distribution of autograded scores", xlabel="points", ylabel="students")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def report_html(problem_set: str, records: list[dict]) -> str:
+    """Class report: status counts, score distribution, and per check the failures."""
+    statuses = Counter(r["status"] for r in records)
+    totals = [r["total"] for r in records]
+    max_auto = max((r["max_auto"] for r in records), default=0.0)
+    per_cell: dict[str, list[str]] = {}
+    order: list[str] = []
+    for r in records:
+        for s in r["scores"]:
+            if s["points"] is None:
+                continue
+            if s["grade_id"] not in per_cell:
+                per_cell[s["grade_id"]] = []
+                order.append(s["grade_id"])
+            if s["points"] < s["max_points"]:
+                per_cell[s["grade_id"]].append(s["message"])
+    rows = []
+    for gid in order:
+        fails = per_cell[gid]
+        common = Counter(fails).most_common(1)
+        msg = f"{html.escape(common[0][0][:300])} ({common[0][1]}×)" if common else ""
+        rows.append(f"<tr><td>{html.escape(gid)}</td><td>{len(fails)} / {len(records)}</td>"
+                    f"<td>{msg}</td></tr>")
+    status_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>"
+                          for k, v in sorted(statuses.items()))
+    mean = sum(totals) / len(totals) if totals else 0.0
+    img = (f"<img alt='histogram of scores' src='data:image/png;base64,"
+           f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Report: "
+            f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
+            f"<h1>Grading report: {html.escape(problem_set)}</h1>"
+            f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g}.</p>"
+            f"<h2>Status</h2><table><tr><th>status</th><th>students</th></tr>{status_rows}</table>"
+            f"<h2>Score distribution</h2>{img}"
+            f"<h2>Checks</h2><table><tr><th>check</th><th>students who lost points</th>"
+            f"<th>most common message</th></tr>{''.join(rows)}</table></body></html>")
