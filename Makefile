@@ -12,6 +12,8 @@ INSTALLED := $(VENV)/.installed
 CHAPTERS := $(wildcard chapters/*.md)
 REFERENCE_SOURCES := $(wildcard solutions/*.py coursedata/*.py)
 NBVAL_DIR := _build/nbval
+PROBLEM_SETS := $(wildcard autograder/source/*/*.ipynb)
+RELEASES := $(patsubst autograder/source/%,autograder/release/%,$(PROBLEM_SETS))
 
 .PHONY: all book test unit notebooks book-strict benchmark clean distclean
 
@@ -33,15 +35,23 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
+# Student versions of the problem sets (nbgrader's release), linked from the book for download.
+autograder/release/%.ipynb: autograder/source/%.ipynb $(INSTALLED)
+	mkdir -p _build
+	cd autograder && ../$(BIN)/nbgrader generate_assignment $(notdir $(*D)) --force --log-level=WARN \
+	  --CourseDirectory.db_url=sqlite:///$(abspath _build/release-gradebook.db)
+
 ## book: set up and build the web book into _build/html (warnings are errors)
-book: $(INSTALLED) _build/.reference-stamp
+book: $(INSTALLED) _build/.reference-stamp $(RELEASES)
 	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
-## test: set up and run every test: unit tests, every chapter under nbval, the strict book build
+## test: set up and run every test: unit tests, every chapter and problem-set source under
+## nbval, the graders' self-tests, and the strict book build
 test: $(INSTALLED)
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
-	$(PY) -m pytest tests $(NBVAL_DIR) --nbval-lax -p no:cacheprovider
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \
+	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope
 	$(MAKE) --no-print-directory book-strict
 
 # A from-scratch build with execution forced, as CI does, so that no cached output hides an error.
