@@ -15,7 +15,7 @@ NBVAL_DIR := _build/nbval
 PROBLEM_SETS := $(wildcard autograder/source/*/*.ipynb)
 RELEASES := $(patsubst autograder/source/%,autograder/release/%,$(PROBLEM_SETS))
 
-.PHONY: all book test unit notebooks book-strict benchmark clean distclean
+.PHONY: all book test benchmark clean distclean
 
 all: book
 
@@ -46,18 +46,12 @@ book: $(INSTALLED) _build/.reference-stamp $(RELEASES)
 	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
 ## test: set up and run every test: unit tests, every chapter and problem-set source under
-## nbval, the graders' self-tests, and the strict book build
-test: $(INSTALLED)
+## nbval, the graders' self-tests, and a from-scratch book build with -W (tests/test_book.py)
+test: $(INSTALLED) $(RELEASES)
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \
 	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope
-	$(MAKE) --no-print-directory book-strict
-
-# A from-scratch build with execution forced, as CI does, so that no cached output hides an error.
-book-strict: $(INSTALLED)
-	rm -rf _build/html _build/.jupyter_cache _build/.reference-stamp
-	$(MAKE) --no-print-directory book
 
 ## benchmark: print our time / peer time for the reference package
 benchmark: $(INSTALLED)
