@@ -30,26 +30,41 @@ def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
     """Like :func:`compare`, but ``got`` must equal ``expected`` exactly where it is ±inf.
 
     For log-probabilities that are legitimately ``-inf`` (log 0). NaN in ``got`` is always a
-    mismatch, and so is an infinity where a finite value is expected.
+    mismatch, and so is an infinity where a finite value is expected. Indices in the message
+    refer to the full array.
     """
     got = np.asarray(got, dtype=float)
     expected = np.asarray(expected, dtype=float)
     problem = check_shape(got, expected.shape, what)
     if problem:
         return problem
-    if np.any(np.isnan(got)):
-        idx = np.flatnonzero(np.isnan(got.ravel()))[0]
-        where = f" at index {idx}" if got.ndim else ""
-        return f"{what} contains nan{where} (expected {expected.ravel()[idx]:.6g})"
-    inf_expected = ~np.isfinite(expected)
-    bad_inf = (inf_expected & (got != expected)) | (~inf_expected & ~np.isfinite(got))
-    if np.any(bad_inf):
-        idx = np.flatnonzero(bad_inf.ravel())[0]
-        where = f" at index {idx}" if got.ndim else ""
-        return (f"{what} is wrong{where}: yours is {got.ravel()[idx]:.6g}, expected "
-                f"{expected.ravel()[idx]:.6g}")
-    finite = ~inf_expected
-    return compare(got[finite], expected[finite], what, rtol=rtol, atol=atol)
+    finite = np.isfinite(expected)
+    with np.errstate(invalid="ignore"):
+        bad = np.where(finite, ~(np.abs(got - expected) <= atol + rtol * np.abs(expected)),
+                       got != expected)
+    if not np.any(bad):
+        return None
+    idx = np.unravel_index(np.flatnonzero(bad)[0], got.shape)
+    where = f" at index {tuple(int(i) for i in idx)}" if got.ndim else ""
+    detail = " (remember 0 log 0 = 0)" if np.isnan(got[idx]) else ""
+    return (f"{what} is wrong{where}: yours is {got[idx]:.6g}, expected "
+            f"{'about ' if finite[idx] else ''}{expected[idx]:.6g}{detail} "
+            f"({int(bad.sum())} of {bad.size} values differ)")
+
+
+def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
+    """Compare one positive number to ``rtol``, reporting the relative error (for iterative roots)."""
+    got = np.asarray(got, dtype=float)
+    problem = check_shape(got, (), what)
+    if problem:
+        return problem
+    if not np.isfinite(got):
+        return f"{what} is {float(got)}, not a finite number"
+    rel = abs(float(got) - expected) / abs(expected)
+    if rel <= rtol:
+        return None
+    return (f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
+            f"(relative error {rel:.2g}, tolerance {rtol:g})")
 
 
 def _scalar(a: Answers, case: str, n: int, index: int = 0) -> np.ndarray:
@@ -252,10 +267,10 @@ def _gamma_mle_values(a: Answers, case: str, label: str) -> list[tuple[float, st
     x = a.inputs(case)["x"]
     shape, rate = gamma_mle(x)
     return [
-        (0.5, guarded(lambda: compare(_scalar(a, case, 2, 0), shape, f"the shape for {label}",
-                                      rtol=1e-7, atol=0.0))),
-        (0.5, guarded(lambda: compare(_scalar(a, case, 2, 1), rate, f"the rate for {label}",
-                                      rtol=1e-7, atol=0.0))),
+        (0.5, guarded(lambda: compare_relative(_scalar(a, case, 2, 0), shape,
+                                               f"the shape for {label}", rtol=1e-7))),
+        (0.5, guarded(lambda: compare_relative(_scalar(a, case, 2, 1), rate,
+                                               f"the rate for {label}", rtol=1e-7))),
     ]
 
 
