@@ -161,32 +161,34 @@ class ProblemSet:
             elif not _nbgrader(cell):
                 extras.setdefault(anchor, []).append(cell)
         out = nbformat.v4.new_notebook(metadata=copy.deepcopy(self.source.metadata))
+        out.cells.extend(_added(c) for c in extras.get(None, []))
         missing = []
-        for src in [None, *self.source.cells]:
-            if src is not None:
-                gid = _nbgrader(src).get("grade_id")
-                if gid in solution_ids and gid in answers:
-                    cell = copy.deepcopy(src)
-                    cell.source = answers[gid].get("source", "")
-                    out.cells.append(cell)
-                else:
-                    if gid in solution_ids:
-                        missing.append(gid)
-                    out.cells.append(copy.deepcopy(src) if gid not in solution_ids
-                                     else _blank(src))
+        for src in self.source.cells:
+            gid = _nbgrader(src).get("grade_id")
+            if gid in solution_ids and gid in answers:
+                cell = copy.deepcopy(src)
+                cell.source = answers[gid].get("source", "")
+            elif gid in solution_ids:
+                missing.append(gid)
+                cell = _blank(src)
             else:
-                gid = None
-            for extra in extras.get(gid, []):
-                clean = nbformat.v4.new_code_cell(extra.get("source", "")) \
-                    if extra.get("cell_type") == "code" else \
-                    nbformat.v4.new_markdown_cell(extra.get("source", ""))
-                out.cells.append(clean)
+                cell = copy.deepcopy(src)
+            out.cells.append(cell)
+            if gid is not None:
+                out.cells.extend(_added(c) for c in extras.get(gid, []))
         for gid in missing:
             notes.append(f"the answer cell {gid!r} is missing from the submission")
         for cell in out.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         return Assembly(out, missing, notes)
+
+
+def _added(cell):
+    """A cell the student added, rebuilt from its type and source only (no metadata kept)."""
+    if cell.get("cell_type") == "code":
+        return nbformat.v4.new_code_cell(cell.get("source", ""))
+    return nbformat.v4.new_markdown_cell(cell.get("source", ""))
 
 
 def _blank(cell):

@@ -61,6 +61,21 @@ class ProblemSetTests:
         hidden = sum(c.points for c in auto if c.grade_id.endswith("_hidden"))
         assert hidden > sum(c.points for c in auto) / 2, "hidden checks must carry most points"
 
+    def test_hidden_sections_only_record_and_come_first(self, ps):
+        """Hidden code never judges in the student's kernel: it only calls student functions and
+        records what they return, and it runs before a cell's visible asserts so that a failed
+        visible test cannot hide the answer from the trusted checks."""
+        judging = re.compile(r"\bassert\b|isclose|allclose|np\.testing|\braise\b|solutions")
+        for cell in ps.source.cells:
+            blocks = re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS",
+                                cell.source, flags=re.S)
+            for block in blocks:
+                gid = cell.metadata.nbgrader.grade_id
+                assert cell.source.startswith("### BEGIN HIDDEN TESTS"), gid
+                assert not judging.search(block), f"{gid}: {judging.search(block).group(0)}"
+                # A hidden-only cell may score answers that an earlier cell recorded.
+                assert "record(" in block or gid.endswith("_hidden"), gid
+
     @pytest.mark.slow
     def test_reference_solution_gets_full_marks(self, ps):
         result = grade_submission(ps, ps.path.read_bytes(), local_executor())

@@ -1,0 +1,368 @@
+"""Trusted checks for problem set 6: naive Bayes as a softmax, generative vs discriminative.
+
+The references are :mod:`solutions.linear_classifiers` (``softmax``, ``log_softmax``,
+``SharedVarianceGaussianNB``, ``softmax_cross_entropy``, ``LogisticRegression``) and
+:class:`solutions.naive_bayes.GaussianNB` (with ``var_smoothing=0``: the plain maximum-likelihood
+variances, divisor N_c). The Gaussian log-densities of question 3 come from an independent oracle,
+:func:`scipy.stats.norm.logpdf`, normalised with the reference ``log_softmax``.
+
+Every correct answer is accepted: intercepts of a softmax are compared up to a constant shared by
+all classes (``ln N_c`` and ``ln(N_c / N)`` are both right), and the weights of logistic
+regression are compared with the exact minimiser of the loss rather than with one particular
+iteration, so any method that converges passes.
+
+Tolerances. Closed forms (softmax, estimates, weights, the loss and its gradient) are compared to
+``rtol`` about 1e-9, far looser than double-precision rounding of these small sums and far
+tighter than any mistake. The seeded gradient-descent runs of question 6 reach the minimiser to
+about 1e-8 in the weights and probabilities (the loss is strongly convex there: lambda / N = 0.1),
+so they are compared to 1e-5; a mistake moves them by more than 1e-3.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.stats import norm
+
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
+                                      weighted)
+from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
+                                          log_softmax, softmax, softmax_cross_entropy)
+from solutions.naive_bayes import GaussianNB
+
+PROBLEM_SET = "ps6_generative_discriminative"
+
+
+# --------------------------------------------------------------------------------------------
+# Generic helpers (candidates for common.py)
+# --------------------------------------------------------------------------------------------
+
+
+def up_to_constant(got, expected, what: str, *, rtol: float = 1e-8,
+                   atol: float = 1e-9) -> str | None:
+    """Compare along the last axis after removing each slice's mean (equality up to a shift).
+
+    For intercepts or log-scores that are only defined up to an additive constant (the softmax
+    is unchanged by it). The tolerance is relative to the size of the *uncentred* expected
+    values, since centring can cancel most of them: ``atol + rtol * max|expected|``.
+    """
+    got = np.asarray(got, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    problem = check_shape(got, expected.shape, what)
+    if problem:
+        return problem
+    if not np.all(np.isfinite(got)):
+        return f"{what} contains NaN or infinite values"
+    scale = float(np.abs(expected).max()) if expected.size else 0.0
+    return compare(got - got.mean(axis=-1, keepdims=True),
+                   expected - expected.mean(axis=-1, keepdims=True),
+                   f"{what} (compared up to a constant added to every class)",
+                   rtol=0.0, atol=atol + rtol * scale)
+
+
+def probability_rows(P, what: str, *, atol: float = 1e-9) -> str | None:
+    """A message unless every row of ``P`` is a probability vector (finite, >= 0, sums to one)."""
+    P = np.asarray(P, dtype=float)
+    if not np.all(np.isfinite(P)):
+        return f"{what} contains NaN or infinite values"
+    if np.any(P < -atol):
+        return f"{what} has negative entries (down to {P.min():.3g})"
+    sums = P.sum(axis=-1)
+    worst = int(np.argmax(np.abs(sums - 1.0)))
+    if abs(sums.flat[worst] - 1.0) > atol * max(1, P.shape[-1]):
+        return f"the rows of {what} must sum to one; row {worst} sums to {sums.flat[worst]:.6g}"
+    return None
+
+
+def _first(*problems: str | None) -> Outcome:
+    first = next((p for p in problems if p), None)
+    return Outcome.failed(first) if first else Outcome.passed()
+
+
+def _labels(inp: dict) -> str:
+    X = inp["X"]
+    return f"{X.shape[0]} examples, {X.shape[1]} features, {int(inp['y'].max()) + 1} classes"
+
+
+# --------------------------------------------------------------------------------------------
+# Question 1: softmax
+# --------------------------------------------------------------------------------------------
+
+
+def softmax_visible(a: Answers) -> Outcome:
+    Z = a.inputs("softmax")["Z"]
+    (P,) = unpack(a, "softmax", 1)
+    return _first(check_shape(P, Z.shape, "the softmax"), probability_rows(P, "the softmax"))
+
+
+def _softmax_value(a: Answers, case: str, label: str) -> str | None:
+    Z = a.inputs(case)["Z"]
+    return compare(unpack(a, case, 1)[0], softmax(Z, axis=1), f"the softmax of {label}",
+                   rtol=1e-9, atol=1e-12)
+
+
+def softmax_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.2, guarded(lambda: _softmax_value(a, "softmax", "random logits"))),
+        (0.4, guarded(lambda: _softmax_value(a, "softmax_large",
+                                             "logits of size up to 5000 (shift each row first)"))),
+        (0.2, guarded(lambda: _softmax_value(a, "softmax_wide", "a (3, 40) matrix"))),
+        (0.2, guarded(lambda: _softmax_value(a, "softmax_one_row", "a single row"))))
+
+
+# --------------------------------------------------------------------------------------------
+# Question 2: Gaussian naive Bayes estimates
+# --------------------------------------------------------------------------------------------
+
+
+def fit_gaussian_nb_visible(a: Answers) -> Outcome:
+    inp = a.inputs("gnb")
+    C, D = int(inp["y"].max()) + 1, inp["X"].shape[1]
+    means, variances, log_prior = unpack(a, "gnb", 3)
+    problem = (check_shape(means, (C, D), "the means")
+               or check_shape(variances, (C, D), "the variances")
+               or check_shape(log_prior, (C,), "the log priors"))
+    if problem:
+        return Outcome.failed(problem)
+    if not (np.all(np.isfinite(variances)) and np.all(variances > 0)):
+        return Outcome.failed("the variances must be positive numbers")
+    return _first(probability_rows(np.exp(log_prior), "exp(log_prior)"))
+
+
+def _gnb_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    ref = GaussianNB(var_smoothing=0.0).fit(inp["X"], inp["y"])
+    label = _labels(inp)
+    return [
+        (0.3, guarded(lambda: compare(unpack(a, case, 3)[0], ref.theta_,
+                                      f"the class means for {label}", rtol=1e-9, atol=1e-12))),
+        (0.4, guarded(lambda: compare(unpack(a, case, 3)[1], ref.var_,
+                                      f"the class variances (divisor N_c) for {label}",
+                                      rtol=1e-9, atol=1e-12))),
+        (0.3, guarded(lambda: compare(unpack(a, case, 3)[2], ref.class_log_prior_,
+                                      f"the log priors log(N_c / N) for {label}",
+                                      rtol=1e-9, atol=1e-12))),
+    ]
+
+
+def fit_gaussian_nb_hidden(a: Answers) -> Outcome:
+    parts = []
+    for case in ("gnb", "gnb_wine", "gnb_cancer"):
+        parts += [(w / 3, p) for w, p in _gnb_values(a, case)]
+    return weighted(*parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Question 3: Gaussian naive Bayes log posterior
+# --------------------------------------------------------------------------------------------
+
+
+def _reference_log_posterior(inp: dict) -> np.ndarray:
+    X, means, variances = inp["X"], inp["means"], inp["variances"]
+    jll = norm.logpdf(X[:, None, :], loc=means[None], scale=np.sqrt(variances)[None]).sum(axis=2)
+    return log_softmax(jll + inp["log_prior"], axis=1)
+
+
+def gaussian_nb_log_posterior_visible(a: Answers) -> Outcome:
+    inp = a.inputs("posterior")
+    (lp,) = unpack(a, "posterior", 1)
+    problem = check_shape(lp, (inp["X"].shape[0], inp["means"].shape[0]), "the log posterior")
+    if problem:
+        return Outcome.failed(problem)
+    if not np.all(np.isfinite(lp)):
+        return Outcome.failed("the log posterior contains NaN or infinite values")
+    return _first(probability_rows(np.exp(lp), "exp(log posterior)", atol=1e-8))
+
+
+def _posterior_value(a: Answers, case: str, label: str) -> str | None:
+    expected = _reference_log_posterior(a.inputs(case))
+    return compare(unpack(a, case, 1)[0], expected, f"the log posterior {label}",
+                   rtol=1e-9, atol=1e-8)
+
+
+def gaussian_nb_log_posterior_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.3, guarded(lambda: _posterior_value(a, "posterior", "for 3 classes in 4-D"))),
+        (0.4, guarded(lambda: _posterior_value(
+            a, "posterior_far", "far from every class (joint log-likelihoods near -10^4; "
+                                "normalise with log-sum-exp)"))),
+        (0.3, guarded(lambda: _posterior_value(a, "posterior_many", "for 10 classes in 16-D"))))
+
+
+# --------------------------------------------------------------------------------------------
+# Question 4: the shared-variance weights
+# --------------------------------------------------------------------------------------------
+
+
+def shared_variance_weights_visible(a: Answers) -> Outcome:
+    inp = a.inputs("svw")
+    C, D = int(inp["y"].max()) + 1, inp["X"].shape[1]
+    W, w0 = unpack(a, "svw", 2)
+    problem = check_shape(W, (C, D), "W") or check_shape(w0, (C,), "w0")
+    if problem:
+        return Outcome.failed(problem)
+    if not (np.all(np.isfinite(W)) and np.all(np.isfinite(w0))):
+        return Outcome.failed("W or w0 contains NaN or infinite values")
+    return Outcome.passed()
+
+
+def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    X = inp["X"]
+    ref = SharedVarianceGaussianNB().fit(X, inp["y"])
+    label = _labels(inp)
+
+    def posterior():
+        W, w0 = unpack(a, case, 2)
+        problem = check_shape(W, ref.coef_.shape, "W") or check_shape(w0, ref.intercept_.shape, "w0")
+        if problem:
+            return problem
+        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(w0))):
+            return "W or w0 contains NaN or infinite values"
+        return compare(softmax(X @ W.T + w0, axis=1), ref.predict_proba(X),
+                       f"the posterior softmax(X Wᵀ + w0) for {label}", rtol=0.0, atol=1e-9)
+
+    return [
+        (0.4, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_,
+                                      f"W = μ/σ² (pooled σ², divisor N D) for {label}",
+                                      rtol=1e-8, atol=1e-10))),
+        (0.3, guarded(lambda: up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
+                                             f"w0 for {label}", rtol=1e-9, atol=1e-10))),
+        (0.3, guarded(posterior)),
+    ]
+
+
+def shared_variance_weights_hidden(a: Answers) -> Outcome:
+    parts = []
+    for case in ("svw", "svw_cancer", "svw_wine"):
+        parts += [(w / 3, p) for w, p in _svw_values(a, case)]
+    return weighted(*parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Question 5: cross-entropy and gradient
+# --------------------------------------------------------------------------------------------
+
+
+def cross_entropy_and_gradient_visible(a: Answers) -> Outcome:
+    inp = a.inputs("ce")
+    loss, gW, gb = unpack(a, "ce", 3)
+    problem = (check_shape(loss, (), "the loss") or check_shape(gW, inp["W"].shape, "grad_W")
+               or check_shape(gb, inp["b"].shape, "grad_b"))
+    if problem:
+        return Outcome.failed(problem)
+    if not (np.isfinite(loss) and np.all(np.isfinite(gW)) and np.all(np.isfinite(gb))):
+        return Outcome.failed("the loss or its gradient contains NaN or infinite values")
+    return Outcome.passed()
+
+
+def _ce_values(a: Answers, case: str, label: str) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    loss, (gW, gb) = softmax_cross_entropy(inp["W"], inp["b"], inp["X"], inp["Y"], inp["reg"])
+    # each gradient entry is a sum of N terms of size up to max|x|: rounding is relative to that
+    g_scale = 1e-10 * (1.0 + float(np.abs(inp["X"]).sum(axis=0).max()))
+    label = f"{label} (λ = {inp['reg']:g})"
+    return [
+        (0.4, guarded(lambda: compare(unpack(a, case, 3)[0], loss, f"the loss for {label}",
+                                      rtol=1e-9, atol=1e-9))),
+        (0.4, guarded(lambda: compare(unpack(a, case, 3)[1], gW, f"grad_W for {label}",
+                                      rtol=1e-7, atol=g_scale))),
+        (0.2, guarded(lambda: compare(unpack(a, case, 3)[2], gb, f"grad_b for {label}",
+                                      rtol=1e-7, atol=1e-10 * inp["X"].shape[0]))),
+    ]
+
+
+def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
+    cases = [("ce", "4 classes", 0.2), ("ce_noreg", "3 classes without penalty", 0.25),
+             ("ce_binary", "2 classes of breast cancer data", 0.25),
+             ("ce_large", "logits in the thousands (use log-sum-exp)", 0.3)]
+    parts = []
+    for case, label, w in cases:
+        parts += [(w * v, p) for v, p in _ce_values(a, case, label)]
+    return weighted(*parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Question 6: logistic regression by gradient descent
+# --------------------------------------------------------------------------------------------
+
+
+def fit_logistic_regression_visible(a: Answers) -> Outcome:
+    inp = a.inputs("fit_lr")
+    C, D = int(inp["y"].max()) + 1, inp["X"].shape[1]
+    W, b = unpack(a, "fit_lr", 2)
+    problem = check_shape(W, (C, D), "W") or check_shape(b, (C,), "b")
+    if problem:
+        return Outcome.failed(problem)
+    if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
+        return Outcome.failed("W or b contains NaN or infinite values")
+    return Outcome.passed()
+
+
+def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    X, y, reg = inp["X"], inp["y"], inp["reg"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LogisticRegression(reg=reg, tol=1e-10, max_iter=10_000).fit(X, y)
+    label = f"{label} (λ = {reg:g}, lr = {inp['lr']:g}, {inp['n_iter']} steps)"
+
+    def usable(W, b) -> str | None:
+        problem = check_shape(W, ref.coef_.shape, "W") or check_shape(b, ref.intercept_.shape, "b")
+        if problem:
+            return problem
+        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(b))):
+            return f"W or b contains NaN or infinite values for {label}: did the descent diverge?"
+        return None
+
+    def probabilities():
+        W, b = unpack(a, case, 2)
+        return usable(W, b) or compare(softmax(X @ W.T + b, axis=1), ref.predict_proba(X),
+                                       f"the fitted probabilities for {label}",
+                                       rtol=0.0, atol=1e-5)
+
+    def loss():
+        W, b = unpack(a, case, 2)
+        problem = usable(W, b)
+        if problem:
+            return problem
+        value, _ = softmax_cross_entropy(W, b, X, np.eye(ref.coef_.shape[0])[y], reg)
+        if value - ref.loss_ > 1e-6 * (1.0 + ref.loss_):
+            return (f"the penalised loss at your weights for {label} is {value:.8g}, above its "
+                    f"minimum {ref.loss_:.8g}")
+        return None
+
+    return [
+        (0.4, guarded(probabilities)),
+        (0.25, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_, f"W for {label}",
+                                       rtol=1e-4, atol=1e-5))),
+        (0.15, guarded(lambda: up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
+                                              f"b for {label}", rtol=0.0, atol=1e-5))),
+        (0.2, guarded(loss)),
+    ]
+
+
+def fit_logistic_regression_hidden(a: Answers) -> Outcome:
+    cases = [("fit_lr", "3 synthetic classes"), ("fit_lr_cancer", "10 breast cancer features"),
+             ("fit_lr_wine", "the wine data")]
+    parts = []
+    for case, label in cases:
+        parts += [(w / 3, p) for w, p in _lr_values(a, case, label)]
+    return weighted(*parts)
+
+
+CHECKS = {
+    "softmax_visible": softmax_visible,
+    "softmax_hidden": softmax_hidden,
+    "fit_gaussian_nb_visible": fit_gaussian_nb_visible,
+    "fit_gaussian_nb_hidden": fit_gaussian_nb_hidden,
+    "gaussian_nb_log_posterior_visible": gaussian_nb_log_posterior_visible,
+    "gaussian_nb_log_posterior_hidden": gaussian_nb_log_posterior_hidden,
+    "shared_variance_weights_visible": shared_variance_weights_visible,
+    "shared_variance_weights_hidden": shared_variance_weights_hidden,
+    "cross_entropy_and_gradient_visible": cross_entropy_and_gradient_visible,
+    "cross_entropy_and_gradient_hidden": cross_entropy_and_gradient_hidden,
+    "fit_logistic_regression_visible": fit_logistic_regression_visible,
+    "fit_logistic_regression_hidden": fit_logistic_regression_hidden,
+}
