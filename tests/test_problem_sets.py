@@ -41,12 +41,14 @@ class ProblemSetTests:
     name: str
 
     @pytest.fixture(scope="class")
-    def ps(self):
-        return ProblemSet(self.name)
+    @classmethod
+    def ps(cls):
+        return ProblemSet(cls.name)
 
     @pytest.fixture(scope="class")
-    def release(self, tmp_path_factory):
-        return generate_release([self.name], tmp_path_factory.mktemp("course"))
+    @classmethod
+    def release(cls, tmp_path_factory):
+        return generate_release([cls.name], tmp_path_factory.mktemp("course"))
 
     def test_every_autograded_cell_has_a_trusted_check(self, ps):
         check_coverage(ps)
