@@ -43,7 +43,8 @@ autograder/release/%.ipynb: autograder/source/%.ipynb $(INSTALLED)
 
 ## book: set up and build the web book into _build/html (warnings are errors)
 book: $(INSTALLED) _build/.reference-stamp $(RELEASES)
-	$(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	  $(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
 ## test: set up and run every test: unit tests, every chapter and problem-set source under
 ## nbval, the graders' self-tests, and a from-scratch book build with -W (tests/test_book.py)
