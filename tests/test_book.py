@@ -70,3 +70,7 @@ def test_chapter_page_is_complete(html, chapter):
         "solution dropdown") >= 3
     assert page.count('class="math notranslate nohighlight"') >= 10, "maths missing"
     assert re.search(r'id="equation-', page), f"{chapter}: no labelled equation"
+    downloads = re.findall(r'href="([^"]*_downloads/[^"]+/(ps\d_[a-z_]+)\.ipynb)"', page)
+    assert downloads, f"{chapter}: no problem set to download"
+    for href, _ in downloads:
+        assert (html / chapter).parent.joinpath(href).resolve().is_file(), href

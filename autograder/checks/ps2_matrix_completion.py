@@ -1,0 +1,371 @@
+"""Trusted checks for problem set 2: matrix completion by alternating least squares.
+
+The reference is :mod:`solutions.matrix_completion` (``objective``, ``rmse`` and the ``ALS``
+estimator, with and without biases). The student's functions work on a dense array ``R`` with a
+boolean ``mask``; the reference on the sparse matrix of the observed entries (explicitly stored,
+so that the pattern, not the values, says what was observed).
+
+What is compared, so that every correct answer passes:
+
+- The half-steps have a unique answer for a fixed other factor and ``reg > 0``, so the factors
+  are compared. The reference half-step is one sweep of ``ALS``: its user step starts from the
+  item factors ``default_rng(seed).normal(0, 1/sqrt(k), (M, k))``, which is exactly how the input
+  generators draw the fixed factors (``START_SEEDS``); the item step of ``R`` is the user step of
+  ``R.T``.
+- ALS factors are never compared (``U Q`` and ``Z Q`` fit equally well for any orthogonal
+  ``Q``): a run is checked by its predictions ``U Z^T`` on the unobserved entries, by the
+  objective of the returned factors (recomputed here), by its recorded losses against the
+  reference's ``loss_history_`` from the same start, and by the losses never increasing. With
+  biases, the predictions ``mu + b_i + c_j + u_i^T z_j`` on every entry and the biases themselves
+  (which are not rotation-ambiguous) are compared as well.
+
+Tolerances. The objective and RMSE are closed forms compared to ``rtol=1e-9``. The half-steps are
+well-conditioned ridge solves (``reg >= 0.1`` with factors of norm about one), compared to
+``rtol=1e-6``. Runs of up to 25 sweeps from the same start agree with the reference to about
+1e-13 (any correct order of floating-point operations); they are compared to ``rtol=1e-6``, while
+a wrong start, order of half-steps or penalty moves them by more than 1e-3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
+                                      weighted)
+from coursedata.inputs.ps2_matrix_completion import START_SEEDS
+from solutions.matrix_completion import ALS, objective, rmse
+
+PROBLEM_SET = "ps2_matrix_completion"
+
+VALUE_TOL = {"rtol": 1e-9, "atol": 1e-12}
+STEP_TOL = {"rtol": 1e-6, "atol": 1e-8}
+RUN_TOL = {"rtol": 1e-6, "atol": 1e-7}
+
+
+# --------------------------------------------------------------------------------------------
+# Generic helpers (candidates for common.py)
+# --------------------------------------------------------------------------------------------
+
+
+def non_increasing(values, what: str, *, rtol: float = 1e-9) -> str | None:
+    """Return a message unless ``values`` (1-D) never increases by more than ``rtol * |values[0]|``.
+
+    For iterative methods that provably never increase an objective (ALS, EM, exact coordinate
+    descent): rounding may raise a converged value by a few ulps, never by more.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1:
+        return f"{what} should be a 1-D array; yours has shape {values.shape}"
+    if not np.all(np.isfinite(values)):
+        return f"{what} contains NaN or infinite values"
+    if values.size < 2:
+        return None
+    steps = np.diff(values)
+    rises = np.flatnonzero(steps > rtol * max(abs(values[0]), 1e-300))
+    if rises.size:
+        t = int(rises[0])
+        return (f"{what}: the value rises from {values[t]:.6g} to {values[t + 1]:.6g} at step "
+                f"{t + 2}, but it can never increase ({rises.size} rise(s) in all)")
+    return None
+
+
+def all_finite(got, what: str) -> str | None:
+    """Return a message if ``got`` has NaN or infinite values."""
+    if not np.all(np.isfinite(np.asarray(got, dtype=float))):
+        return f"{what} contains NaN or infinite values"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Reference computations
+# --------------------------------------------------------------------------------------------
+
+
+def _sparse(R: np.ndarray, mask: np.ndarray) -> sp.csr_matrix:
+    """The observed entries of ``R`` as a CSR matrix, every one stored (even a rating of 0)."""
+    rows, cols = np.nonzero(mask)
+    return sp.csr_matrix((R[rows, cols], (rows, cols)), shape=R.shape)
+
+
+def _check_start(case: str, factors: np.ndarray) -> None:
+    """The fixed factors of a half-step case must be ALS's start for the seed in START_SEEDS."""
+    rows, k = factors.shape
+    start = np.random.default_rng(START_SEEDS[case]).normal(0.0, 1.0 / np.sqrt(k), size=(rows, k))
+    if not np.array_equal(start, factors):
+        raise RuntimeError(f"the inputs of {case!r} no longer match ALS's initialisation")
+
+
+def _reference_users(case: str, inp: dict) -> np.ndarray:
+    """Exact ridge user step of ``inp`` (via one sweep of ALS from the same item factors)."""
+    _check_start(case, inp["Z"])
+    model = ALS(n_factors=inp["Z"].shape[1], reg=inp["reg"], n_iters=1,
+                random_state=START_SEEDS[case]).fit(_sparse(inp["R"], inp["mask"]))
+    return model.user_factors_
+
+
+def _reference_items(case: str, inp: dict) -> np.ndarray:
+    """Exact ridge item step: the user step of the transposed ratings."""
+    _check_start(case, inp["U"])
+    model = ALS(n_factors=inp["U"].shape[1], reg=inp["reg"], n_iters=1,
+                random_state=START_SEEDS[case]).fit(_sparse(inp["R"].T, inp["mask"].T))
+    return model.user_factors_
+
+
+def _reference_run(inp: dict, biases: bool) -> ALS:
+    return ALS(n_factors=inp["k"], reg=inp["reg"], n_iters=inp["n_iters"],
+               random_state=inp["seed"], biases=biases).fit(_sparse(inp["R"], inp["mask"]))
+
+
+def _describe(inp: dict) -> str:
+    R, mask = inp["R"], inp["mask"]
+    n_few = int(np.sum(mask.sum(axis=1) < inp.get("k", 0))) if "k" in inp else 0
+    text = f"a {R.shape[0]}x{R.shape[1]} rating matrix with {int(mask.sum())} observed entries"
+    if n_few:
+        text += f" ({n_few} user(s) with fewer than k = {inp['k']} ratings)"
+    return text
+
+
+def _shape_outcome(*problems: str | None) -> Outcome:
+    first = next((p for p in problems if p), None)
+    return Outcome.failed(first) if first else Outcome.passed()
+
+
+# --------------------------------------------------------------------------------------------
+# Question 1: the objective
+# --------------------------------------------------------------------------------------------
+
+
+def masked_objective_visible(a: Answers) -> Outcome:
+    (J,) = unpack(a, "objective", 1)
+    problem = check_shape(J, (), "the objective") or all_finite(J, "the objective")
+    if problem:
+        return Outcome.failed(problem)
+    if J < 0:
+        return Outcome.failed(f"the objective is a sum of squares and cannot be negative; yours "
+                              f"is {float(J):.6g}")
+    return Outcome.passed()
+
+
+def _objective_value(a: Answers, case: str) -> str | None:
+    inp = a.inputs(case)
+    expected = objective(_sparse(inp["R"], inp["mask"]), inp["U"], inp["Z"], inp["reg"])
+    what = f"J for {_describe(inp)}, k = {inp['U'].shape[1]} and reg = {inp['reg']:g}"
+    return compare(unpack(a, case, 1)[0], expected, what, **VALUE_TOL)
+
+
+def masked_objective_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.4, guarded(lambda: _objective_value(a, "objective"))),
+        (0.4, guarded(lambda: _objective_value(a, "objective_wide"))),
+        (0.2, guarded(lambda: _objective_value(a, "objective_noreg"))))
+
+
+# --------------------------------------------------------------------------------------------
+# Question 2: RMSE
+# --------------------------------------------------------------------------------------------
+
+
+def rmse_visible(a: Answers) -> Outcome:
+    (e,) = unpack(a, "rmse", 1)
+    problem = check_shape(e, (), "the RMSE") or all_finite(e, "the RMSE")
+    if problem:
+        return Outcome.failed(problem)
+    if e < 0:
+        return Outcome.failed(f"an RMSE cannot be negative; yours is {float(e):.6g}")
+    return Outcome.passed()
+
+
+def _rmse_value(a: Answers, case: str) -> str | None:
+    inp = a.inputs(case)
+    mask = inp["mask"]
+    expected = rmse(inp["R_true"][mask], inp["R_pred"][mask])
+    what = (f"the RMSE over the {int(mask.sum())} True entries of a "
+            f"{mask.shape[0]}x{mask.shape[1]} mask")
+    return compare(unpack(a, case, 1)[0], expected, what, **VALUE_TOL)
+
+
+def rmse_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.5, guarded(lambda: _rmse_value(a, "rmse"))),
+        (0.5, guarded(lambda: _rmse_value(a, "rmse_sparse"))))
+
+
+# --------------------------------------------------------------------------------------------
+# Questions 3 and 4: the half-steps
+# --------------------------------------------------------------------------------------------
+
+
+def _step_visible(a: Answers, case: str, rows: int, what: str) -> Outcome:
+    inp = a.inputs(case)
+    fixed = inp["Z"] if "Z" in inp else inp["U"]
+    (got,) = unpack(a, case, 1)
+    return _shape_outcome(check_shape(got, (rows(inp), fixed.shape[1]), what),
+                          all_finite(got, what))
+
+
+def _users_value(a: Answers, case: str) -> str | None:
+    inp = a.inputs(case)
+    expected = _reference_users(case, inp)
+    counts = inp["mask"].sum(axis=1)
+    k = inp["Z"].shape[1]
+    detail = f", {int(np.sum(counts < k))} of whom rated fewer than k = {k} movies" \
+        if np.any(counts < k) else ""
+    what = (f"U for {inp['R'].shape[0]} users{detail} (reg = {inp['reg']:g}; compare with the "
+            f"ridge solution of each user)")
+    return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
+
+
+def update_users_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.3, guarded(lambda: _users_value(a, "update_users"))),
+        (0.4, guarded(lambda: _users_value(a, "update_users_few"))),
+        (0.3, guarded(lambda: _users_value(a, "update_users_strong"))))
+
+
+def _items_value(a: Answers, case: str) -> str | None:
+    inp = a.inputs(case)
+    expected = _reference_items(case, inp)
+    counts = inp["mask"].sum(axis=0)
+    k = inp["U"].shape[1]
+    detail = f", {int(np.sum(counts < k))} of which have fewer than k = {k} ratings" \
+        if np.any(counts < k) else ""
+    what = (f"Z for {inp['R'].shape[1]} movies{detail} (reg = {inp['reg']:g}; compare with the "
+            f"ridge solution of each movie)")
+    return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
+
+
+def update_items_hidden(a: Answers) -> Outcome:
+    return weighted(
+        (0.5, guarded(lambda: _items_value(a, "update_items"))),
+        (0.5, guarded(lambda: _items_value(a, "update_items_few"))))
+
+
+# --------------------------------------------------------------------------------------------
+# Questions 5 and 6: ALS without and with biases
+# --------------------------------------------------------------------------------------------
+
+
+def _run_shapes(inp: dict, out: tuple, biases: bool) -> str | None:
+    N, M = inp["R"].shape
+    k, T = inp["k"], inp["n_iters"]
+    names = ["U", "Z", "b", "c", "mu", "losses"] if biases else ["U", "Z", "losses"]
+    shapes = [(N, k), (M, k), (N,), (M,), (), (T,)] if biases else [(N, k), (M, k), (T,)]
+    for name, got, shape in zip(names, out, shapes):
+        problem = check_shape(got, shape, name) or all_finite(got, name)
+        if problem:
+            return problem
+    return None
+
+
+def _run_visible(a: Answers, case: str, biases: bool) -> Outcome:
+    inp = a.inputs(case)
+    out = unpack(a, case, 6 if biases else 3)
+    problem = _run_shapes(inp, out, biases) or non_increasing(out[-1], "your losses")
+    if not problem and biases:
+        mu = float(inp["R"][inp["mask"]].mean())
+        problem = compare(out[4], mu, "mu (the mean of the observed ratings)", **VALUE_TOL)
+    return _shape_outcome(problem)
+
+
+def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    ref = _reference_run(inp, biases=False)
+    where = f"{_describe(inp)}, k = {inp['k']}, reg = {inp['reg']:g}, {inp['n_iters']} sweep(s)"
+    unobserved = ~inp["mask"]
+
+    def parts():
+        out = unpack(a, case, 3)
+        return out, _run_shapes(inp, out, biases=False)
+
+    def predictions():
+        (U, Z, _), problem = parts()
+        return problem or compare((U @ Z.T)[unobserved], ref.predict_all()[unobserved],
+                                  f"the predictions U Zᵀ on the unobserved entries for {where}",
+                                  **RUN_TOL)
+
+    def final_objective():
+        (U, Z, _), problem = parts()
+        return problem or compare(objective(_sparse(inp["R"], inp["mask"]), U, Z, inp["reg"]),
+                                  ref.loss_history_[-1],
+                                  f"the objective J of your returned U and Z for {where}",
+                                  **RUN_TOL)
+
+    def losses():
+        (_, _, L), problem = parts()
+        return problem or non_increasing(L, "your losses") or compare(
+            L, ref.loss_history_, f"the objective after each sweep for {where} (same start, "
+            "a user step then an item step)", **RUN_TOL)
+
+    return [(0.4 * weight, guarded(predictions)), (0.3 * weight, guarded(final_objective)),
+            (0.3 * weight, guarded(losses))]
+
+
+def als_hidden(a: Answers) -> Outcome:
+    return weighted(*_als_parts(a, "als", 0.4), *_als_parts(a, "als_few", 0.4),
+                    *_als_parts(a, "als_one_sweep", 0.2))
+
+
+def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | None]]:
+    inp = a.inputs(case)
+    ref = _reference_run(inp, biases=True)
+    where = f"{_describe(inp)}, k = {inp['k']}, reg = {inp['reg']:g}, {inp['n_iters']} sweeps"
+
+    def parts():
+        out = unpack(a, case, 6)
+        return out, _run_shapes(inp, out, biases=True)
+
+    def predictions():
+        (U, Z, b, c, mu, _), problem = parts()
+        return problem or compare(mu + b[:, None] + c[None, :] + U @ Z.T, ref.predict_all(),
+                                  f"the predictions μ + b_i + c_j + u_iᵀz_j for {where}",
+                                  **RUN_TOL)
+
+    def bias_values():
+        (_, _, b, c, mu, _), problem = parts()
+        return (problem
+                or compare(mu, ref.global_mean_, "mu (the mean of the observed ratings)",
+                           **VALUE_TOL)
+                or compare(b, ref.user_bias_, f"the user biases b for {where}", **RUN_TOL)
+                or compare(c, ref.item_bias_, f"the movie biases c for {where}", **RUN_TOL))
+
+    def final_objective():
+        (U, Z, b, c, mu, _), problem = parts()
+        if problem:
+            return problem
+        J = objective(_sparse(inp["R"], inp["mask"]), U, Z, inp["reg"], global_mean=float(mu),
+                      user_bias=b, item_bias=c)
+        return compare(J, ref.loss_history_[-1],
+                                  f"the objective J (biases penalised) of your returned "
+                                  f"parameters for {where}", **RUN_TOL)
+
+    def losses():
+        (*_, L), problem = parts()
+        return problem or non_increasing(L, "your losses") or compare(
+            L, ref.loss_history_, f"the objective after each sweep for {where} (same start, "
+            "biases penalised, mu fixed)", **RUN_TOL)
+
+    return [(0.4 * weight, guarded(predictions)), (0.2 * weight, guarded(bias_values)),
+            (0.2 * weight, guarded(final_objective)), (0.2 * weight, guarded(losses))]
+
+
+def als_with_biases_hidden(a: Answers) -> Outcome:
+    return weighted(*_biases_parts(a, "biases", 0.5), *_biases_parts(a, "biases_few", 0.5))
+
+
+CHECKS = {
+    "masked_objective_visible": masked_objective_visible,
+    "masked_objective_hidden": masked_objective_hidden,
+    "rmse_visible": rmse_visible,
+    "rmse_hidden": rmse_hidden,
+    "update_users_visible": lambda a: _step_visible(a, "update_users", lambda i: i["R"].shape[0],
+                                                    "U"),
+    "update_users_hidden": update_users_hidden,
+    "update_items_visible": lambda a: _step_visible(a, "update_items", lambda i: i["R"].shape[1],
+                                                    "Z"),
+    "update_items_hidden": update_items_hidden,
+    "als_visible": lambda a: _run_visible(a, "als", biases=False),
+    "als_hidden": als_hidden,
+    "als_with_biases_visible": lambda a: _run_visible(a, "biases", biases=True),
+    "als_with_biases_hidden": als_with_biases_hidden,
+}
