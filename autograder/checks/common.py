@@ -1,4 +1,13 @@
-"""Building blocks of the trusted checks: reading recorded answers and comparing them.
+"""Building blocks of the trusted checks: reading recorded answers, comparing them, scoring.
+
+The module is in three parts, in this order:
+
+- data access: :class:`Answers` (the recorded answers and their seeded inputs), :func:`unpack`
+  and :func:`scalar`, which raise :class:`AnswerUnavailable` with a message for the student;
+- comparisons: functions ``(got, ..., what, *, tolerances) -> str | None`` that return a message
+  describing what is wrong, or ``None`` when the answer is accepted;
+- outcomes: :class:`Outcome` and the ways to turn messages into one (:func:`guarded`,
+  :func:`weighted`, :func:`first_problem`).
 
 Every comparison accepts all correct answers and explains a wrong one in words a student can act
 on. Tolerances are set by the problem's conditioning (for example ``rtol=1e-6`` for a closed form
@@ -8,38 +17,32 @@ computed in double precision), never tuned to our own implementation's rounding.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import logsumexp
 
 from coursedata.grading import CASE_NAME, inputs
 
-__all__ = ["Outcome", "Answers", "AnswerUnavailable", "compare", "check_shape", "unpack",
-           "guarded", "weighted",
-           "columns_up_to_sign", "rows_up_to_sign"]
+__all__ = [
+    # data access
+    "AnswerUnavailable", "Answers", "unpack", "scalar",
+    # comparisons
+    "check_shape", "compare", "compare_extended", "compare_relative",
+    "columns_up_to_sign", "rows_up_to_sign", "rows_up_to_constant",
+    "probability_rows", "log_probability_rows", "integrates_to_one",
+    # outcomes
+    "Outcome", "guarded", "weighted", "first_problem",
+]
 
 MAX_RESULT_BYTES = 64 * 2**20
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """The result of one check: the fraction of the cell's points earned and why."""
-
-    fraction: float
-    message: str
-
-    def __post_init__(self):
-        if not 0.0 <= self.fraction <= 1.0:
-            raise ValueError(f"fraction must lie in [0, 1]; got {self.fraction}")
-
-    @classmethod
-    def passed(cls, message: str = "correct") -> "Outcome":
-        return cls(1.0, message)
-
-    @classmethod
-    def failed(cls, message: str) -> "Outcome":
-        return cls(0.0, message)
+# ============================================================================================
+# Data access
+# ============================================================================================
 
 
 class AnswerUnavailable(Exception):
@@ -107,6 +110,62 @@ class Answers:
                                 "and did the notebook run to this point?)")
 
 
+def unpack(answers: Answers, case: str, n: int) -> tuple:
+    """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1).
+
+    Raises
+    ------
+    AnswerUnavailable
+        If the answer is unavailable (see :meth:`Answers.get`) or has another number of values.
+    """
+    out = answers.get(case)
+    if len(out) != n:
+        noun = "value" if n == 1 else "values"
+        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
+    return out
+
+
+def scalar(answers: Answers, case: str, what: str, *, of: int = 1, index: int = 0) -> np.ndarray:
+    """Element ``index`` of the ``of``-tuple recorded for ``case``, which must be one number.
+
+    Parameters
+    ----------
+    answers : Answers
+    case : str
+        The recorded case.
+    what : str
+        The quantity, for the message (e.g. ``"the chosen bandwidth"``).
+    of : int
+        How many values the student's function returns (see :func:`unpack`).
+    index : int
+        Which of them is the number.
+
+    Returns
+    -------
+    numpy.ndarray
+        A 0-d array.
+
+    Raises
+    ------
+    AnswerUnavailable
+        As :func:`unpack` does, or if the value is not 0-d (shape ``()``).
+    """
+    value = unpack(answers, case, of)[index]
+    if value.shape != ():
+        raise AnswerUnavailable(f"{what} should be one number; yours has shape {value.shape}")
+    return value
+
+
+# ============================================================================================
+# Comparisons: each returns a message for the student, or None when the answer is accepted
+# ============================================================================================
+
+
+def _at(idx: tuple, ndim: int) -> str:
+    """`` at index (i, j)`` for an array, nothing for a 0-d value."""
+    return f" at index {tuple(int(i) for i in idx)}" if ndim else ""
+
+
 def check_shape(got: np.ndarray, shape: tuple, what: str) -> str | None:
     """Return a message if ``got`` does not have ``shape``, else ``None``."""
     if got.shape != tuple(shape):
@@ -117,8 +176,9 @@ def check_shape(got: np.ndarray, shape: tuple, what: str) -> str | None:
 def compare(got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
     """Return a message describing how ``got`` differs from ``expected``, or ``None`` if close.
 
-    The comparison is ``|got - expected| <= atol + rtol * |expected|`` elementwise, after
-    checking the shape. NaN in ``got`` is always a mismatch.
+    Accepts ``got`` when it has ``expected``'s shape, is finite, and
+    ``|got - expected| <= atol + rtol * |expected|`` elementwise. NaN in ``got`` is always a
+    mismatch. The message names the entry that is furthest off.
     """
     got = np.asarray(got, dtype=float)
     expected = np.asarray(expected, dtype=float)
@@ -130,10 +190,84 @@ def compare(got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9)
     bad = np.abs(got - expected) > atol + rtol * np.abs(expected)
     if np.any(bad):
         idx = np.unravel_index(np.argmax(np.abs(got - expected) * bad), got.shape)
-        where = f" at index {tuple(int(i) for i in idx)}" if got.ndim else ""
-        return (f"{what} is wrong{where}: yours is {got[idx]:.6g}, expected about "
+        return (f"{what} is wrong{_at(idx, got.ndim)}: yours is {got[idx]:.6g}, expected about "
                 f"{expected[idx]:.6g} ({int(bad.sum())} of {bad.size} values differ)")
     return None
+
+
+def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
+                     atol: float = 1e-9) -> str | None:
+    """Like :func:`compare`, but ``-inf`` (the log of probability 0) is a value that must match.
+
+    For log-probabilities and log-likelihoods, which are legitimately ``-inf``.
+
+    Parameters
+    ----------
+    got, expected : array_like
+        The student's answer and the reference; ``expected`` holds finite values and ``-inf``.
+    what : str
+        The quantity, for the message.
+    rtol, atol : float
+        Tolerances for the finite entries, as in :func:`compare`.
+
+    Returns
+    -------
+    str or None
+        ``None`` when ``got`` has ``expected``'s shape and, entry by entry, is ``-inf`` exactly
+        where ``expected`` is ``-inf`` and within ``atol + rtol * |expected|`` of it where
+        ``expected`` is finite. So NaN and ``+inf`` in ``got`` are always wrong, and so is
+        ``-inf`` where a finite value is expected (and anything where ``expected`` is NaN or
+        ``+inf``, which a log-probability never is). Otherwise a message about one wrong entry
+        (its index in the full array: the first NaN or infinity that should not be there, else
+        the finite value furthest off) and how many entries are wrong.
+    """
+    got = np.asarray(got, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    problem = check_shape(got, expected.shape, what)
+    if problem:
+        return problem
+    finite = np.isfinite(expected)
+    with np.errstate(invalid="ignore"):
+        error = np.where(finite, np.abs(got - expected), np.nan)
+        close = error <= atol + rtol * np.abs(expected)
+    bad = ~np.where(finite, close, np.isneginf(expected) & np.isneginf(got))
+    if not np.any(bad):
+        return None
+    nonfinite = bad & ~(finite & np.isfinite(got))  # a NaN or infinity that should not be there
+    if np.any(nonfinite):
+        flat = int(np.flatnonzero(nonfinite)[0])
+    else:
+        flat = int(np.argmax(np.where(bad, error, -1.0)))
+    idx = np.unravel_index(flat, got.shape)
+    where, yours, exp = _at(idx, got.ndim), got[idx], expected[idx]
+    count = f"({int(bad.sum())} of {bad.size} values differ)"
+    if finite[idx] and np.isneginf(yours):
+        return (f"{what} is -inf (probability 0){where}, where it should be about {exp:.6g} "
+                f"{count}")
+    if np.isneginf(exp) and not np.isnan(yours):
+        return f"{what} should be -inf (probability 0){where}; yours is {yours:.6g} {count}"
+    detail = " (remember 0 log 0 = 0)" if np.isnan(yours) else ""
+    return (f"{what} is wrong{where}: yours is {yours:.6g}, expected "
+            f"{'about ' if finite[idx] else ''}{exp:.6g}{detail} {count}")
+
+
+def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
+    """Compare one number to a non-zero ``expected``, reporting the relative error.
+
+    For iterative roots, whose accuracy is relative. Accepts ``got`` when it is one finite
+    number (shape ``()``) with ``|got - expected| / |expected| <= rtol``.
+    """
+    got = np.asarray(got, dtype=float)
+    problem = check_shape(got, (), what)
+    if problem:
+        return problem
+    if not np.isfinite(got):
+        return f"{what} is {float(got)}, not a finite number"
+    rel = abs(float(got) - expected) / abs(expected)
+    if rel <= rtol:
+        return None
+    return (f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
+            f"(relative error {rel:.2g}, tolerance {rtol:g})")
 
 
 def _align_signs(got: np.ndarray, expected: np.ndarray, axis: int) -> np.ndarray:
@@ -164,13 +298,156 @@ def rows_up_to_sign(got, expected, what: str, **tol) -> str | None:
                    f"{what} (compared up to the sign of each row)", **tol)
 
 
-def unpack(answers: Answers, case: str, n: int) -> tuple:
-    """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1)."""
-    out = answers.get(case)
-    if len(out) != n:
-        noun = "value" if n == 1 else "values"
-        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
-    return out
+def rows_up_to_constant(got, expected, what: str, *, rtol: float, atol: float,
+                        reference: str = "the correct answer") -> str | None:
+    """Compare row by row up to one additive constant per row (along the last axis).
+
+    For log-scores that are only defined up to a constant: intercepts of a softmax (``ln N_c``
+    and ``ln(N_c / N)`` are both right), or log-posteriors, which are the joint
+    log-likelihoods minus one log-evidence per row. A 1-D array is a single row.
+
+    Parameters
+    ----------
+    got, expected : array_like
+        The student's answer and the reference (at least 1-D; finite values and ``-inf``).
+    what : str
+        The quantity, for the message.
+    rtol, atol : float
+        Each entry of ``got - expected`` may differ from the row's median by
+        ``atol + rtol * s``, where ``s`` is the largest finite ``|expected|`` in the row:
+        tolerances are relative to the *unshifted* values, since adding a constant loses that
+        much precision, and centring can cancel most of them.
+    reference : str
+        What ``expected`` is, for the message (e.g. ``"the joint log-likelihood"``).
+
+    Returns
+    -------
+    str or None
+        ``None`` when ``got`` has ``expected``'s shape, contains no NaN or ``+inf``, is ``-inf``
+        exactly where ``expected`` is ``-inf`` (probability 0 stays 0), and each row's finite
+        entries agree with ``expected`` plus one constant within the tolerance. Otherwise a
+        message saying which of these fails (and, for the last, in which row and by how much).
+    """
+    got = np.asarray(got, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    problem = check_shape(got, expected.shape, what)
+    if problem:
+        return problem
+    if expected.ndim == 0:
+        raise ValueError("rows_up_to_constant compares arrays of at least one dimension")
+    if np.any(np.isnan(got) | (got == np.inf)):
+        return f"{what} contains NaN or +inf values"
+    mismatch = np.isneginf(got) != np.isneginf(expected)
+    if np.any(mismatch):
+        idx = tuple(int(i) for i in np.argwhere(mismatch)[0])
+        return (f"{what} should be -inf exactly where {reference} is -inf (probability 0); "
+                f"index {idx} differs")
+    finite = np.isfinite(expected)
+    diff = np.where(finite, got - np.where(finite, expected, 0.0), np.nan)
+    with warnings.catch_warnings():  # a row of -inf only has no finite entry: nothing to compare
+        warnings.simplefilter("ignore", RuntimeWarning)
+        shift = np.nanmedian(diff, axis=-1, keepdims=True)
+        scale = np.nanmax(np.where(finite, np.abs(expected), np.nan), axis=-1, keepdims=True)
+    # NaN or +inf in ``expected`` (never a log-score) leaves NaN here, so is never matched.
+    off = np.abs(diff - shift)
+    bad = ~np.isneginf(expected) & ~(off <= atol + rtol * scale)
+    if not np.any(bad):
+        return None
+    n = tuple(int(i) for i in np.argwhere(bad)[0][:-1])  # the first row that is off; () if 1-D
+    where = f" per row: in row {n[0] if len(n) == 1 else n}," if n else ":"
+    return (f"{what} is not {reference} plus one constant{where} yours minus {reference} is "
+            f"{np.round(diff[n], 6).tolist()}, which strays from its median by up to "
+            f"{float(np.nanmax(off[n])):.2g}")
+
+
+def probability_rows(P, what: str, *, atol: float = 1e-9) -> str | None:
+    """A message unless every row of ``P`` is a probability vector.
+
+    Accepts ``P`` when it is finite, no entry is below ``-atol``, and each row (along the last
+    axis) sums to one within ``atol`` times the row's length.
+    """
+    P = np.asarray(P, dtype=float)
+    if not np.all(np.isfinite(P)):
+        return f"{what} contains NaN or infinite values"
+    if np.any(P < -atol):
+        return f"{what} has negative entries (down to {P.min():.3g})"
+    sums = P.sum(axis=-1)
+    worst = int(np.argmax(np.abs(sums - 1.0)))
+    if abs(sums.flat[worst] - 1.0) > atol * max(1, P.shape[-1]):
+        return f"the rows of {what} must sum to one; row {worst} sums to {sums.flat[worst]:.6g}"
+    return None
+
+
+def log_probability_rows(log_p, what: str, *, atol: float = 1e-8) -> str | None:
+    """A message unless every row of ``log_p`` is a vector of log-probabilities.
+
+    Accepts a 2-D ``log_p`` (rows x classes) with no NaN or ``+inf`` (``-inf``, probability 0,
+    is allowed) whose rows are normalised: the log-sum-exp of each row is within ``atol`` of 0,
+    so ``exp(log_p)`` sums to one along each row (this also bounds every entry by ``atol``).
+    """
+    log_p = np.asarray(log_p, dtype=float)
+    if log_p.ndim != 2:
+        return f"{what} should be a 2-D array (rows x classes); yours has shape {log_p.shape}"
+    if np.any(np.isnan(log_p) | (log_p == np.inf)):
+        return f"{what} contains NaN or +inf values"
+    if np.any(log_p > atol):
+        return f"{what} has positive log-probabilities (up to {log_p.max():.3g})"
+    with np.errstate(divide="ignore"):  # a row of -inf only: its probabilities sum to 0
+        totals = logsumexp(log_p, axis=1)
+    bad = ~(np.abs(totals) <= atol)
+    if np.any(bad):
+        n = int(np.argmax(np.abs(totals)))  # the row furthest from summing to one
+        return (f"the rows of {what} are not normalised: the probabilities of row {n} sum to "
+                f"{np.exp(totals[n]):.6g}, not 1 ({int(bad.sum())} of {bad.size} rows)")
+    return None
+
+
+def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | None:
+    """Return a message unless the trapezoidal integral of ``values`` over ``grid`` is one.
+
+    Accepts ``values`` of ``grid``'s shape that are finite, non-negative, and whose trapezoidal
+    integral is within ``atol`` of one. ``grid`` must cover the density's support (up to a
+    negligible tail), finely enough for the trapezoidal rule to be accurate to well below
+    ``atol``.
+    """
+    values = np.asarray(values, dtype=float)
+    problem = check_shape(values, np.shape(grid), what)
+    if problem:
+        return problem
+    if not np.all(np.isfinite(values)):
+        return f"{what} contains NaN or infinite values"
+    if np.any(values < 0):
+        return f"{what} is negative somewhere (down to {values.min():.3g}); a density is not"
+    area = float(np.trapezoid(values, grid))
+    if abs(area - 1.0) > atol:
+        return (f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "
+                f"a density estimate must integrate to one")
+    return None
+
+
+# ============================================================================================
+# Outcomes
+# ============================================================================================
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one check: the fraction of the cell's points earned and why."""
+
+    fraction: float
+    message: str
+
+    def __post_init__(self):
+        if not 0.0 <= self.fraction <= 1.0:
+            raise ValueError(f"fraction must lie in [0, 1]; got {self.fraction}")
+
+    @classmethod
+    def passed(cls, message: str = "correct") -> "Outcome":
+        return cls(1.0, message)
+
+    @classmethod
+    def failed(cls, message: str) -> "Outcome":
+        return cls(0.0, message)
 
 
 def guarded(problem) -> str | None:
@@ -195,3 +472,15 @@ def weighted(*parts: tuple[float, str | None]) -> Outcome:
     earned = sum(w for w, problem in parts if problem is None)
     problems = [p for _, p in parts if p is not None]
     return Outcome(min(1.0, round(earned, 9)), "correct" if not problems else "; ".join(problems))
+
+
+def first_problem(*problems: str | None) -> Outcome:
+    """All or nothing: fail with the first message among ``problems``, else pass.
+
+    Parameters
+    ----------
+    *problems : str or None
+        Messages in order of priority; ``None`` (or an empty string) means no problem.
+    """
+    first = next((p for p in problems if p), None)
+    return Outcome.failed(first) if first else Outcome.passed()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded,
-                                      rows_up_to_sign, unpack, weighted)
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
+                                      guarded, rows_up_to_sign, unpack, weighted)
 from solutions.pca import PCA, low_rank_approximation
 
 PROBLEM_SET = "ps1_pca"
@@ -20,16 +20,11 @@ def _reference_pca(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return pca.components_, pca.singular_values_ ** 2 / X.shape[0]
 
 
-def _shape_outcome(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
-
-
 def center_visible(a: Answers) -> Outcome:
     X = a.inputs("center")["X"]
     Xc, mean = unpack(a, "center", 2)
-    return _shape_outcome(check_shape(Xc, X.shape, "the centred data"),
-                          check_shape(mean, (X.shape[1],), "the mean"))
+    return first_problem(check_shape(Xc, X.shape, "the centred data"),
+                         check_shape(mean, (X.shape[1],), "the mean"))
 
 
 def center_hidden(a: Answers) -> Outcome:
@@ -75,7 +70,7 @@ def project_visible(a: Answers) -> Outcome:
     inp_p, inp_r = a.inputs("project"), a.inputs("reconstruct")
     (Z,) = unpack(a, "project", 1)
     (X_hat,) = unpack(a, "reconstruct", 1)
-    return _shape_outcome(
+    return first_problem(
         check_shape(Z, (inp_p["X"].shape[0], inp_p["components"].shape[0]), "the codes Z"),
         check_shape(X_hat, (inp_r["Z"].shape[0], inp_r["components"].shape[1]),
                     "the reconstruction"))

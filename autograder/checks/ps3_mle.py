@@ -12,68 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
-                                      weighted)
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, compare_extended,
+                                      compare_relative, guarded, unpack, weighted)
 from solutions.mle import (bernoulli_log_likelihood, categorical_mle, gamma_log_likelihood,
                            gamma_mle, gamma_score, gaussian_mle)
 
 PROBLEM_SET = "ps3_mle"
-
-
-# --------------------------------------------------------------------------------------------
-# Generic helpers (candidates for common.py)
-# --------------------------------------------------------------------------------------------
-
-
-def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
-                     atol: float = 1e-9) -> str | None:
-    """Like :func:`compare`, but ``got`` must equal ``expected`` exactly where it is ±inf.
-
-    For log-probabilities that are legitimately ``-inf`` (log 0). NaN in ``got`` is always a
-    mismatch, and so is an infinity where a finite value is expected. Indices in the message
-    refer to the full array.
-    """
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = check_shape(got, expected.shape, what)
-    if problem:
-        return problem
-    finite = np.isfinite(expected)
-    with np.errstate(invalid="ignore"):
-        bad = np.where(finite, ~(np.abs(got - expected) <= atol + rtol * np.abs(expected)),
-                       got != expected)
-    if not np.any(bad):
-        return None
-    idx = np.unravel_index(np.flatnonzero(bad)[0], got.shape)
-    where = f" at index {tuple(int(i) for i in idx)}" if got.ndim else ""
-    detail = " (remember 0 log 0 = 0)" if np.isnan(got[idx]) else ""
-    return (f"{what} is wrong{where}: yours is {got[idx]:.6g}, expected "
-            f"{'about ' if finite[idx] else ''}{expected[idx]:.6g}{detail} "
-            f"({int(bad.sum())} of {bad.size} values differ)")
-
-
-def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
-    """Compare one positive number to ``rtol``, reporting the relative error (for iterative roots)."""
-    got = np.asarray(got, dtype=float)
-    problem = check_shape(got, (), what)
-    if problem:
-        return problem
-    if not np.isfinite(got):
-        return f"{what} is {float(got)}, not a finite number"
-    rel = abs(float(got) - expected) / abs(expected)
-    if rel <= rtol:
-        return None
-    return (f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
-            f"(relative error {rel:.2g}, tolerance {rtol:g})")
-
-
-def _scalar(a: Answers, case: str, n: int, index: int = 0) -> np.ndarray:
-    return unpack(a, case, n)[index]
-
-
-def _shape_outcome(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,7 +30,7 @@ def _bernoulli_value(a: Answers, case: str) -> str | None:
     expected = np.asarray(bernoulli_log_likelihood(inp["theta"], inp["x"]))
     n, heads = inp["x"].size, int(inp["x"].sum())
     what = f"ℓ(θ) for {heads} heads in {n} flips"
-    return compare_extended(_scalar(a, case, 1), expected, what, rtol=1e-8, atol=1e-10)
+    return compare_extended(unpack(a, case, 1)[0], expected, what, rtol=1e-8, atol=1e-10)
 
 
 def bernoulli_log_likelihood_visible(a: Answers) -> Outcome:
@@ -131,9 +75,9 @@ def _gaussian_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
     mu, sigma = gaussian_mle(x)
     n = x.size
     return [
-        (0.5, guarded(lambda: compare(_scalar(a, case, 2, 0), mu, f"μ̂ for N={n}",
+        (0.5, guarded(lambda: compare(unpack(a, case, 2)[0], mu, f"μ̂ for N={n}",
                                       rtol=1e-8, atol=1e-10))),
-        (0.5, guarded(lambda: compare(_scalar(a, case, 2, 1), sigma, f"σ̂ (divisor N) for N={n}",
+        (0.5, guarded(lambda: compare(unpack(a, case, 2)[1], sigma, f"σ̂ (divisor N) for N={n}",
                                       rtol=1e-8, atol=1e-10))),
     ]
 
@@ -169,7 +113,7 @@ def _categorical_value(a: Answers, case: str) -> str | None:
     unseen = int(np.sum(expected == 0))
     what = (f"θ̂ for K={inp['n_categories']} categories and N={inp['x'].size} labels"
             + (f" ({unseen} categor{'y' if unseen == 1 else 'ies'} never observed)" if unseen else ""))
-    return compare(_scalar(a, case, 1), expected, what, rtol=1e-10, atol=1e-12)
+    return compare(unpack(a, case, 1)[0], expected, what, rtol=1e-10, atol=1e-12)
 
 
 def categorical_mle_hidden(a: Answers) -> Outcome:
@@ -199,7 +143,7 @@ def _gamma_ll_value(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
     expected = gamma_log_likelihood(inp["x"], inp["shape"], inp["rate"])
     what = f"ℓ(a={inp['shape']:g}, b={inp['rate']:g}) for N={inp['x'].size}"
-    return compare(_scalar(a, case, 1), expected, what, rtol=1e-8, atol=1e-8)
+    return compare(unpack(a, case, 1)[0], expected, what, rtol=1e-8, atol=1e-8)
 
 
 def gamma_log_likelihood_hidden(a: Answers) -> Outcome:
@@ -267,9 +211,9 @@ def _gamma_mle_values(a: Answers, case: str, label: str) -> list[tuple[float, st
     x = a.inputs(case)["x"]
     shape, rate = gamma_mle(x)
     return [
-        (0.5, guarded(lambda: compare_relative(_scalar(a, case, 2, 0), shape,
+        (0.5, guarded(lambda: compare_relative(unpack(a, case, 2)[0], shape,
                                                f"the shape for {label}", rtol=1e-7))),
-        (0.5, guarded(lambda: compare_relative(_scalar(a, case, 2, 1), rate,
+        (0.5, guarded(lambda: compare_relative(unpack(a, case, 2)[1], rate,
                                                f"the rate for {label}", rtol=1e-7))),
     ]
 

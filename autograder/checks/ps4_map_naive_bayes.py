@@ -14,96 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from scipy.special import logsumexp
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
-                                      weighted)
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, compare_extended,
+                                      first_problem, guarded, log_probability_rows,
+                                      rows_up_to_constant, unpack, weighted)
 from solutions.map_estimation import beta_bernoulli_map
 from solutions.naive_bayes import BernoulliNB, CategoricalNB
 
 PROBLEM_SET = "ps4_map_naive_bayes"
-
-
-# ---------------------------------------------------------------- comparisons for log-probabilities
-def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
-                     atol: float = 1e-9) -> str | None:
-    """Like :func:`compare`, but ``-inf`` (log of probability 0) is a value that must match.
-
-    ``got`` must be ``-inf`` exactly where ``expected`` is; NaN and ``+inf`` are always wrong;
-    the finite entries are compared with :func:`compare`.
-    """
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = check_shape(got, expected.shape, what)
-    if problem:
-        return problem
-    if np.any(np.isnan(got) | (got == np.inf)):
-        return f"{what}: contains NaN or +inf values"
-    got_zero, exp_zero = np.isneginf(got), np.isneginf(expected)
-    if np.any(got_zero & ~exp_zero):
-        idx = tuple(int(i) for i in np.argwhere(got_zero & ~exp_zero)[0])
-        return (f"{what} is -inf (probability 0) at index {idx}, where it should be about "
-                f"{expected[idx]:.6g}")
-    if np.any(exp_zero & ~got_zero):
-        idx = tuple(int(i) for i in np.argwhere(exp_zero & ~got_zero)[0])
-        return f"{what} should be -inf (probability 0) at index {idx}; yours is {got[idx]:.6g}"
-    finite = ~exp_zero
-    return compare(np.where(finite, got, 0.0), np.where(finite, expected, 0.0), what,
-                   rtol=rtol, atol=atol)
-
-
-def rows_log_normalised(got, what: str, *, atol: float = 1e-8) -> str | None:
-    """A message unless ``exp(got)`` sums to one along each row (computed as a log-sum-exp)."""
-    got = np.asarray(got, dtype=float)
-    if got.ndim != 2:
-        return f"{what} should be a 2-D array; yours has shape {got.shape}"
-    if np.any(np.isnan(got) | (got == np.inf)):
-        return f"{what}: contains NaN or +inf values"
-    with np.errstate(divide="ignore"):
-        lse = logsumexp(got, axis=1)
-    bad = ~(np.abs(lse) <= atol)
-    if np.any(bad):
-        n = int(np.argmax(bad))
-        return (f"{what}: not normalised, the probabilities of row {n} sum to "
-                f"{np.exp(lse[n]):.6g} instead of 1 ({int(bad.sum())} of {bad.size} rows)")
-    return None
-
-
-def rows_equal_up_to_constant(got, expected, what: str, *, rtol: float = 1e-9,
-                              atol: float = 1e-8) -> str | None:
-    """A message unless each row of ``got`` is the matching row of ``expected`` plus a constant.
-
-    ``-inf`` entries must match. The tolerance is relative to the row's largest finite magnitude
-    in ``expected`` (a shift by a constant loses that much precision).
-    """
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = check_shape(got, expected.shape, what)
-    if problem:
-        return problem
-    if got.ndim != 2:
-        return f"{what} should be a 2-D array"
-    if np.any(np.isnan(got) | (got == np.inf)):
-        return f"{what}: contains NaN or +inf values"
-    if np.any(np.isneginf(got) != np.isneginf(expected)):
-        idx = tuple(int(i) for i in np.argwhere(np.isneginf(got) != np.isneginf(expected))[0])
-        return (f"{what} should be -inf exactly where the joint log-likelihood is -inf "
-                f"(probability 0); index {idx} differs")
-    finite = np.isfinite(expected)
-    diff = np.where(finite, got - np.where(finite, expected, 0.0), np.nan)
-    shift = np.nanmedian(diff, axis=1, keepdims=True)
-    scale = np.nanmax(np.where(finite, np.abs(expected), np.nan), axis=1, keepdims=True)
-    bad = finite & ~(np.abs(diff - shift) <= atol + rtol * np.maximum(scale, 1.0))
-    if np.any(bad):
-        n = int(np.argwhere(bad)[0][0])
-        return (f"{what}: not the joint log-likelihood minus one constant per row; in row {n}, "
-                f"yours minus the joint is {np.round(diff[n], 6).tolist()}")
-    return None
-
-
-def _failed_first(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
 
 
 def _describe(inp: dict, x: str = "X") -> str:
@@ -239,8 +157,8 @@ _LOG_PROBA_WHAT = {"log_proba": "the log-posterior matrix",
 def predict_log_proba_visible(a: Answers) -> Outcome:
     joint = a.inputs("log_proba")["joint"]
     (got,) = unpack(a, "log_proba", 1)
-    return _failed_first(check_shape(got, joint.shape, "the log-posterior matrix"),
-                         rows_log_normalised(got, "the log-posterior matrix"))
+    return first_problem(check_shape(got, joint.shape, "the log-posterior matrix"),
+                         log_probability_rows(got, "the log-posterior matrix"))
 
 
 def predict_log_proba_hidden(a: Answers) -> Outcome:
@@ -249,9 +167,10 @@ def predict_log_proba_hidden(a: Answers) -> Outcome:
     for case in LOG_PROBA_CASES:
         joint = a.inputs(case)["joint"]
         what = _LOG_PROBA_WHAT[case]
-        parts.append((w / 2, guarded(lambda: rows_log_normalised(unpack(a, case, 1)[0], what))))
-        parts.append((w / 2, guarded(lambda: rows_equal_up_to_constant(
-            unpack(a, case, 1)[0], joint, what))))
+        parts.append((w / 2, guarded(lambda: log_probability_rows(unpack(a, case, 1)[0], what))))
+        parts.append((w / 2, guarded(lambda: rows_up_to_constant(
+            unpack(a, case, 1)[0], joint, what, rtol=1e-9, atol=1e-8,
+            reference="the joint log-likelihood"))))
     return weighted(*parts)
 
 

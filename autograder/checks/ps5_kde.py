@@ -10,10 +10,10 @@ normalised row by row.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
-from autograder.checks.common import (AnswerUnavailable, Answers, Outcome, check_shape, compare,
-                                      guarded, unpack, weighted)
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
+                                      guarded, integrates_to_one, log_probability_rows, scalar,
+                                      unpack, weighted)
 from solutions.kde import (KernelDensity, epanechnikov_kernel, loo_log_likelihood,
                            select_bandwidth, uniform_kernel)
 from solutions.naive_bayes import KDENaiveBayes
@@ -23,58 +23,6 @@ PROBLEM_SET = "ps5_kde"
 _KERNELS = {"uniform": uniform_kernel, "epanechnikov": epanechnikov_kernel}
 
 
-# ------------------------------------------------------------------ generic comparisons
-def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | None:
-    """Return a message unless the trapezoidal integral of ``values`` over ``grid`` is one.
-
-    ``grid`` must cover the density's support (up to a negligible tail), finely enough for the
-    trapezoidal rule to be accurate to well below ``atol``.
-    """
-    values = np.asarray(values, dtype=float)
-    problem = check_shape(values, np.shape(grid), what)
-    if problem:
-        return problem
-    if not np.all(np.isfinite(values)):
-        return f"{what} contains NaN or infinite values"
-    if np.any(values < 0):
-        return f"{what} is negative somewhere (down to {values.min():.3g}); a density is not"
-    area = float(np.trapezoid(values, grid))
-    if abs(area - 1.0) > atol:
-        return (f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "
-                f"a density estimate must integrate to one")
-    return None
-
-
-def normalised_log_rows(log_p, what: str, *, atol: float = 1e-8) -> str | None:
-    """Return a message unless every row of ``log_p`` is a log-probability vector."""
-    log_p = np.asarray(log_p, dtype=float)
-    if log_p.ndim != 2:
-        return f"{what} should be a 2-D array (rows x classes); yours has shape {log_p.shape}"
-    if np.any(np.isnan(log_p)) or np.any(log_p == np.inf):
-        return f"{what} contains NaN or +inf"
-    if np.any(log_p > atol):
-        return f"{what} has positive log-probabilities (up to {log_p.max():.3g})"
-    totals = logsumexp(log_p, axis=1)
-    worst = int(np.argmax(np.abs(totals)))
-    if not abs(totals[worst]) <= atol:
-        return (f"the rows of {what} are not normalised: the posterior probabilities of row "
-                f"{worst} sum to {np.exp(totals[worst]):.6g}, not 1")
-    return None
-
-
-def _scalar(a: Answers, case: str, what: str, *, of: int = 1, index: int = 0) -> np.ndarray:
-    """Element ``index`` of the ``of``-tuple recorded for ``case``, which must be one number."""
-    value = unpack(a, case, of)[index]
-    if value.shape != ():
-        raise AnswerUnavailable(f"{what} should be one number; yours has shape {value.shape}")
-    return value
-
-
-def _first_problem(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
-
-
 # ------------------------------------------------------------------ Q1 kernels
 def kernels_visible(a: Answers) -> Outcome:
     problems = []
@@ -82,7 +30,7 @@ def kernels_visible(a: Answers) -> Outcome:
         u = a.inputs(f"{name}_kernel")["u"]
         problems.append(guarded(lambda: check_shape(unpack(a, f"{name}_kernel", 1)[0], u.shape,
                                                     f"the {name} kernel's values")))
-    return _first_problem(*problems)
+    return first_problem(*problems)
 
 
 def kernels_hidden(a: Answers) -> Outcome:
@@ -144,7 +92,7 @@ def kde_pdf_hidden(a: Answers) -> Outcome:
 def _rule(a: Answers, case: str, rule: str) -> str | None:
     data = a.inputs(case)["data"]
     expected = KernelDensity(bandwidth=rule).fit(data).bandwidth_
-    return guarded(lambda: compare(_scalar(a, case, f"{rule.title()}'s bandwidth"), expected,
+    return guarded(lambda: compare(scalar(a, case, f"{rule.title()}'s bandwidth"), expected,
                                    f"{rule.title()}'s bandwidth for N = {data.size}",
                                    rtol=1e-9))
 
@@ -153,11 +101,11 @@ def bandwidth_rules_visible(a: Answers) -> Outcome:
     problems = []
     for rule in ("scott", "silverman"):
         def problem(rule=rule):
-            h = _scalar(a, rule, f"{rule.title()}'s bandwidth")
+            h = scalar(a, rule, f"{rule.title()}'s bandwidth")
             return None if np.isfinite(h) and h > 0 else (
                 f"{rule.title()}'s bandwidth should be a positive number; yours is {float(h):.4g}")
         problems.append(guarded(problem))
-    return _first_problem(*problems)
+    return first_problem(*problems)
 
 
 def bandwidth_rules_hidden(a: Answers) -> Outcome:
@@ -170,14 +118,14 @@ def _loo(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
     expected = loo_log_likelihood(inp["data"], inp["h"], kernel="gaussian")
     what = f"the leave-one-out log-likelihood (N = {inp['data'].size}, h = {inp['h']})"
-    return guarded(lambda: compare(_scalar(a, case, what), expected, what, rtol=1e-8, atol=1e-8))
+    return guarded(lambda: compare(scalar(a, case, what), expected, what, rtol=1e-8, atol=1e-8))
 
 
 def loo_log_likelihood_visible(a: Answers) -> Outcome:
     def problem():
-        value = _scalar(a, "loo", "the leave-one-out log-likelihood")
+        value = scalar(a, "loo", "the leave-one-out log-likelihood")
         return None if np.isfinite(value) else "the leave-one-out log-likelihood is not finite"
-    return _first_problem(guarded(problem))
+    return first_problem(guarded(problem))
 
 
 def loo_log_likelihood_hidden(a: Answers) -> Outcome:
@@ -193,7 +141,7 @@ def _selection(a: Answers, case: str) -> tuple[str | None, str | None]:
     n = inp["data"].size
 
     def best_problem():
-        got = _scalar(a, case, "the chosen bandwidth", of=2)
+        got = scalar(a, case, "the chosen bandwidth", of=2)
         if np.isclose(got, best, rtol=1e-9, atol=0.0):
             return None
         return (f"the chosen bandwidth for N = {n} is {float(got):.6g}; the candidate with the "
@@ -243,7 +191,7 @@ def _nb(a: Answers, case: str) -> tuple[str | None, str | None]:
 
     def normalised():
         got = unpack(a, case, 1)[0]
-        return check_shape(got, expected.shape, what) or normalised_log_rows(got, what)
+        return check_shape(got, expected.shape, what) or log_probability_rows(got, what)
 
     return guarded(values), guarded(normalised)
 
@@ -252,8 +200,8 @@ def kde_naive_bayes_visible(a: Answers) -> Outcome:
     inp = a.inputs("nb")
     (got,) = unpack(a, "nb", 1)
     shape = (inp["X_test"].shape[0], np.unique(inp["y_train"]).size)
-    return _first_problem(check_shape(got, shape, "the log-posteriors")
-                          or normalised_log_rows(got, "the log-posteriors"))
+    return first_problem(check_shape(got, shape, "the log-posteriors")
+                         or log_probability_rows(got, "the log-posteriors"))
 
 
 def kde_naive_bayes_hidden(a: Answers) -> Outcome:

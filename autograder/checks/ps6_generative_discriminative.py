@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 from scipy.stats import norm
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
+                                      guarded, probability_rows, rows_up_to_constant, unpack,
                                       weighted)
 from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
                                           log_softmax, softmax, softmax_cross_entropy)
@@ -35,49 +36,8 @@ PROBLEM_SET = "ps6_generative_discriminative"
 
 
 # --------------------------------------------------------------------------------------------
-# Generic helpers (candidates for common.py)
+# Helpers
 # --------------------------------------------------------------------------------------------
-
-
-def up_to_constant(got, expected, what: str, *, rtol: float = 1e-8,
-                   atol: float = 1e-9) -> str | None:
-    """Compare along the last axis after removing each slice's mean (equality up to a shift).
-
-    For intercepts or log-scores that are only defined up to an additive constant (the softmax
-    is unchanged by it). The tolerance is relative to the size of the *uncentred* expected
-    values, since centring can cancel most of them: ``atol + rtol * max|expected|``.
-    """
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = check_shape(got, expected.shape, what)
-    if problem:
-        return problem
-    if not np.all(np.isfinite(got)):
-        return f"{what} contains NaN or infinite values"
-    scale = float(np.abs(expected).max()) if expected.size else 0.0
-    return compare(got - got.mean(axis=-1, keepdims=True),
-                   expected - expected.mean(axis=-1, keepdims=True),
-                   f"{what} (compared up to a constant added to every class)",
-                   rtol=0.0, atol=atol + rtol * scale)
-
-
-def probability_rows(P, what: str, *, atol: float = 1e-9) -> str | None:
-    """A message unless every row of ``P`` is a probability vector (finite, >= 0, sums to one)."""
-    P = np.asarray(P, dtype=float)
-    if not np.all(np.isfinite(P)):
-        return f"{what} contains NaN or infinite values"
-    if np.any(P < -atol):
-        return f"{what} has negative entries (down to {P.min():.3g})"
-    sums = P.sum(axis=-1)
-    worst = int(np.argmax(np.abs(sums - 1.0)))
-    if abs(sums.flat[worst] - 1.0) > atol * max(1, P.shape[-1]):
-        return f"the rows of {what} must sum to one; row {worst} sums to {sums.flat[worst]:.6g}"
-    return None
-
-
-def _first(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
 
 
 def _labels(inp: dict) -> str:
@@ -93,7 +53,7 @@ def _labels(inp: dict) -> str:
 def softmax_visible(a: Answers) -> Outcome:
     Z = a.inputs("softmax")["Z"]
     (P,) = unpack(a, "softmax", 1)
-    return _first(check_shape(P, Z.shape, "the softmax"), probability_rows(P, "the softmax"))
+    return first_problem(check_shape(P, Z.shape, "the softmax"), probability_rows(P, "the softmax"))
 
 
 def _softmax_value(a: Answers, case: str, label: str) -> str | None:
@@ -127,7 +87,7 @@ def fit_gaussian_nb_visible(a: Answers) -> Outcome:
         return Outcome.failed(problem)
     if not (np.all(np.isfinite(variances)) and np.all(variances > 0)):
         return Outcome.failed("the variances must be positive numbers")
-    return _first(probability_rows(np.exp(log_prior), "exp(log_prior)"))
+    return first_problem(probability_rows(np.exp(log_prior), "exp(log_prior)"))
 
 
 def _gnb_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
@@ -172,7 +132,7 @@ def gaussian_nb_log_posterior_visible(a: Answers) -> Outcome:
         return Outcome.failed(problem)
     if not np.all(np.isfinite(lp)):
         return Outcome.failed("the log posterior contains NaN or infinite values")
-    return _first(probability_rows(np.exp(lp), "exp(log posterior)", atol=1e-8))
+    return first_problem(probability_rows(np.exp(lp), "exp(log posterior)", atol=1e-8))
 
 
 def _posterior_value(a: Answers, case: str, label: str) -> str | None:
@@ -227,8 +187,8 @@ def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
         (0.4, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_,
                                       f"W = μ/σ² (pooled σ², divisor N D) for {label}",
                                       rtol=1e-8, atol=1e-10))),
-        (0.3, guarded(lambda: up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
-                                             f"w0 for {label}", rtol=1e-9, atol=1e-10))),
+        (0.3, guarded(lambda: rows_up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
+                                                  f"w0 for {label}", rtol=1e-9, atol=1e-10))),
         (0.3, guarded(posterior)),
     ]
 
@@ -337,8 +297,8 @@ def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
         (0.4, guarded(probabilities)),
         (0.25, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_, f"W for {label}",
                                        rtol=1e-4, atol=1e-5))),
-        (0.15, guarded(lambda: up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
-                                              f"b for {label}", rtol=0.0, atol=1e-5))),
+        (0.15, guarded(lambda: rows_up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
+                                                   f"b for {label}", rtol=0.0, atol=1e-5))),
         (0.2, guarded(loss)),
     ]
 
