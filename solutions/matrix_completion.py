@@ -50,7 +50,12 @@ right-hand sides are :math:`R\,Z`; the stacked systems are solved together by a 
 factorisation written batch-last (the same solution as :func:`numpy.linalg.solve` on a stacked
 ``(B, K, K)`` array, about twice as fast for many small systems). The only Python loops run over
 the ``K`` factors and over blocks: rows are processed in blocks, and the outer-product table in
-chunks, so memory stays bounded (about 64 MB per block).
+chunks, so memory stays bounded (about 64 MB per block). Two shortcuts give the same solutions
+up to rounding: rows with only a few entries (most movies) are solved in the dual form
+:math:`u_i = Z_i^\top (Z_i Z_i^\top + \lambda I)^{-1} r_i`, a system of their size instead of
+:math:`K \times K` (see ``_ridge_rows_dual``); and when there are fewer rows than outer products
+(the users' half-step), :math:`P\,Q` is accumulated column by column (CSC order), which streams
+:math:`Q` once instead of gathering its rows at random.
 
 ``reg = 0`` (plain least squares) is allowed when every user and item with a rating has at least
 as many ratings as unknowns; otherwise, or if a system is exactly singular, :meth:`ALS.fit` raises
@@ -149,17 +154,44 @@ def _check_indices(idx, name: str, n: int, what: str) -> np.ndarray:
 # Vectorised building blocks
 # --------------------------------------------------------------------------------------------
 
+#: Rows with at most this many entries (and fewer than the unknowns) are solved in the dual
+#: form (see :func:`_ridge_rows_dual`); beyond it the primal systems are about as cheap.
+_DUAL_MAX = 8
+
+#: Rows per chunk of the gather-and-reduce loops (a few hundred KB): small enough that the
+#: gathered rows are still in cache when they are reduced, large enough to amortise the loop.
+_CACHE_ROWS = 2048
+
+
 def _pair_dot(A: np.ndarray, B: np.ndarray, rows: np.ndarray, cols: np.ndarray,
               block_bytes: int | None = None) -> np.ndarray:
-    """Return ``out[n] = A[rows[n]] @ B[cols[n]]``, in chunks of bounded memory."""
+    """Return ``out[n] = A[rows[n]] @ B[cols[n]]``, in chunks of bounded memory.
+
+    The chunks are cache-sized (``_CACHE_ROWS`` pairs, fewer if ``block_bytes`` asks for it):
+    gathering all pairs at once would stream two ``(n, k)`` copies through main memory.
+    """
     block_bytes = _BLOCK_BYTES if block_bytes is None else block_bytes
     n, k = rows.size, A.shape[1]
     out = np.empty(n)
-    step = max(1, block_bytes // (16 * max(k, 1)))
+    step = max(1, min(_CACHE_ROWS, block_bytes // (16 * max(k, 1))))
     for s in range(0, n, step):
         e = min(s + step, n)
-        out[s:e] = np.einsum("nk,nk->n", A[rows[s:e]], B[cols[s:e]])
+        out[s:e] = np.einsum("nk,nk->n", A.take(rows[s:e], axis=0), B.take(cols[s:e], axis=0))
     return out
+
+
+def _outer_tri(X: np.ndarray, iu: np.ndarray, ju: np.ndarray) -> np.ndarray:
+    r"""Outer-product table: row ``s`` is the upper triangle ``(x_s x_s^\top)[iu, ju]``.
+
+    Returned C-contiguous (scipy's sparse-times-dense kernel is fastest on C-ordered rows) and
+    built in cache-sized chunks of rows (a transposed copy or strided writes are much slower).
+    """
+    n = X.shape[0]
+    Q = np.empty((n, iu.size))
+    for s in range(0, n, _CACHE_ROWS // 2):
+        blk = X[s:s + _CACHE_ROWS // 2]
+        np.multiply(blk.take(iu, axis=1), blk.take(ju, axis=1), out=Q[s:s + _CACHE_ROWS // 2])
+    return Q
 
 
 def _cholesky_solve(A_tri: np.ndarray, rhs: np.ndarray, what: str, reg: float) -> np.ndarray:
@@ -192,7 +224,9 @@ def _cholesky_solve(A_tri: np.ndarray, rhs: np.ndarray, what: str, reg: float) -
     """
     D, B = rhs.shape
     offsets = np.concatenate([[0], np.cumsum(np.arange(D, 0, -1))])
-    L = np.zeros((D, D, B))  # L[i, k] for i >= k, lower triangular factor: A = L L^T
+    # L[i, k] for i >= k, lower triangular factor: A = L L^T. Only that triangle is ever read
+    # (each entry after it is written), so the upper one is left uninitialised.
+    L = np.empty((D, D, B))
     for j in range(D):
         col = A_tri[offsets[j]:offsets[j + 1]]  # A[j:, j]
         if j:
@@ -218,7 +252,7 @@ def _cholesky_solve(A_tri: np.ndarray, rhs: np.ndarray, what: str, reg: float) -
 
 
 def _ridge_rows(Y: sp.csr_matrix, P: sp.csr_matrix, X: np.ndarray, reg: float, what: str,
-                block_bytes: int | None = None) -> np.ndarray:
+                block_bytes: int | None = None, P_T: sp.csr_matrix | None = None) -> np.ndarray:
     r"""Solve every row's ridge regression of one ALS half-step at once.
 
     Row ``r`` of the result is :math:`w_r = (\sum_{s \in \Omega_r} x_s x_s^\top + \lambda I)^{-1}
@@ -242,6 +276,12 @@ def _ridge_rows(Y: sp.csr_matrix, P: sp.csr_matrix, X: np.ndarray, reg: float, w
         ``"user"`` or ``"item"``, for error messages.
     block_bytes : int, optional
         Memory budget of one block; default ``_BLOCK_BYTES``.
+    P_T : scipy.sparse.csr_matrix of shape (n_other, n_rows), optional
+        ``P`` transposed, in CSR. When all rows fit in one block and ``Q`` has more rows than the
+        result (``n_other > n_rows``), ``P @ Q`` is computed as ``P_T.T @ Q`` (a CSC product,
+        which streams ``Q`` once and accumulates into the smaller, cache-resident result,
+        instead of gathering rows of ``Q`` at random). It adds the same terms in the same order,
+        so the result is identical, about twice as fast for the users of MovieLens.
 
     Returns
     -------
@@ -255,12 +295,19 @@ def _ridge_rows(Y: sp.csr_matrix, P: sp.csr_matrix, X: np.ndarray, reg: float, w
     diag_rows = np.concatenate([[0], np.cumsum(np.arange(D, 1, -1))])  # (j, j) in the triangle
     counts = np.diff(Y.indptr)
     W = np.zeros((n_rows, D))
+    # Rows with few entries (at most _DUAL_MAX, and fewer than the unknowns) take the cheaper
+    # dual form, which needs reg > 0; the others (all of them when reg = 0) the primal D x D
+    # normal equations built below.
+    few = (counts > 0) & (counts < min(D, _DUAL_MAX + 1))
+    if reg == 0:
+        few[:] = False
+    if few.any():
+        _ridge_rows_dual(Y, X, reg, np.flatnonzero(few), W, what, block_bytes)
+    primal = (counts > 0) & ~few
 
     # Outer-product table: row s is the upper triangle of x_s x_s^T, built in chunks of columns.
-    Xt = np.ascontiguousarray(X.T)
-
     def outer_tri(c0, c1):
-        return (Xt[iu, c0:c1] * Xt[ju, c0:c1]).T
+        return _outer_tri(X[c0:c1], iu, ju)
 
     chunk = max(1, block_bytes // (8 * T))
     chunks = [(c0, min(c0 + chunk, n_other)) for c0 in range(0, n_other, chunk)]
@@ -269,25 +316,73 @@ def _ridge_rows(Y: sp.csr_matrix, P: sp.csr_matrix, X: np.ndarray, reg: float, w
     rows_per_block = max(1, block_bytes // (8 * (2 * T + 2 * D * D + 4 * D)))
     for r0 in range(0, n_rows, rows_per_block):
         r1 = min(r0 + rows_per_block, n_rows)
-        active = np.flatnonzero(counts[r0:r1])
+        active = np.flatnonzero(primal[r0:r1])
         if active.size == 0:
             continue
         whole = r0 == 0 and r1 == n_rows
-        Pb = P if whole else P[r0:r1]
-        Yb = Y if whole else Y[r0:r1]
+        if active.size < r1 - r0:  # only the rows solved here: skip the others' Gram matrices
+            Pb, Yb = P[r0 + active], Y[r0 + active]
+        else:
+            Pb = P if whole else P[r0:r1]
+            Yb = Y if whole else Y[r0:r1]
         if Q_all is not None:
+            if whole and active.size == n_rows and P_T is not None and n_other > n_rows:
+                Pb = P_T.T  # CSC view of P: same products, cache-friendly order
             G_tri = np.asarray(Pb @ Q_all)
         else:
-            G_tri = np.zeros((r1 - r0, T))
+            G_tri = np.zeros((active.size, T))
             for c0, c1 in chunks:
                 G_tri += Pb[:, c0:c1] @ outer_tri(c0, c1)
         rhs = np.asarray(Yb @ X)
-        if active.size < r1 - r0:
-            G_tri, rhs = G_tri[active], rhs[active]
         A_tri = np.ascontiguousarray(G_tri.T)  # (T, n_active): batch last
         A_tri[diag_rows] += reg
         W[r0 + active] = _cholesky_solve(A_tri, np.ascontiguousarray(rhs.T), what, reg).T
     return W
+
+
+def _ridge_rows_dual(Y: sp.csr_matrix, X: np.ndarray, reg: float, rows: np.ndarray,
+                     W: np.ndarray, what: str, block_bytes: int | None = None) -> None:
+    r"""Solve the ridge regressions of the given ``rows`` by their dual form, into ``W[rows]``.
+
+    For a row with :math:`n < D` stored entries (features :math:`X_r`, ``n x D``, targets
+    :math:`y_r`) and :math:`\lambda > 0`, the push-through identity gives the same vector from an
+    ``n x n`` system instead of a ``D x D`` one:
+
+    .. math::
+
+        w_r = (X_r^\top X_r + \lambda I_D)^{-1} X_r^\top y_r
+            = X_r^\top (X_r X_r^\top + \lambda I_n)^{-1} y_r .
+
+    Most MovieLens movies have only a few ratings (a third of them just one), so this skips most
+    of the ``D x D`` item systems. Rows are grouped by size buckets ``m`` (1, 2, 4, 8, capped
+    at ``D - 1``; the first one at least ``n``) and padded to ``m`` entries with zero features
+    and zero targets: the padded system is block diagonal, ``diag(X_r X_r^T + lambda I, lambda
+    I)``, so the padded multipliers are 0 and :math:`w_r` is unchanged. Each bucket, in blocks of
+    bounded memory, is solved at once by :func:`_cholesky_solve` (a few buckets keep the number
+    of its Python-level steps small). Used for rows with at most ``_DUAL_MAX`` entries: for
+    longer rows the gathers and small batched products cost about as much as the primal solve.
+    """
+    block_bytes = _BLOCK_BYTES if block_bytes is None else block_bytes
+    D = X.shape[1]
+    counts = np.diff(Y.indptr)[rows]
+    bucket = np.minimum(2 ** np.ceil(np.log2(counts)).astype(np.intp), max(D - 1, 1))
+    for m in np.unique(bucket):
+        group, n_group = rows[bucket == m], counts[bucket == m]
+        ia, ib = np.triu_indices(m)
+        diag = np.concatenate([[0], np.cumsum(np.arange(m, 1, -1))])
+        step = max(1, block_bytes // (8 * (m * D + 2 * m * m + ia.size + 6 * m + D)))
+        for g0 in range(0, group.size, step):
+            g, n = group[g0:g0 + step], n_group[g0:g0 + step]
+            valid = np.arange(m) < n[:, None]  # (G, m): real entries, then padding
+            pos = np.where(valid, Y.indptr[g][:, None] + np.arange(m), 0)
+            Xg = X.take(Y.indices[pos], axis=0)  # (G, m, D): features of the entries
+            Xg[~valid] = 0.0
+            Kg = np.matmul(Xg, Xg.transpose(0, 2, 1))  # (G, m, m): X_r X_r^T
+            K_tri = np.ascontiguousarray(Kg[:, ia, ib].T)  # (m(m+1)/2, G): batch last
+            K_tri[diag] += reg
+            y = np.where(valid, Y.data[pos], 0.0).T  # (m, G)
+            alpha = _cholesky_solve(K_tri, np.ascontiguousarray(y), what, reg)
+            W[g] = np.matmul(alpha.T[:, None, :], Xg)[:, 0]  # X_r^T alpha_r
 
 
 def _objective_value(data, rows, cols, U, Z, reg, mu=0.0, b=None, c=None) -> float:
@@ -595,14 +690,14 @@ class ALS:
         for sweep in range(n_iters):
             if biases:
                 Y.data = R.data - mu - c[R.indices]
-                W = _ridge_rows(Y, P, np.hstack([Z, ones_items]), reg, "user")
+                W = _ridge_rows(Y, P, np.hstack([Z, ones_items]), reg, "user", P_T=Pt)
                 U, b = np.ascontiguousarray(W[:, :K]), W[:, K].copy()
                 Yt.data = Rt.data - mu - b[Rt.indices]
-                W = _ridge_rows(Yt, Pt, np.hstack([U, ones_users]), reg, "item")
+                W = _ridge_rows(Yt, Pt, np.hstack([U, ones_users]), reg, "item", P_T=P)
                 Z, c = np.ascontiguousarray(W[:, :K]), W[:, K].copy()
             else:
-                U = _ridge_rows(Y, P, Z, reg, "user")
-                Z = _ridge_rows(Yt, Pt, U, reg, "item")
+                U = _ridge_rows(Y, P, Z, reg, "user", P_T=Pt)
+                Z = _ridge_rows(Yt, Pt, U, reg, "item", P_T=P)
             losses[sweep] = _objective_value(R.data, rows, R.indices, U, Z, reg, mu, b, c)
 
         self.user_factors_ = U
