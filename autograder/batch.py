@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import csv
+import dataclasses
 import hashlib
 import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,28 @@ class GradingOptions:
     notebook_timeout_s: float = 300.0
     memory_mb: int = 2048
     unsafe: bool = False  # run without the sandbox (only where it cannot be built)
+    # Instructor folders hidden from student code on top of the sandbox's own list (the
+    # submissions, the output folder, the course): see :func:`instructor_folders`.
+    hidden_paths: tuple[str, ...] = ()
+
+
+def instructor_folders(*paths) -> tuple[str, ...]:
+    """The folders to hide from student code so it cannot read what these paths hold.
+
+    A file (a zip of submissions) is hidden through its folder. The root folder and any folder
+    holding the system's temporary folder (where each submission's scratch folder lives, itself
+    private inside the sandbox) cannot be hidden and are skipped.
+    """
+    scratch = Path(tempfile.gettempdir()).resolve()
+    found = []
+    for p in paths:
+        if p is None:
+            continue
+        folder = Path(p).resolve()
+        folder = folder if folder.is_dir() else folder.parent
+        if folder != Path(folder.anchor) and not scratch.is_relative_to(folder):
+            found.append(str(folder))
+    return tuple(dict.fromkeys(found))
 
 
 def grader_fingerprint(problem_set: ProblemSet) -> str:
@@ -65,9 +89,11 @@ def _executor(options: GradingOptions):
         return local_executor(timeout=options.cell_timeout_s)
     from autograder.sandbox import SandboxConfig
 
-    return sandbox_executor(SandboxConfig(cell_timeout_s=options.cell_timeout_s,
-                                          notebook_timeout_s=options.notebook_timeout_s,
-                                          memory_mb=options.memory_mb))
+    defaults = SandboxConfig()
+    return sandbox_executor(SandboxConfig(
+        cell_timeout_s=options.cell_timeout_s, notebook_timeout_s=options.notebook_timeout_s,
+        memory_mb=options.memory_mb,
+        hidden_paths=defaults.hidden_paths + tuple(Path(p) for p in options.hidden_paths)))
 
 
 def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> dict:
@@ -203,6 +229,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     ps = ProblemSet(problem_set)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    options = dataclasses.replace(options, hidden_paths=options.hidden_paths + instructor_folders(
+        submissions, out, getattr(gradebook, "course", None)))
     subs, problems = collect_submissions(submissions, ps.notebook_name)
     for p in problems:
         log(f"note: {p}")

@@ -112,11 +112,12 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         run = executor(assembly.notebook, work, env)
         scores = score_results(ps, results)
     notes = list(assembly.notes)
+    if run.message:
+        notes.append(run.message)
     if run.status == "ok":
         status = "needs-manual-grading" if assembly.missing else "graded"
     else:
         status = run.status
-        notes.append(run.message)
     return GradeResult(ps.name, status, scores, notes, run.notebook)
 
 
@@ -165,9 +166,14 @@ def sandbox_executor(config=None) -> Callable:
     def execute(nb, workdir: Path, env: dict) -> Execution:
         cfg = dataclasses.replace(base, env={**base.env, **env})
         run = execute_notebook(nb, workdir, cfg)
-        message = run.message
-        if run.cell_timeouts and run.status == "ok":
-            message = f"{len(run.cell_timeouts)} cell(s) hit the per-cell time limit"
+        if run.status != "ok":
+            message = run.message
+        elif run.cell_timeouts:
+            message = (f"{len(run.cell_timeouts)} cell(s) ran longer than the time limit of "
+                       f"{cfg.cell_timeout_s:g} s per cell and were stopped; the answers they "
+                       f"were checking scored zero")
+        else:
+            message = ""
         return Execution(run.notebook, run.status, message)
 
     return execute

@@ -148,6 +148,7 @@ class ProblemSet:
                             src.metadata["nbgrader"])
                 notes.append("the notebook had lost its grading metadata; its cells were matched "
                              "to the assignment by position")
+        plain = {c.source for c in self.source.cells if not _nbgrader(c)}
         answers: dict[str, dict] = {}
         extras: dict[str | None, list] = {}
         anchor = None
@@ -158,7 +159,9 @@ class ProblemSet:
                 anchor = gid
             elif gid in known_ids:
                 anchor = gid
-            elif not _nbgrader(cell):
+            elif not _nbgrader(cell) and cell.get("source", "") not in plain:
+                # An added cell, or a plain cell of the assignment the student edited (an
+                # unchanged copy is skipped: the source's own copy already runs).
                 extras.setdefault(anchor, []).append(cell)
         out = nbformat.v4.new_notebook(metadata=copy.deepcopy(self.source.metadata))
         out.cells.extend(_added(c) for c in extras.get(None, []))
