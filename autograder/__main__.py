@@ -2,7 +2,10 @@
 
 Grades a whole class in parallel, with every submission's code in a sandboxed kernel, and writes
 ``DIR/grades.csv``, ``DIR/feedback/<student>/<notebook>.html`` and ``DIR/report.html``; scores
-also go into the course's nbgrader gradebook. Re-running skips unchanged submissions.
+also go into the course's nbgrader gradebook. Re-running skips unchanged submissions. With
+``--scheduler tcp://HOST:8786`` (or ``local:N``) the notebooks are graded on a Dask cluster's
+workers instead of local processes (:mod:`autograder.cluster`); this process still writes every
+result.
 """
 
 from __future__ import annotations
@@ -15,6 +18,16 @@ from pathlib import Path
 from autograder.problemset import COURSE_DIR, list_problem_sets
 
 
+def _scheduler(value: str) -> str:
+    from autograder.cluster import parse_scheduler
+
+    try:
+        parse_scheduler(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -25,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", type=Path, required=True, help="output folder")
     grade.add_argument("--workers", type=int, default=None,
                        help="parallel grading processes (default: number of CPUs)")
+    grade.add_argument("--scheduler", type=_scheduler, default=None, metavar="ADDRESS",
+                       help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
+                            "or local:N for a local cluster of N single-threaded workers")
     grade.add_argument("--timeout", type=float, default=30.0,
                        help="seconds per cell (default 30); a notebook gets 10x that in all")
     grade.add_argument("--memory", type=int, default=2048, help="MB per kernel (default 2048)")
@@ -47,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown problem set {args.assignment!r}; choose one of "
               f"{', '.join(list_problem_sets())}", file=sys.stderr)
         return 2
-    if not args.unsafe:
+    if args.scheduler is not None and args.workers is not None:
+        print("error: --workers sets the local pool; with --scheduler the cluster's workers "
+              "grade (start them with `dask worker ... --nworkers N`)", file=sys.stderr)
+        return 2
+    if not args.unsafe and args.scheduler is None:  # a cluster's workers are checked themselves
         from autograder.sandbox import sandbox_available
 
         ok, reason = sandbox_available()
@@ -71,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                                  memory_mb=args.memory, unsafe=args.unsafe)
         log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
         records = grade_class(args.assignment, args.submissions, args.out, workers=args.workers,
-                              options=options, gradebook=gradebook, quiet=args.quiet, log=log)
+                              options=options, gradebook=gradebook, quiet=args.quiet, log=log,
+                              scheduler=args.scheduler)
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -6,6 +6,11 @@ is the only writer of the output folder and of the gradebook. It writes each rec
 arrives (atomically), so a batch killed half-way keeps every grade already recorded, and a re-run
 skips submissions whose bytes and grader are unchanged.
 
+Where the tasks run is a *backend*: :class:`LocalPool` (processes on this machine) or
+:class:`autograder.cluster.DaskBackend` (the workers of a Dask cluster). Both sit behind one loop,
+:func:`run_tasks`, which hands out tasks, enforces a deadline per task, re-runs the tasks of a
+dead worker, and passes each result to the single writer.
+
 Output folder layout::
 
     DIR/grades.csv                      one row per student
@@ -26,15 +31,19 @@ import os
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from autograder.collect import Submission, collect_submissions
 from autograder.feedback import feedback_html, report_html
 from autograder.grade import grade_submission, local_executor, sandbox_executor
 from autograder.problemset import COURSE_DIR, ProblemSet
 
-__all__ = ["GradingOptions", "grade_task", "grade_class", "grader_fingerprint"]
+__all__ = ["GradingOptions", "grade_task", "grade_class", "grader_fingerprint", "run_tasks",
+           "LocalPool", "TaskFailed", "WORKER_LOST", "default_deadline"]
 
 
 @dataclass(frozen=True)
@@ -199,9 +208,194 @@ def _progress(total: int, quiet: bool):
                 disable=quiet or not sys.stderr.isatty(), smoothing=0.1)
 
 
+# --- where the tasks run: backends behind one loop -------------------------------------------
+
+#: The outcome of a task whose worker process died under it (the task may be innocent).
+WORKER_LOST = "worker-lost"
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    """The outcome of a task that returned no record: why, and the status to record."""
+
+    message: str
+    status: str = "crashed"
+
+
+class Backend(Protocol):
+    """Where :func:`grade_task` runs: :class:`LocalPool` or :class:`.cluster.DaskBackend`.
+
+    A backend only runs tasks; :func:`run_tasks` decides what runs when, and the coordinator
+    writes every result.
+    """
+
+    def slots(self) -> int:
+        """How many tasks may run at once now (0 while there is no worker)."""
+
+    def submit(self, sub: Submission) -> Hashable:
+        """Start grading ``sub``; return a handle for :meth:`done` and :meth:`abandon`."""
+
+    def done(self, timeout: float) -> list[tuple[Hashable, dict | TaskFailed | str]]:
+        """Wait at most ``timeout`` seconds; return ``(handle, outcome)`` for finished tasks,
+        the outcome being a record, a :class:`TaskFailed` or :data:`WORKER_LOST`."""
+
+    def abandon(self, handles: list[Hashable]) -> list[Hashable]:
+        """Stop tasks past their deadline; return the handles of other tasks stopped with them
+        (they are handed out again)."""
+
+    def close(self) -> None: ...
+
+
+class LocalPool:
+    """Backend: ``workers`` processes on this machine (``concurrent.futures``, forkserver)."""
+
+    def __init__(self, problem_set: str, options: GradingOptions, workers: int):
+        self.problem_set, self.options, self.workers = problem_set, options, workers
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._running: dict[cf.Future, cf.ProcessPoolExecutor] = {}  # future -> its pool
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, sub: Submission) -> cf.Future:
+        for attempt in (1, 2):
+            if self._pool is None:
+                self._pool = cf.ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("forkserver"))
+            try:
+                future = self._pool.submit(grade_task, self.problem_set, sub.student_id,
+                                           sub.data, self.options)
+                break
+            except cf.process.BrokenProcessPool:  # broke since the last look: a new pool
+                if attempt == 2:
+                    raise
+                self._drop_pool(kill=False)
+        self._running[future] = self._pool
+        return future
+
+    def done(self, timeout: float) -> list[tuple[cf.Future, object]]:
+        if not self._running:
+            time.sleep(timeout)
+            return []
+        finished, _ = cf.wait(self._running, timeout, return_when=cf.FIRST_COMPLETED)
+        out = []
+        for future in finished:
+            pool = self._running.pop(future)
+            try:
+                out.append((future, future.result()))
+            except cf.process.BrokenProcessPool:
+                # A worker died; the pool is gone with every task it was running.
+                out.append((future, WORKER_LOST))
+                if pool is self._pool:
+                    self._drop_pool(kill=False)
+            except Exception as exc:  # noqa: BLE001 - one failure never stops the batch
+                out.append((future, TaskFailed(f"{type(exc).__name__}: {exc}")))
+        return out
+
+    def abandon(self, handles: list[cf.Future]) -> list[cf.Future]:
+        # A process pool cannot stop one task: its processes are killed (the sandboxed kernels
+        # die with them), and the other tasks it was running are handed out again.
+        others = [f for f in self._running if f not in set(handles)]
+        self._drop_pool(kill=True)
+        self._running.clear()
+        return others
+
+    def _drop_pool(self, kill: bool) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kill:  # no public API for the worker processes of a ProcessPoolExecutor
+            for process in (getattr(pool, "_processes", None) or {}).values():
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+@dataclass
+class _Flight:
+    sub: Submission
+    deadline: float  # time.monotonic() by which a result is due
+    alone: bool  # handed out with nothing else in flight
+
+
+def default_deadline(options: GradingOptions) -> float:
+    """Seconds the coordinator waits for one task's result before recording ``timeout``.
+
+    The sandbox already stops a notebook at ``notebook_timeout_s``; this backstop also covers the
+    kernel's start, the scoring and a loaded worker, and catches a task that hangs outside the
+    notebook (a stuck worker), so that no task blocks a batch forever.
+    """
+    return options.notebook_timeout_s + max(120.0, options.notebook_timeout_s)
+
+
+def run_tasks(backend: Backend, todo: list[Submission], deliver, *, problem_set: ProblemSet,
+              deadline_s: float) -> None:
+    """Grade ``todo`` on ``backend``; call ``deliver(sub, record)`` once per submission.
+
+    The one loop behind every backend. At most ``backend.slots()`` tasks are in flight, so a
+    task handed out is a task running: its deadline (``deadline_s`` after hand-out) measures its
+    own run, the backend holds only a bounded number of notebooks, and a cluster's workers take
+    the next task as soon as they finish one. A task past its deadline is recorded ``timeout``
+    and abandoned. A task whose worker died is graded again with nothing else in flight, so only
+    a submission that kills its own worker is recorded ``crashed``. While the backend has no
+    worker, deadlines are paused.
+    """
+    queue, alone = deque(todo), deque()
+    flights: dict[Hashable, _Flight] = {}
+    last = time.monotonic()
+    while queue or alone or flights:
+        slots = backend.slots()
+        now = time.monotonic()
+        if slots == 0:
+            for flight in flights.values():
+                flight.deadline += now - last
+        last = now
+        if alone:
+            if not flights and slots:
+                sub = alone.popleft()
+                flights[backend.submit(sub)] = _Flight(sub, now + deadline_s, True)
+        else:
+            while queue and len(flights) < slots:
+                sub = queue.popleft()
+                flights[backend.submit(sub)] = _Flight(sub, now + deadline_s, False)
+        wait = min((f.deadline for f in flights.values()), default=now + 1.0) - now
+        for handle, outcome in backend.done(min(max(wait, 0.0), 1.0)):
+            flight = flights.pop(handle, None)
+            if flight is None:
+                continue  # abandoned earlier and already recorded
+            if outcome == WORKER_LOST:
+                if flight.alone:
+                    deliver(flight.sub, _failed_record(problem_set, flight.sub,
+                                                       "its grading worker died"))
+                else:
+                    alone.append(flight.sub)
+            elif isinstance(outcome, TaskFailed):
+                deliver(flight.sub, _failed_record(problem_set, flight.sub, outcome.message,
+                                                   outcome.status))
+            else:
+                deliver(flight.sub, outcome)
+        now = time.monotonic()
+        expired = [h for h, f in flights.items() if f.deadline <= now]
+        if expired:
+            for handle in expired:
+                sub = flights.pop(handle).sub
+                deliver(sub, _failed_record(
+                    problem_set, sub, f"no result within {deadline_s:.0f} s, the grader's limit "
+                    "for one notebook; its grading was stopped", "timeout"))
+            for handle in backend.abandon(expired):
+                flight = flights.pop(handle, None)
+                if flight is not None:
+                    (alone if flight.alone else queue).appendleft(flight.sub)
+
+
 def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
                 workers: int | None = None, options: GradingOptions = GradingOptions(),
-                gradebook=None, quiet: bool = False, log=print) -> list[dict]:
+                gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
+                deadline_s: float | None = None) -> list[dict]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
     Parameters
@@ -213,18 +407,32 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     out : path-like
         Output folder (created); see the module docstring.
     workers : int, optional
-        Worker processes; default: the number of CPUs.
+        Worker processes of the local pool; default: the number of CPUs.
     options : GradingOptions
         Limits and sandboxing.
     gradebook : autograder.gradebook.GradebookWriter, optional
         Where scores are also recorded for nbgrader's formgrader and export.
     quiet : bool
         No progress bar.
+    log : callable
+        Receives one-line messages.
+    scheduler : str, optional
+        Grade on a Dask cluster instead of the local pool: a scheduler address
+        (``tcp://HOST:8786``) or ``local:N`` (see :mod:`autograder.cluster`).
+    deadline_s : float, optional
+        Seconds after which a task without result is recorded ``timeout`` and stopped; default
+        :func:`default_deadline`.
 
     Returns
     -------
     list of dict
         Every record in ``out`` for this problem set (graded now or before).
+
+    Raises
+    ------
+    autograder.cluster.ClusterError
+        If the cluster cannot be reached or a worker cannot grade (records written until then
+        are kept).
     """
     ps = ProblemSet(problem_set)
     out = Path(out)
@@ -239,45 +447,41 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     if len(todo) < len(subs):
         log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
             f"skipping them")
-    workers = max(1, min(workers or os.cpu_count() or 1, max(1, len(todo))))
-    bar = _progress(len(todo), quiet)
+    written: set[str] = set()
+    if todo:
+        if scheduler is None:
+            backend = LocalPool(ps.name, options,
+                                max(1, min(workers or os.cpu_count() or 1, len(todo))))
+        else:
+            from autograder.cluster import DaskBackend
 
-    def run_pool(batch: list[Submission], n: int) -> list[Submission]:
-        """Grade ``batch`` with ``n`` workers; return the submissions lost to a broken pool."""
-        lost = []
-        with cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("forkserver")) as pool:
-            futures = {pool.submit(grade_task, ps.name, s.student_id, s.data, options): s
-                       for s in batch}
-            for future in cf.as_completed(futures):
-                sub = futures[future]
-                try:
-                    record = future.result()
-                except cf.process.BrokenProcessPool:
-                    lost.append(sub)
-                    continue
-                except Exception as exc:  # noqa: BLE001 - one failure never stops the batch
-                    record = _failed_record(ps, sub, f"{type(exc).__name__}: {exc}")
-                writer.write(record, sub)
-                bar.update(1)
-        return lost
+            backend = DaskBackend(scheduler, ps.name, options, writer.fingerprint, log=log)
+        bar = _progress(len(todo), quiet)
 
-    # A worker that dies takes the pool down; its unfinished submissions are then graded one at
-    # a time, so only a submission that kills its own worker is recorded as crashed.
-    for sub in run_pool(todo, workers) if todo else []:
-        if run_pool([sub], 1):
-            writer.write(_failed_record(ps, sub, "its grading worker died"), sub)
+        def deliver(sub: Submission, record: dict) -> None:
+            if sub.student_id in written:  # a second result for a student is never written
+                return
+            written.add(sub.student_id)
+            writer.write(record, sub)
             bar.update(1)
-    bar.close()
+
+        try:
+            run_tasks(backend, todo, deliver, problem_set=ps,
+                      deadline_s=deadline_s or default_deadline(options))
+        finally:
+            bar.close()
+            backend.close()
     return writer.finish()
 
 
-def _failed_record(ps: ProblemSet, sub: Submission, why: str) -> dict:
+def _failed_record(ps: ProblemSet, sub: Submission, why: str, status: str = "crashed") -> dict:
     from autograder.grade import _zero_scores
 
-    scores = [s.to_dict() for s in _zero_scores(ps, "not graded: the grader failed")]
+    why_zero = ("not graded: the grader failed" if status == "crashed"
+                else "not graded: no result in time")
+    scores = [s.to_dict() for s in _zero_scores(ps, why_zero)]
     return {"student_id": sub.student_id, "problem_set": ps.name, "sha256": sub.sha256,
-            "status": "crashed", "scores": scores, "notes": [why], "total": 0.0,
+            "status": status, "scores": scores, "notes": [why], "total": 0.0,
             "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
             "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
             "elapsed_s": 0.0, "executed": None}
-
