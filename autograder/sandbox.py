@@ -93,7 +93,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "sandbox_available",
-           "execute_notebook", "PROJECT_ROOT"]
+           "execute_notebook", "kernel_environment", "PROJECT_ROOT"]
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,8 @@ def _default_visible_paths() -> tuple[Path, ...]:
             Path(sys.base_exec_prefix), PROJECT_ROOT / "coursedata")
 
 
-def _default_env() -> dict[str, str]:
+def kernel_environment() -> dict[str, str]:
+    """The environment of a grading kernel besides its results folder (see SandboxConfig.env)."""
     # One thread per BLAS library: parallel grading workers share the cores fairly, and the
     # thread count stays well inside ``max_processes``.
     return {"MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
@@ -183,7 +184,7 @@ class SandboxConfig:
     hidden_packages: tuple[str, ...] = ("solutions", "autograder")
     visible_paths: tuple[Path, ...] = field(default_factory=_default_visible_paths)
     python_path: tuple[Path, ...] = (PROJECT_ROOT,)
-    env: Mapping[str, str] = field(default_factory=_default_env)
+    env: Mapping[str, str] = field(default_factory=kernel_environment)
     python: str = sys.executable
 
     def __post_init__(self) -> None:

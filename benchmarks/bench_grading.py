@@ -8,6 +8,10 @@ default 40) and, in the same run, times:
 - ours with one worker, and the bare execution of the same notebooks with nbclient (no sandbox,
   no scoring, no gradebook), whose ratio is the per-submission overhead of grading.
 
+All three run their kernels with the same environment as our sandboxed kernels (one BLAS thread,
+matplotlib's Agg backend), so the ratios measure the grading, not a difference in what the
+notebooks compute or render.
+
 Targets: ours <= 0.55x nbgrader's time on 2 cores; overhead <= 20 %.
 """
 
@@ -29,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from autograder.batch import grade_class  # noqa: E402
 from autograder.gradebook import GradebookWriter  # noqa: E402
 from autograder.problemset import COURSE_DIR, ProblemSet  # noqa: E402
+from autograder.sandbox import kernel_environment  # noqa: E402
 from tests.psharness import generate_release  # noqa: E402
 from tests.submissions import Builder, to_bytes  # noqa: E402
 
@@ -83,7 +88,9 @@ def run() -> list[dict]:
             target = nb_course / "submitted" / sid / PS / f"{PS}.ipynb"
             target.parent.mkdir(parents=True)
             target.write_bytes(data)
-        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+        kernel_env = kernel_environment()
+        env = dict(os.environ, **kernel_env,
+                   PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
         base = [sys.executable, "-m", "nbgrader"]
         subprocess.run(base + ["generate_assignment", PS, "--force"], cwd=nb_course, env=env,
                        check=True, capture_output=True)
@@ -96,6 +103,7 @@ def run() -> list[dict]:
         ps = ProblemSet(PS)
 
         def bare():
+            os.environ.update(kernel_env)  # inherited by each kernel, as in the sandbox
             for _, data in subs:
                 nb = ps.assemble(nbformat.reads(data.decode(), as_version=4)).notebook
                 with tempfile.TemporaryDirectory() as work:

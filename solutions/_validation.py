@@ -133,3 +133,35 @@ def check_is_fitted(estimator, attribute: str) -> None:
         raise ValueError(
             f"this {type(estimator).__name__} is not fitted yet; call fit(...) before using it"
         )
+
+
+def as_fitted_input(estimator, X, *, fitted: str, n_columns: str, name: str = "X",
+                    allow_sparse: bool = False):
+    """Validate the input of a fitted estimator's method: fitted, finite 2-D, right width.
+
+    Parameters
+    ----------
+    estimator : object
+    X : array_like or scipy.sparse matrix
+    fitted : str
+        The attribute whose presence marks ``estimator`` as fitted (see :func:`check_is_fitted`).
+    n_columns : str
+        The attribute holding the number of columns ``X`` must have, e.g. ``"n_features_in_"``.
+    name : str, default "X"
+        Name used in error messages.
+    allow_sparse : bool, default False
+        As in :func:`as_2d_float`.
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of shape (n_samples, getattr(estimator, n_columns))
+    """
+    check_is_fitted(estimator, fitted)
+    X = as_2d_float(X, name, allow_sparse=allow_sparse)
+    expected = getattr(estimator, n_columns)
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"{name} has {X.shape[1]} columns, but this {type(estimator).__name__} has "
+            f"{n_columns}={expected}"
+        )
+    return X

@@ -29,8 +29,10 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
-from solutions._validation import as_2d_float, check_is_fitted, check_positive
+from solutions._classifier import ProbabilisticClassifier
+from solutions._validation import as_2d_float, check_positive
 from solutions.naive_bayes import BaseNaiveBayes, _class_indicator, _gaussian_jll, _validate_Xy
+from solutions.softmax import log_softmax, softmax
 
 __all__ = [
     "ConvergenceWarning",
@@ -46,90 +48,30 @@ class ConvergenceWarning(UserWarning):
     """The optimiser stopped (``max_iter`` reached or line search failed) before converging."""
 
 
-# ====================================================================== softmax
-def _check_logits(Z, axis: int) -> np.ndarray:
-    Z = np.asarray(Z, dtype=float)
-    if Z.ndim == 0:
-        raise ValueError("Z must have at least one dimension; got a scalar")
-    if np.isnan(Z).any() or np.isposinf(Z).any():
-        raise ValueError("Z contains NaN or +inf; the softmax is undefined there")
-    if Z.shape[axis] == 0:
-        raise ValueError(f"Z is empty along axis {axis}")
-    if np.isneginf(Z).all(axis=axis).any():
-        raise ValueError(
-            f"Z has a slice along axis {axis} whose entries are all -inf: its softmax is 0/0"
-        )
-    return Z
+# ====================================================================== linear scores
+class _LinearScores:
+    """``decision_function`` of a fitted linear classifier (``coef_``, ``intercept_``)."""
 
+    def _logits(self, X) -> np.ndarray:
+        return X @ self.coef_.T + self.intercept_
 
-def log_softmax(Z, axis: int = -1) -> np.ndarray:
-    r"""Numerically stable log-softmax :math:`z_c - \log\sum_{c'} e^{z_{c'}}`.
+    def decision_function(self, X) -> np.ndarray:
+        r"""Return the linear scores (logits) :math:`w_{c0} + \mathbf w_c^\top \mathbf x_n`.
 
-    The logits are shifted by their maximum and normalised with :func:`scipy.special.logsumexp`, so
-    ``log_softmax([1000, -1000])`` is ``[0, -2000]`` with no overflow. Entries equal to
-    ``-inf`` (log of probability 0) are allowed and stay ``-inf``.
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
 
-    Parameters
-    ----------
-    Z : array_like
-        Logits (e.g. of shape ``(n_samples, n_classes)``).
-    axis : int, default -1
-        Axis along which to normalise.
-
-    Returns
-    -------
-    ndarray of the shape of ``Z``
-
-    Raises
-    ------
-    ValueError
-        If ``Z`` contains NaN or ``+inf``, or a slice along ``axis`` is all ``-inf`` (0/0).
-
-    Examples
-    --------
-    >>> log_softmax([1000.0, -1000.0])
-    array([    0., -2000.])
-    """
-    Z = _check_logits(Z, axis)
-    # shift by the maximum first, so that the dominant entry is 0 - log(1 + small) to full precision
-    T = Z - np.max(Z, axis=axis, keepdims=True)
-    T -= logsumexp(T, axis=axis, keepdims=True)
-    return T
-
-
-def softmax(Z, axis: int = -1) -> np.ndarray:
-    r"""Numerically stable softmax :math:`e^{z_c} / \sum_{c'} e^{z_{c'}}`.
-
-    Computed as ``exp(log_softmax(Z))``: invariant to adding a constant along ``axis``, and
-    free of overflow for large logits.
-
-    Parameters
-    ----------
-    Z : array_like
-        Logits.
-    axis : int, default -1
-        Axis along which the result sums to one.
-
-    Returns
-    -------
-    ndarray of the shape of ``Z``
-
-    Raises
-    ------
-    ValueError
-        As :func:`log_softmax`.
-
-    Examples
-    --------
-    >>> softmax([[1000.0, 1000.0], [0.0, -np.inf]])
-    array([[0.5, 0.5],
-           [1. , 0. ]])
-    """
-    return np.exp(log_softmax(Z, axis=axis))
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``softmax`` of each row is ``predict_proba``.
+        """
+        return self._logits(self._check_X(X))
 
 
 # ====================================================================== generative
-class SharedVarianceGaussianNB(BaseNaiveBayes):
+class SharedVarianceGaussianNB(_LinearScores, BaseNaiveBayes):
     r"""Gaussian naive Bayes with one variance :math:`\sigma^2` shared by all features and classes.
 
     Model: :math:`p(\mathbf x \mid y=c) = \mathcal N(\mathbf x; \boldsymbol\mu_c, \sigma^2 I)`.
@@ -232,21 +174,6 @@ class SharedVarianceGaussianNB(BaseNaiveBayes):
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return _gaussian_jll(X, self.theta_, self._inv_std, self._const)
 
-    def decision_function(self, X) -> np.ndarray:
-        r"""Return the linear scores :math:`w_{c0} + \mathbf w_c^\top \mathbf x_n`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``softmax`` of each row is ``predict_proba``.
-        """
-        X = self._check_X(X)
-        return X @ self.coef_.T + self.intercept_
-
 
 # ====================================================================== discriminative
 def _loss_grad(W, b, X, Y, reg):
@@ -317,7 +244,7 @@ def softmax_cross_entropy(W, b, X, Y, reg: float = 0.0):
     return loss, (gW, gb)
 
 
-class LogisticRegression:
+class LogisticRegression(_LinearScores, ProbabilisticClassifier):
     r"""Multiclass (softmax) logistic regression with an L2 penalty, fitted by L-BFGS-B.
 
     Minimises the penalised total negative log-likelihood of :func:`softmax_cross_entropy`,
@@ -425,84 +352,5 @@ class LogisticRegression:
         self.classes_ = classes
         return self
 
-    def _check_X(self, X) -> np.ndarray:
-        check_is_fitted(self, "classes_")
-        X = as_2d_float(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but this LogisticRegression was fitted with "
-                f"{self.n_features_in_} features"
-            )
-        return X
-
-    def decision_function(self, X) -> np.ndarray:
-        r"""Return the logits :math:`\mathbf w_c^\top\mathbf x_n + b_c`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        X = self._check_X(X)
-        return X @ self.coef_.T + self.intercept_
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Return :math:`\\log p(y=c \\mid \\mathbf x_n)`, ``log_softmax`` of the logits.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return log_softmax(self.decision_function(X), axis=1)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Return :math:`p(y=c \\mid \\mathbf x_n)`; each row sums to one.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return softmax(self.decision_function(X), axis=1)
-
-    def predict(self, X) -> np.ndarray:
-        """Return the most probable class for each row.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def score(self, X, y) -> float:
-        """Return the accuracy on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        float
-        """
-        y = np.asarray(y)
-        pred = self.predict(X)
-        if pred.shape != y.shape:
-            raise ValueError(f"mismatched lengths: X has {pred.shape[0]} rows, y has shape {y.shape}")
-        return float(np.mean(pred == y))
+    def _class_scores(self, X) -> np.ndarray:
+        return self._logits(X)

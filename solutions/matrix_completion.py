@@ -42,20 +42,14 @@ step solves for :math:`(u_i, b_i)` with item features :math:`(z_j, 1)` and targe
 :math:`(u_i, 1)` and targets :math:`R_{ij} - \mu - b_i`. Each half-step is still an exact ridge
 solve of :math:`J`, so :math:`J` still never increases.
 
-Implementation: all per-user (per-item) :math:`K \times K` systems of a half-step are built and
-solved at once, without a Python loop over users or items. The Gram matrices are
-:math:`G = P\,Q` with :math:`P` the 0/1 pattern of the observed entries (sparse) and :math:`Q` the
-table of the upper triangles of the outer products :math:`z_j z_j^\top` (one row per item); the
-right-hand sides are :math:`R\,Z`; the stacked systems are solved together by a Cholesky
-factorisation written batch-last (the same solution as :func:`numpy.linalg.solve` on a stacked
-``(B, K, K)`` array, about twice as fast for many small systems). The only Python loops run over
-the ``K`` factors and over blocks: rows are processed in blocks, and the outer-product table in
-chunks, so memory stays bounded (about 64 MB per block). Two shortcuts give the same solutions
-up to rounding: rows with only a few entries (most movies) are solved in the dual form
-:math:`u_i = Z_i^\top (Z_i Z_i^\top + \lambda I)^{-1} r_i`, a system of their size instead of
-:math:`K \times K` (see ``_ridge_rows_dual``); and when there are fewer rows than outer products
-(the users' half-step), :math:`P\,Q` is accumulated column by column (CSC order), which streams
-:math:`Q` once instead of gathering its rows at random.
+Implementation: each half-step solves all per-user (per-item) ridge regressions in one call of a
+compiled kernel (``solutions/_als_kernels.py``, Numba), with no Python loop over users or items:
+for every row it accumulates the upper triangle of :math:`\sum_j z_j z_j^\top` and of
+:math:`\sum_j R_{ij} z_j` from the row's stored entries and solves the system by Cholesky in a
+``K x K`` scratch array, so memory does not grow with the data. A row with fewer ratings than
+unknowns (most movies) is solved in the dual form
+:math:`u_i = Z_i^\top (Z_i Z_i^\top + \lambda I)^{-1} r_i`, a system of its size instead of
+:math:`K \times K`, with the same solution up to rounding.
 
 ``reg = 0`` (plain least squares) is allowed when every user and item with a rating has at least
 as many ratings as unknowns; otherwise, or if a system is exactly singular, :meth:`ALS.fit` raises
@@ -76,13 +70,9 @@ from solutions._validation import (
     check_is_fitted,
     check_positive,
 )
+from solutions._als_kernels import pair_dot, ridge_rows
 
 __all__ = ["ALS", "objective", "rmse", "train_test_split_ratings"]
-
-#: Memory budget, in bytes, of one block of stacked normal equations (and of one chunk of the
-#: outer-product table). Tests lower it to exercise the blocked code paths.
-_BLOCK_BYTES = 64 * 2**20
-
 
 # --------------------------------------------------------------------------------------------
 # Input checks
@@ -151,243 +141,54 @@ def _check_indices(idx, name: str, n: int, what: str) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Vectorised building blocks
+# Building blocks (the loops are compiled: solutions/_als_kernels.py)
 # --------------------------------------------------------------------------------------------
 
-#: Rows with at most this many entries (and fewer than the unknowns) are solved in the dual
-#: form (see :func:`_ridge_rows_dual`); beyond it the primal systems are about as cheap.
-_DUAL_MAX = 8
 
-#: Rows per chunk of the gather-and-reduce loops (a few hundred KB): small enough that the
-#: gathered rows are still in cache when they are reduced, large enough to amortise the loop.
-_CACHE_ROWS = 2048
+def _ridge_rows(M: sp.csr_matrix, targets: np.ndarray, X: np.ndarray, reg: float,
+                what: str) -> np.ndarray:
+    r"""Solve every row's ridge regression of one ALS half-step (see :mod:`solutions._als_kernels`).
 
-
-def _pair_dot(A: np.ndarray, B: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-              block_bytes: int | None = None) -> np.ndarray:
-    """Return ``out[n] = A[rows[n]] @ B[cols[n]]``, in chunks of bounded memory.
-
-    The chunks are cache-sized (``_CACHE_ROWS`` pairs, fewer if ``block_bytes`` asks for it):
-    gathering all pairs at once would stream two ``(n, k)`` copies through main memory.
-    """
-    block_bytes = _BLOCK_BYTES if block_bytes is None else block_bytes
-    n, k = rows.size, A.shape[1]
-    out = np.empty(n)
-    step = max(1, min(_CACHE_ROWS, block_bytes // (16 * max(k, 1))))
-    for s in range(0, n, step):
-        e = min(s + step, n)
-        out[s:e] = np.einsum("nk,nk->n", A.take(rows[s:e], axis=0), B.take(cols[s:e], axis=0))
-    return out
-
-
-def _outer_tri(X: np.ndarray, iu: np.ndarray, ju: np.ndarray) -> np.ndarray:
-    r"""Outer-product table: row ``s`` is the upper triangle ``(x_s x_s^\top)[iu, ju]``.
-
-    Returned C-contiguous (scipy's sparse-times-dense kernel is fastest on C-ordered rows) and
-    built in cache-sized chunks of rows (a transposed copy or strided writes are much slower).
-    """
-    n = X.shape[0]
-    Q = np.empty((n, iu.size))
-    for s in range(0, n, _CACHE_ROWS // 2):
-        blk = X[s:s + _CACHE_ROWS // 2]
-        np.multiply(blk.take(iu, axis=1), blk.take(ju, axis=1), out=Q[s:s + _CACHE_ROWS // 2])
-    return Q
-
-
-def _cholesky_solve(A_tri: np.ndarray, rhs: np.ndarray, what: str, reg: float) -> np.ndarray:
-    r"""Solve a stack of symmetric positive definite systems :math:`A_b x_b = r_b` by Cholesky.
-
-    The stack is stored batch-last so that every operation below is a vectorised operation on
-    contiguous rows of length ``B``; the Python loops run over the ``D`` unknowns only, never
-    over the systems. (This is what :func:`numpy.linalg.solve` would compute, about twice as fast
-    for many small systems, whose cost there is dominated by per-matrix LAPACK overhead.)
+    Row ``r`` of the result is :math:`w_r = (\sum_{s \in \Omega_r} x_s x_s^\top +
+    \lambda I)^{-1} \sum_{s \in \Omega_r} y_{rs} x_s`, where :math:`\Omega_r` is the set of
+    stored columns of row ``r`` of ``M`` and ``targets`` the :math:`y_{rs}` in ``M``'s storage
+    order. Rows with no stored entry get the zero vector.
 
     Parameters
     ----------
-    A_tri : ndarray of shape (D * (D + 1) / 2, B)
-        Upper triangles, in the row-major order of ``numpy.triu_indices(D)``: rows
-        ``offset[j] : offset[j + 1]`` hold :math:`A_{j, j:}` (equal to :math:`A_{j:, j}`).
-    rhs : ndarray of shape (D, B)
-    what : str
-        ``"user"`` or ``"item"``, for the error message.
-    reg : float
-        The ridge parameter, for the error message.
-
-    Returns
-    -------
-    ndarray of shape (D, B)
-
-    Raises
-    ------
-    ValueError
-        If a pivot is not safely positive (a singular system, possible only when ``reg = 0``).
-    """
-    D, B = rhs.shape
-    offsets = np.concatenate([[0], np.cumsum(np.arange(D, 0, -1))])
-    # L[i, k] for i >= k, lower triangular factor: A = L L^T. Only that triangle is ever read
-    # (each entry after it is written), so the upper one is left uninitialised.
-    L = np.empty((D, D, B))
-    for j in range(D):
-        col = A_tri[offsets[j]:offsets[j + 1]]  # A[j:, j]
-        if j:
-            col = col - np.einsum("ikb,kb->ib", L[j:, :j], L[j, :j])
-        bad = ~(col[0] > D * np.finfo(float).eps * A_tri[offsets[j]])
-        if bad.any():
-            raise ValueError(
-                f"the normal equations of {int(bad.sum())} {what}(s) are singular with "
-                f"reg={reg!r} (the factors of their rated "
-                f"{'items' if what == 'user' else 'users'} are linearly dependent); "
-                + ("use reg > 0" if reg == 0 else "use a larger reg")
-            )
-        d = np.sqrt(col[0])
-        L[j, j] = d
-        L[j + 1:, j] = col[1:] / d
-    y = np.empty_like(rhs)  # forward substitution L y = rhs
-    for j in range(D):
-        y[j] = (rhs[j] - np.einsum("kb,kb->b", L[j, :j], y[:j])) / L[j, j]
-    x = np.empty_like(rhs)  # back substitution L^T x = y
-    for j in range(D - 1, -1, -1):
-        x[j] = (y[j] - np.einsum("kb,kb->b", L[j + 1:, j], x[j + 1:])) / L[j, j]
-    return x
-
-
-def _ridge_rows(Y: sp.csr_matrix, P: sp.csr_matrix, X: np.ndarray, reg: float, what: str,
-                block_bytes: int | None = None, P_T: sp.csr_matrix | None = None) -> np.ndarray:
-    r"""Solve every row's ridge regression of one ALS half-step at once.
-
-    Row ``r`` of the result is :math:`w_r = (\sum_{s \in \Omega_r} x_s x_s^\top + \lambda I)^{-1}
-    \sum_{s \in \Omega_r} y_{rs} x_s`, where :math:`\Omega_r` is the set of stored columns of row
-    ``r`` of ``Y`` (the targets :math:`y_{rs}`) and ``P`` is the same pattern with every value 1.
-    Rows with no stored entry get the zero vector (the minimiser :math:`w_r = 0` of
-    :math:`\lambda \lVert w_r \rVert^2`, or the minimum-norm one when :math:`\lambda = 0`).
-
-    The Gram matrices of a block of rows are one sparse-times-dense product, ``P[block] @ Q``,
-    where row ``s`` of ``Q`` is the upper triangle of :math:`x_s x_s^\top`; the right-hand sides
-    are ``Y[block] @ X``; the stacked systems are solved by :func:`_cholesky_solve`.
-
-    Parameters
-    ----------
-    Y, P : scipy.sparse.csr_matrix of shape (n_rows, n_other)
+    M : scipy.sparse.csr_matrix of shape (n_rows, n_other)
+        The pattern of observed entries (its values are not read).
+    targets : ndarray of shape (M.nnz,)
     X : ndarray of shape (n_other, D)
         Feature vector :math:`x_s` of every column.
     reg : float
         :math:`\lambda \ge 0`.
     what : str
-        ``"user"`` or ``"item"``, for error messages.
-    block_bytes : int, optional
-        Memory budget of one block; default ``_BLOCK_BYTES``.
-    P_T : scipy.sparse.csr_matrix of shape (n_other, n_rows), optional
-        ``P`` transposed, in CSR. When all rows fit in one block and ``Q`` has more rows than the
-        result (``n_other > n_rows``), ``P @ Q`` is computed as ``P_T.T @ Q`` (a CSC product,
-        which streams ``Q`` once and accumulates into the smaller, cache-resident result,
-        instead of gathering rows of ``Q`` at random). It adds the same terms in the same order,
-        so the result is identical, about twice as fast for the users of MovieLens.
+        ``"user"`` or ``"item"``, for the error message.
 
     Returns
     -------
     ndarray of shape (n_rows, D)
+
+    Raises
+    ------
+    ValueError
+        If a system is singular (possible only when ``reg = 0``).
     """
-    block_bytes = _BLOCK_BYTES if block_bytes is None else block_bytes
-    n_rows, n_other = Y.shape
-    D = X.shape[1]
-    iu, ju = np.triu_indices(D)
-    T = iu.size
-    diag_rows = np.concatenate([[0], np.cumsum(np.arange(D, 1, -1))])  # (j, j) in the triangle
-    counts = np.diff(Y.indptr)
-    W = np.zeros((n_rows, D))
-    # Rows with few entries (at most _DUAL_MAX, and fewer than the unknowns) take the cheaper
-    # dual form, which needs reg > 0; the others (all of them when reg = 0) the primal D x D
-    # normal equations built below.
-    few = (counts > 0) & (counts < min(D, _DUAL_MAX + 1))
-    if reg == 0:
-        few[:] = False
-    if few.any():
-        _ridge_rows_dual(Y, X, reg, np.flatnonzero(few), W, what, block_bytes)
-    primal = (counts > 0) & ~few
-
-    # Outer-product table: row s is the upper triangle of x_s x_s^T, built in chunks of columns.
-    def outer_tri(c0, c1):
-        return _outer_tri(X[c0:c1], iu, ju)
-
-    chunk = max(1, block_bytes // (8 * T))
-    chunks = [(c0, min(c0 + chunk, n_other)) for c0 in range(0, n_other, chunk)]
-    Q_all = outer_tri(0, n_other) if len(chunks) == 1 else None
-
-    rows_per_block = max(1, block_bytes // (8 * (2 * T + 2 * D * D + 4 * D)))
-    for r0 in range(0, n_rows, rows_per_block):
-        r1 = min(r0 + rows_per_block, n_rows)
-        active = np.flatnonzero(primal[r0:r1])
-        if active.size == 0:
-            continue
-        whole = r0 == 0 and r1 == n_rows
-        if active.size < r1 - r0:  # only the rows solved here: skip the others' Gram matrices
-            Pb, Yb = P[r0 + active], Y[r0 + active]
-        else:
-            Pb = P if whole else P[r0:r1]
-            Yb = Y if whole else Y[r0:r1]
-        if Q_all is not None:
-            if whole and active.size == n_rows and P_T is not None and n_other > n_rows:
-                Pb = P_T.T  # CSC view of P: same products, cache-friendly order
-            G_tri = np.asarray(Pb @ Q_all)
-        else:
-            G_tri = np.zeros((active.size, T))
-            for c0, c1 in chunks:
-                G_tri += Pb[:, c0:c1] @ outer_tri(c0, c1)
-        rhs = np.asarray(Yb @ X)
-        A_tri = np.ascontiguousarray(G_tri.T)  # (T, n_active): batch last
-        A_tri[diag_rows] += reg
-        W[r0 + active] = _cholesky_solve(A_tri, np.ascontiguousarray(rhs.T), what, reg).T
+    W = np.empty((M.shape[0], X.shape[1]))
+    bad = ridge_rows(M.indptr, M.indices, targets, np.ascontiguousarray(X), float(reg), W)
+    if bad >= 0:
+        raise ValueError(
+            f"the normal equations of {what} {bad} are singular with reg={reg!r} (the factors "
+            f"of its rated {'items' if what == 'user' else 'users'} are linearly dependent); "
+            + ("use reg > 0" if reg == 0 else "use a larger reg")
+        )
     return W
-
-
-def _ridge_rows_dual(Y: sp.csr_matrix, X: np.ndarray, reg: float, rows: np.ndarray,
-                     W: np.ndarray, what: str, block_bytes: int | None = None) -> None:
-    r"""Solve the ridge regressions of the given ``rows`` by their dual form, into ``W[rows]``.
-
-    For a row with :math:`n < D` stored entries (features :math:`X_r`, ``n x D``, targets
-    :math:`y_r`) and :math:`\lambda > 0`, the push-through identity gives the same vector from an
-    ``n x n`` system instead of a ``D x D`` one:
-
-    .. math::
-
-        w_r = (X_r^\top X_r + \lambda I_D)^{-1} X_r^\top y_r
-            = X_r^\top (X_r X_r^\top + \lambda I_n)^{-1} y_r .
-
-    Most MovieLens movies have only a few ratings (a third of them just one), so this skips most
-    of the ``D x D`` item systems. Rows are grouped by size buckets ``m`` (1, 2, 4, 8, capped
-    at ``D - 1``; the first one at least ``n``) and padded to ``m`` entries with zero features
-    and zero targets: the padded system is block diagonal, ``diag(X_r X_r^T + lambda I, lambda
-    I)``, so the padded multipliers are 0 and :math:`w_r` is unchanged. Each bucket, in blocks of
-    bounded memory, is solved at once by :func:`_cholesky_solve` (a few buckets keep the number
-    of its Python-level steps small). Used for rows with at most ``_DUAL_MAX`` entries: for
-    longer rows the gathers and small batched products cost about as much as the primal solve.
-    """
-    block_bytes = _BLOCK_BYTES if block_bytes is None else block_bytes
-    D = X.shape[1]
-    counts = np.diff(Y.indptr)[rows]
-    bucket = np.minimum(2 ** np.ceil(np.log2(counts)).astype(np.intp), max(D - 1, 1))
-    for m in np.unique(bucket):
-        group, n_group = rows[bucket == m], counts[bucket == m]
-        ia, ib = np.triu_indices(m)
-        diag = np.concatenate([[0], np.cumsum(np.arange(m, 1, -1))])
-        step = max(1, block_bytes // (8 * (m * D + 2 * m * m + ia.size + 6 * m + D)))
-        for g0 in range(0, group.size, step):
-            g, n = group[g0:g0 + step], n_group[g0:g0 + step]
-            valid = np.arange(m) < n[:, None]  # (G, m): real entries, then padding
-            pos = np.where(valid, Y.indptr[g][:, None] + np.arange(m), 0)
-            Xg = X.take(Y.indices[pos], axis=0)  # (G, m, D): features of the entries
-            Xg[~valid] = 0.0
-            Kg = np.matmul(Xg, Xg.transpose(0, 2, 1))  # (G, m, m): X_r X_r^T
-            K_tri = np.ascontiguousarray(Kg[:, ia, ib].T)  # (m(m+1)/2, G): batch last
-            K_tri[diag] += reg
-            y = np.where(valid, Y.data[pos], 0.0).T  # (m, G)
-            alpha = _cholesky_solve(K_tri, np.ascontiguousarray(y), what, reg)
-            W[g] = np.matmul(alpha.T[:, None, :], Xg)[:, 0]  # X_r^T alpha_r
 
 
 def _objective_value(data, rows, cols, U, Z, reg, mu=0.0, b=None, c=None) -> float:
     """The regularised objective J on pre-validated arrays (see :func:`objective`)."""
-    pred = _pair_dot(U, Z, rows, cols)
+    pred = pair_dot(U, Z, rows, cols)
     if b is not None:
         pred += mu + b[rows] + c[cols]
     res = data - pred
@@ -680,24 +481,20 @@ class ALS:
         c = np.zeros(n_items) if biases else None
 
         rows = _rows_of(R)
-        P = sp.csr_matrix((np.ones(R.nnz), R.indices, R.indptr), shape=R.shape)
-        Pt = sp.csr_matrix((np.ones(Rt.nnz), Rt.indices, Rt.indptr), shape=Rt.shape)
-        Y = sp.csr_matrix((R.data.copy(), R.indices, R.indptr), shape=R.shape)
-        Yt = sp.csr_matrix((Rt.data.copy(), Rt.indices, Rt.indptr), shape=Rt.shape)
         ones_items, ones_users = np.ones((n_items, 1)), np.ones((n_users, 1))
 
         losses = np.empty(n_iters)
         for sweep in range(n_iters):
             if biases:
-                Y.data = R.data - mu - c[R.indices]
-                W = _ridge_rows(Y, P, np.hstack([Z, ones_items]), reg, "user", P_T=Pt)
+                W = _ridge_rows(R, R.data - mu - c[R.indices], np.hstack([Z, ones_items]), reg,
+                                "user")
                 U, b = np.ascontiguousarray(W[:, :K]), W[:, K].copy()
-                Yt.data = Rt.data - mu - b[Rt.indices]
-                W = _ridge_rows(Yt, Pt, np.hstack([U, ones_users]), reg, "item", P_T=P)
+                W = _ridge_rows(Rt, Rt.data - mu - b[Rt.indices], np.hstack([U, ones_users]),
+                                reg, "item")
                 Z, c = np.ascontiguousarray(W[:, :K]), W[:, K].copy()
             else:
-                U = _ridge_rows(Y, P, Z, reg, "user", P_T=Pt)
-                Z = _ridge_rows(Yt, Pt, U, reg, "item", P_T=P)
+                U = _ridge_rows(R, R.data, Z, reg, "user")
+                Z = _ridge_rows(Rt, Rt.data, U, reg, "item")
             losses[sweep] = _objective_value(R.data, rows, R.indices, U, Z, reg, mu, b, c)
 
         self.user_factors_ = U
@@ -739,7 +536,7 @@ class ALS:
         u = _check_indices(user_idx, "user_idx", self.n_users_, "user")
         i = _check_indices(item_idx, "item_idx", self.n_items_, "item")
         check_consistent_length(user_idx=u, item_idx=i)
-        pred = _pair_dot(self.user_factors_, self.item_factors_, u, i)
+        pred = pair_dot(self.user_factors_, self.item_factors_, u, i)
         if self._has_biases():
             pred += self.global_mean_ + self.user_bias_[u] + self.item_bias_[i]
         return pred

@@ -68,6 +68,16 @@ def _positive_array(value, name: str) -> np.ndarray:
     return arr
 
 
+def _check_broadcast(n1: str, a1: np.ndarray, n2: str, a2: np.ndarray) -> None:
+    """Raise ``ValueError`` unless parameter arrays ``a1`` (named ``n1``) and ``a2`` broadcast."""
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        raise ValueError(
+            f"{n1} and {n2} must broadcast together; got shapes {a1.shape} and {a2.shape}"
+        ) from None
+
+
 def _scalar_or_array(arr: np.ndarray):
     """Return a Python float for a 0-d result, the array otherwise."""
     return float(arr) if np.ndim(arr) == 0 else arr
@@ -258,12 +268,7 @@ def gaussian_log_likelihood(x, mu, sigma):
     arr = as_1d_float(x)
     m = as_float_array(mu, "mu")
     s = _positive_array(sigma, "sigma")
-    try:
-        np.broadcast_shapes(m.shape, s.shape)
-    except ValueError:
-        raise ValueError(
-            f"mu and sigma must broadcast together; got shapes {m.shape} and {s.shape}"
-        ) from None
+    _check_broadcast("mu", m, "sigma", s)
     n = arr.size
     xbar = arr.mean()
     centred_ss = np.sum((arr - xbar) ** 2)
@@ -501,12 +506,7 @@ def _gamma_ll_from_stats(n, sum_x, sum_log_x, a, b):
 def _gamma_params(shape, rate):
     a = _positive_array(shape, "shape")
     b = _positive_array(rate, "rate")
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise ValueError(
-            f"shape and rate must broadcast together; got shapes {a.shape} and {b.shape}"
-        ) from None
+    _check_broadcast("shape", a, "rate", b)
     return a, b
 
 

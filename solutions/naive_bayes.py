@@ -26,13 +26,14 @@ counts: :math:`\hat\pi_c = N_c / N` and, for binary features,
 examples with :math:`x_d = 1`.
 
 Implementation (after scikit-learn's ``sklearn/naive_bayes.py``): one abstract base class,
-:class:`BaseNaiveBayes`, holds label encoding, class counts and log priors, validation,
-``predict``, ``predict_proba`` and ``predict_log_proba``, all written once on top of an abstract
-``_joint_log_likelihood(X)`` that returns :math:`\log p(\mathbf x, y=c)` with shape
-``(n_samples, n_classes)`` and that each variant fills in. Everything stays in log space:
-probabilities are normalised with :func:`scipy.special.logsumexp` (through
-:func:`solutions.linear_classifiers.log_softmax`), never by multiplying probabilities, and
-prediction runs over blocks of rows so that memory stays bounded for large inputs.
+:class:`BaseNaiveBayes`, holds label encoding, class counts and log priors, validation and
+blocked evaluation of an abstract ``_joint_log_likelihood(X)`` that returns
+:math:`\log p(\mathbf x, y=c)` with shape ``(n_samples, n_classes)`` and that each variant fills
+in; ``predict``, ``predict_proba`` and ``predict_log_proba`` come from the base that logistic
+regression shares (``solutions/_classifier.py``). Everything stays in log space: probabilities
+are normalised with :func:`scipy.special.logsumexp` (through :func:`solutions.softmax.log_softmax`),
+never by multiplying probabilities, and prediction runs over blocks of rows so that memory stays
+bounded for large inputs.
 
 **Impossible rows.** Without smoothing (``alpha=0``) or with a compact kernel, a row can have
 :math:`\log p(\mathbf x, y=c) = -\infty` for *every* class: the evidence :math:`p(\mathbf x)` is
@@ -43,17 +44,13 @@ class prior :math:`\hat\pi_c` for that row (``predict`` gives the most frequent 
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import numpy as np
 import scipy.sparse as sp
 
-from solutions._validation import (
-    as_2d_float,
-    check_consistent_length,
-    check_is_fitted,
-    check_positive,
-)
+from solutions._classifier import ProbabilisticClassifier
+from solutions._validation import as_2d_float, check_consistent_length, check_positive
 
 __all__ = [
     "BaseNaiveBayes",
@@ -132,18 +129,20 @@ def _gaussian_jll(X, theta, inv_std, const) -> np.ndarray:
     return jll
 
 
-class BaseNaiveBayes(ABC):
+class BaseNaiveBayes(ProbabilisticClassifier):
     r"""Abstract base of the naive Bayes classifiers.
 
     Subclasses implement ``fit`` (calling :meth:`_validate_training_data` first and
-    :meth:`_set_class_statistics` last) and ``_joint_log_likelihood``; this class supplies
+    :meth:`_set_class_statistics` last) and ``_joint_log_likelihood``; this class supplies the
+    class priors :math:`\log \hat\pi_c = \log(N_c / N)` and blocked evaluation, and
+    :class:`~solutions._classifier.ProbabilisticClassifier` the posterior
 
     .. math::
 
         \log p(y=c \mid \mathbf x) = \log p(\mathbf x, y=c)
             - \log \sum_{c'} \exp \log p(\mathbf x, y=c') ,
 
-    the class priors :math:`\log \hat\pi_c = \log(N_c / N)` and blocked prediction.
+    ``predict``, ``predict_proba``, ``predict_log_proba`` and ``score``.
 
     Attributes
     ----------
@@ -157,8 +156,6 @@ class BaseNaiveBayes(ABC):
         Number of features seen in ``fit``.
     """
 
-    #: whether ``fit`` and ``predict`` accept a scipy.sparse matrix
-    _accept_sparse = False
     #: rows per block in prediction; the per-block temporaries are O(block * n_features)
     _block_rows = 4096
 
@@ -170,22 +167,7 @@ class BaseNaiveBayes(ABC):
         ``X`` is a validated block of rows (checked by :meth:`_check_X`).
         """
 
-    def _check_feature_values(self, X) -> None:
-        """Variant-specific checks of the values of a validated ``X`` (fit and predict)."""
-
-    # ------------------------------------------------------------------ validation helpers
-    def _check_X(self, X):
-        """Validate ``X`` at predict time: fitted, 2-D, finite, right number of features."""
-        check_is_fitted(self, "classes_")
-        X = as_2d_float(X, "X", allow_sparse=self._accept_sparse)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but this {type(self).__name__} was fitted with "
-                f"{self.n_features_in_} features"
-            )
-        self._check_feature_values(X)
-        return X
-
+    # ------------------------------------------------------------------ fitting helpers
     def _validate_training_data(self, X, y):
         """Validate ``(X, y)`` for ``fit`` and encode the labels (see :func:`_validate_Xy`)."""
         X, y_idx, classes, counts = _validate_Xy(X, y, accept_sparse=self._accept_sparse)
@@ -200,21 +182,16 @@ class BaseNaiveBayes(ABC):
         self.classes_ = classes  # set last: its presence marks the estimator as fitted
 
     # ------------------------------------------------------------------ prediction
-    def _blocks(self, X):
-        n = X.shape[0]
-        step = self._block_rows
+    def _blocked_jll(self, X) -> np.ndarray:
+        """The joint log-likelihood of a validated ``X``, evaluated in blocks of rows."""
+        n, step = X.shape[0], self._block_rows
         if n <= step:
-            yield X
-        else:
-            for start in range(0, n, step):
-                yield X[start:start + step]
+            return self._joint_log_likelihood(X)
+        return np.vstack([self._joint_log_likelihood(X[s:s + step]) for s in range(0, n, step)])
 
-    def _jll_checked(self, X) -> np.ndarray:
-        X = self._check_X(X)
-        return np.vstack([self._joint_log_likelihood(B) for B in self._blocks(X)])
-
-    def _fallback_to_prior(self, jll: np.ndarray) -> np.ndarray:
-        """Replace rows whose joint log-likelihood is ``-inf`` for every class by the log prior."""
+    def _class_scores(self, X) -> np.ndarray:
+        """The joint log-likelihood, with the log prior for rows impossible under every class."""
+        jll = self._blocked_jll(X)
         impossible = np.isneginf(jll).all(axis=1)
         if impossible.any():
             jll = jll.copy()
@@ -233,71 +210,7 @@ class BaseNaiveBayes(ABC):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; may contain ``-inf`` (probability 0).
         """
-        return self._jll_checked(X)
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        r"""Return the log posterior :math:`\log p(y=c \mid \mathbf x_n)`.
-
-        Computed as ``log_softmax`` of the joint log-likelihood over classes (log-sum-exp, no
-        product of probabilities). A row that is impossible under every class gets the log prior
-        (see the module docstring).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        from solutions.linear_classifiers import log_softmax  # lazy: that module imports this one
-
-        return log_softmax(self._fallback_to_prior(self._jll_checked(X)), axis=1)
-
-    def predict_proba(self, X) -> np.ndarray:
-        r"""Return the posterior :math:`p(y=c \mid \mathbf x_n)`; each row sums to one.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        r"""Return the maximum a posteriori class :math:`\arg\max_c \log p(\mathbf x_n, y=c)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels taken from ``classes_`` (ties go to the first class in ``classes_``).
-        """
-        jll = self._fallback_to_prior(self._jll_checked(X))
-        return self.classes_[np.argmax(jll, axis=1)]
-
-    def score(self, X, y) -> float:
-        """Return the accuracy, the fraction of rows with ``predict(X) == y``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        float
-        """
-        y = np.asarray(y)
-        pred = self.predict(X)
-        check_consistent_length(X=pred, y=y)
-        return float(np.mean(pred == y))
+        return self._blocked_jll(self._check_X(X))
 
 
 # ====================================================================== Bernoulli

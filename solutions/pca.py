@@ -53,7 +53,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import as_2d_float, check_is_fitted, check_option
+from ._validation import as_2d_float, as_fitted_input, check_option
 
 __all__ = ["PCA", "truncated_svd", "low_rank_approximation"]
 
@@ -330,13 +330,7 @@ class PCA:
             If the estimator is not fitted, or ``X`` is not a finite 2-D array with
             ``n_features_in_`` columns.
         """
-        check_is_fitted(self, "components_")
-        X = as_2d_float(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but this PCA was fitted with "
-                f"{self.n_features_in_} features"
-            )
+        X = as_fitted_input(self, X, fitted="components_", n_columns="n_features_in_")
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, Z) -> np.ndarray:
@@ -359,13 +353,7 @@ class PCA:
             If the estimator is not fitted, or ``Z`` is not a finite 2-D array with
             ``n_components_`` columns.
         """
-        check_is_fitted(self, "components_")
-        Z = as_2d_float(Z, "Z")
-        if Z.shape[1] != self.n_components_:
-            raise ValueError(
-                f"Z has {Z.shape[1]} columns, but this PCA has "
-                f"n_components_={self.n_components_}"
-            )
+        Z = as_fitted_input(self, Z, fitted="components_", n_columns="n_components_", name="Z")
         return Z @ self.components_ + self.mean_
 
     # ------------------------------------------------------------------------------------------

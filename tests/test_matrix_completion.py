@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from sklearn.linear_model import Ridge
 from sklearn.metrics import root_mean_squared_error
 
-from solutions import matrix_completion as mc
 from solutions.matrix_completion import ALS, objective, rmse, train_test_split_ratings
 
 
@@ -182,8 +181,7 @@ def test_half_steps_with_biases_are_exact_augmented_ridge(data):
 
 # ------------------------------------------------------------ batched solver == naive loop
 @pytest.mark.parametrize("biases", [False, True])
-@pytest.mark.parametrize("tiny_blocks", [False, True])
-def test_batched_solver_equals_per_user_loop(monkeypatch, biases, tiny_blocks):
+def test_batched_solver_equals_per_user_loop(biases):
     _, R = low_rank_ratings(n_users=25, n_items=20, density=0.3, noise=0.2, seed=4)
     # give one user and one item no rating, and one user a single rating
     R = R.tolil()
@@ -197,9 +195,6 @@ def test_batched_solver_equals_per_user_loop(monkeypatch, biases, tiny_blocks):
     R = sp.csr_matrix(R)
     R.eliminate_zeros()
     K = 4
-    if tiny_blocks:  # a few rows per block and a few columns per chunk of the outer products
-        D = K + biases
-        monkeypatch.setattr(mc, "_BLOCK_BYTES", 8 * (D * (D + 1) + 2 * D * D + 4 * D) * 2)
     model = ALS(K, 0.3, 3, random_state=11, biases=biases).fit(R)
     U, Z, b, c = loop_als(R, K, 0.3, 3, seed=11, biases=biases)
     np.testing.assert_allclose(model.user_factors_, U, rtol=1e-9, atol=1e-11)

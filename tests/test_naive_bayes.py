@@ -430,7 +430,7 @@ def test_common_value_errors(cls):
     with pytest.raises(ValueError, match="empty"):
         cls().fit(np.zeros((0, 2)), np.zeros(0))
     clf = cls().fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but this .* was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 columns, but this .* has n_features_in_=2"):
         clf.predict(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="2-D"):
         clf.predict_log_proba(np.zeros(2))

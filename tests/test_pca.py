@@ -275,7 +275,7 @@ def test_unfitted():
 
 def test_wrong_number_of_features_or_components():
     pca = PCA(2).fit(make_data(10, 4))
-    with pytest.raises(ValueError, match="X has 3 features, but this PCA was fitted with 4"):
+    with pytest.raises(ValueError, match="X has 3 columns, but this PCA has n_features_in_=4"):
         pca.transform(np.zeros((5, 3)))
     with pytest.raises(ValueError, match="Z has 3 columns, but this PCA has n_components_=2"):
         pca.inverse_transform(np.zeros((5, 3)))

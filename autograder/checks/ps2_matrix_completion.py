@@ -96,20 +96,28 @@ def _check_start(case: str, factors: np.ndarray) -> None:
         raise RuntimeError(f"the inputs of {case!r} no longer match ALS's initialisation")
 
 
-def _reference_users(case: str, inp: dict) -> np.ndarray:
-    """Exact ridge user step of ``inp`` (via one sweep of ALS from the same item factors)."""
-    _check_start(case, inp["Z"])
-    model = ALS(n_factors=inp["Z"].shape[1], reg=inp["reg"], n_iters=1,
-                random_state=START_SEEDS[case]).fit(_sparse(inp["R"], inp["mask"]))
-    return model.user_factors_
+#: The two half-steps: the item step is the user step of the transposed ratings.
+_SIDES = {
+    "users": dict(fixed="Z", transpose=False, solved="U", rows="users", each="user",
+                  few="{n} of whom rated fewer than k = {k} movies"),
+    "items": dict(fixed="U", transpose=True, solved="Z", rows="movies", each="movie",
+                  few="{n} of which have fewer than k = {k} ratings"),
+}
 
 
-def _reference_items(case: str, inp: dict) -> np.ndarray:
-    """Exact ridge item step: the user step of the transposed ratings."""
-    _check_start(case, inp["U"])
-    model = ALS(n_factors=inp["U"].shape[1], reg=inp["reg"], n_iters=1,
-                random_state=START_SEEDS[case]).fit(_sparse(inp["R"].T, inp["mask"].T))
-    return model.user_factors_
+def _reference_step(case: str, inp: dict, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ridge half-step of ``inp`` and the mask it used, rows being the solved side.
+
+    One sweep of ALS from the same fixed factors gives the user step; the item step is the user
+    step of the transposed ratings.
+    """
+    spec = _SIDES[side]
+    fixed = inp[spec["fixed"]]
+    _check_start(case, fixed)
+    R, mask = (inp["R"].T, inp["mask"].T) if spec["transpose"] else (inp["R"], inp["mask"])
+    model = ALS(n_factors=fixed.shape[1], reg=inp["reg"], n_iters=1,
+                random_state=START_SEEDS[case]).fit(_sparse(R, mask))
+    return model.user_factors_, mask
 
 
 def _reference_run(inp: dict, biases: bool) -> ALS:
@@ -204,41 +212,30 @@ def _step_visible(a: Answers, case: str, rows: int, what: str) -> Outcome:
                           all_finite(got, what))
 
 
-def _users_value(a: Answers, case: str) -> str | None:
+def _step_value(a: Answers, case: str, side: str) -> str | None:
+    spec = _SIDES[side]
     inp = a.inputs(case)
-    expected = _reference_users(case, inp)
-    counts = inp["mask"].sum(axis=1)
-    k = inp["Z"].shape[1]
-    detail = f", {int(np.sum(counts < k))} of whom rated fewer than k = {k} movies" \
-        if np.any(counts < k) else ""
-    what = (f"U for {inp['R'].shape[0]} users{detail} (reg = {inp['reg']:g}; compare with the "
-            f"ridge solution of each user)")
+    expected, mask = _reference_step(case, inp, side)
+    counts = mask.sum(axis=1)
+    k = inp[spec["fixed"]].shape[1]
+    detail = ", " + spec["few"].format(n=int(np.sum(counts < k)), k=k) if np.any(counts < k) \
+        else ""
+    what = (f"{spec['solved']} for {mask.shape[0]} {spec['rows']}{detail} (reg = "
+            f"{inp['reg']:g}; compare with the ridge solution of each {spec['each']})")
     return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
 
 
 def update_users_hidden(a: Answers) -> Outcome:
     return weighted(
-        (0.3, guarded(lambda: _users_value(a, "update_users"))),
-        (0.4, guarded(lambda: _users_value(a, "update_users_few"))),
-        (0.3, guarded(lambda: _users_value(a, "update_users_strong"))))
-
-
-def _items_value(a: Answers, case: str) -> str | None:
-    inp = a.inputs(case)
-    expected = _reference_items(case, inp)
-    counts = inp["mask"].sum(axis=0)
-    k = inp["U"].shape[1]
-    detail = f", {int(np.sum(counts < k))} of which have fewer than k = {k} ratings" \
-        if np.any(counts < k) else ""
-    what = (f"Z for {inp['R'].shape[1]} movies{detail} (reg = {inp['reg']:g}; compare with the "
-            f"ridge solution of each movie)")
-    return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
+        (0.3, guarded(lambda: _step_value(a, "update_users", "users"))),
+        (0.4, guarded(lambda: _step_value(a, "update_users_few", "users"))),
+        (0.3, guarded(lambda: _step_value(a, "update_users_strong", "users"))))
 
 
 def update_items_hidden(a: Answers) -> Outcome:
     return weighted(
-        (0.5, guarded(lambda: _items_value(a, "update_items"))),
-        (0.5, guarded(lambda: _items_value(a, "update_items_few"))))
+        (0.5, guarded(lambda: _step_value(a, "update_items", "items"))),
+        (0.5, guarded(lambda: _step_value(a, "update_items_few", "items"))))
 
 
 # --------------------------------------------------------------------------------------------
