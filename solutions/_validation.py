@@ -6,18 +6,27 @@ wrong, so that a student calling the reference (or a chapter using it) sees the 
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "ConvergenceWarning",
     "as_float_array",
     "as_1d_float",
     "as_2d_float",
     "check_consistent_length",
+    "check_int",
     "check_positive",
     "check_option",
     "check_is_fitted",
 ]
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative estimator stopped (``max_iter`` reached, or its line search failed) before
+    meeting its tolerance. Re-exported by the modules whose estimators issue it."""
 
 
 def as_float_array(x, name: str = "x", *, allow_empty: bool = False) -> np.ndarray:
@@ -104,6 +113,20 @@ def check_consistent_length(**arrays) -> int:
         detail = ", ".join(f"{name} has {n}" for name, n in lengths.items())
         raise ValueError(f"mismatched lengths: {detail} rows")
     return next(iter(lengths.values()))
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an ``int`` after checking it is an integer (not a bool) ``>= minimum``.
+
+    Examples
+    --------
+    >>> check_int(np.int64(3), "n_iters")
+    3
+    """
+    is_int = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if not is_int or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
 
 
 def check_positive(value, name: str, *, strict: bool = True) -> float:

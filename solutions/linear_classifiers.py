@@ -30,7 +30,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from solutions._classifier import ProbabilisticClassifier
-from solutions._validation import as_2d_float, check_positive
+from solutions._validation import ConvergenceWarning, as_2d_float, check_int, check_positive
 from solutions.naive_bayes import BaseNaiveBayes, _class_indicator, _gaussian_jll, _validate_Xy
 from solutions.softmax import log_softmax, softmax
 
@@ -42,10 +42,6 @@ __all__ = [
     "softmax",
     "softmax_cross_entropy",
 ]
-
-
-class ConvergenceWarning(UserWarning):
-    """The optimiser stopped (``max_iter`` reached or line search failed) before converging."""
 
 
 # ====================================================================== linear scores
@@ -321,9 +317,7 @@ class LogisticRegression(_LinearScores, ProbabilisticClassifier):
         """
         reg = check_positive(self.reg, "reg", strict=False)
         tol = check_positive(self.tol, "tol", strict=True)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) \
-                or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        max_iter = check_int(self.max_iter, "max_iter")
         X, y_idx, classes, _ = _validate_Xy(X, y)
         n, D = X.shape
         C = classes.shape[0]
@@ -337,7 +331,7 @@ class LogisticRegression(_LinearScores, ProbabilisticClassifier):
             return loss / n, np.concatenate([gW.ravel(), gb]) / n
 
         res = minimize(fun, np.zeros(C * (D + 1)), jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(self.max_iter), "gtol": tol, "ftol": 1e-15})
+                       options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15})
         if not res.success:
             warnings.warn(f"LogisticRegression did not converge: {res.message}",
                           ConvergenceWarning, stacklevel=2)

@@ -67,6 +67,7 @@ from solutions._validation import (
     as_1d_float,
     as_2d_float,
     check_consistent_length,
+    check_int,
     check_is_fitted,
     check_positive,
 )
@@ -82,14 +83,6 @@ def _type_name(x) -> str:
     cls = type(x)
     module = cls.__module__.split(".")[0]
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
-
-
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
 
 
 def _n_duplicates(X) -> int:
@@ -452,8 +445,8 @@ class ALS:
         -------
         self : ALS
         """
-        K = _check_int(self.n_factors, "n_factors", 1)
-        n_iters = _check_int(self.n_iters, "n_iters", 1)
+        K = check_int(self.n_factors, "n_factors", 1)
+        n_iters = check_int(self.n_iters, "n_iters", 1)
         reg = check_positive(self.reg, "reg", strict=False)
         if not isinstance(self.biases, (bool, np.bool_)):
             raise ValueError(f"biases must be True or False; got {self.biases!r}")
@@ -580,7 +573,7 @@ class ALS:
         if not 0 <= user < self.n_users_:
             raise ValueError(f"user={user} is out of range [0, {self.n_users_}) for the "
                              f"{self.n_users_} users of the fitted model")
-        n = _check_int(n, "n", 1)
+        n = check_int(n, "n", 1)
         user = int(user)
         scores = self.item_factors_ @ self.user_factors_[user]
         if self._has_biases():

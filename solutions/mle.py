@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma, xlog1py, xlogy
 
-from ._validation import as_1d_float, as_float_array, check_positive
+from ._validation import ConvergenceWarning, as_1d_float, as_float_array, check_int, check_positive
 
 __all__ = [
     "ConvergenceWarning",
@@ -36,10 +36,6 @@ __all__ = [
     "gamma_log_likelihood",
     "gamma_score",
 ]
-
-
-class ConvergenceWarning(UserWarning):
-    """Issued when an iterative estimator stops at ``max_iter`` before meeting its tolerance."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,14 +292,6 @@ def _as_labels(x, n_categories: int, name: str = "x") -> np.ndarray:
     return labels
 
 
-def _check_count(value, name: str) -> int:
-    """Return ``value`` as an int after checking that it is an integer (not a bool) >= 1."""
-    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if not is_int or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    return int(value)
-
-
 def categorical_mle(x, n_categories: int) -> np.ndarray:
     r"""Maximum-likelihood category probabilities from integer labels.
 
@@ -337,7 +325,7 @@ def categorical_mle(x, n_categories: int) -> np.ndarray:
     >>> categorical_mle([0, 2, 2, 1, 2], n_categories=4)
     array([0.2, 0.2, 0.6, 0. ])
     """
-    k = _check_count(n_categories, "n_categories")
+    k = check_int(n_categories, "n_categories")
     labels = _as_labels(x, k)
     return np.bincount(labels, minlength=k) / labels.size
 
@@ -448,15 +436,21 @@ def gamma_mle(x, *, tol: float = 1e-10, max_iter: int = 100, return_history: boo
     """
     arr, n, sum_x, sum_log_x = _gamma_sufficient_statistics(x)
     tol = check_positive(tol, "tol")
-    max_iter = _check_count(max_iter, "max_iter")
+    max_iter = check_int(max_iter, "max_iter")
     if np.all(arr == arr[0]):
         raise ValueError(
             f"x has {n} value(s), all equal to {arr[0]!r}: then log(mean x) = mean(log x), the "
             "likelihood increases without bound as shape -> inf, and no finite Gamma MLE exists"
         )
     xbar = sum_x / n
-    # s = log(xbar) - mean(log x) = -mean(log(x / xbar)); this form is scale-free and accurate.
-    s = float(-np.mean(np.log1p(arr / xbar - 1.0)))
+    # s = log(xbar) - mean(log x) = -mean(log(x / xbar)): scale-free, and accurate with log1p
+    # for the ratios near 1 (log for the others: a ratio below eps would make log1p(-1) = -inf).
+    r = arr / xbar
+    u = r - 1.0
+    log_r = np.log(r)
+    near = np.abs(u) < 0.5
+    log_r[near] = np.log1p(u[near])
+    s = float(-np.mean(log_r))
     if not s > 0:
         raise ValueError(
             "x values are too close together (log(mean x) - mean(log x) is 0 to machine precision): "

@@ -265,7 +265,7 @@ def test_logistic_value_errors(wine_std):
     with pytest.raises(ValueError, match="tol must be finite and > 0"):
         LogisticRegression(tol=0).fit(X, y)
     for bad in (0, 2.5, True):
-        with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+        with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
             LogisticRegression(max_iter=bad).fit(X, y)
     with pytest.raises(ValueError, match="not fitted"):
         LogisticRegression().predict(X)

@@ -371,6 +371,17 @@ def test_gamma_mle_newton_safeguard_from_a_poor_start(monkeypatch, factor):
     assert a == pytest.approx(a_ref, rel=1e-6)
 
 
+def test_gamma_mle_with_values_far_below_the_mean():
+    # A small shape gives values below eps times the mean (here 2e-18): log(x / mean) must not be
+    # computed as log1p(x / mean - 1) = log1p(-1) = -inf there.
+    x = np.random.default_rng(154).gamma(0.203125, 1.0, size=77)
+    assert x.min() / x.mean() < np.finfo(float).eps
+    a, b = gamma_mle(x)
+    a_ref, _, scale_ref = st.gamma.fit(x, floc=0)
+    assert a == pytest.approx(a_ref, rel=1e-7)
+    assert b == pytest.approx(1 / scale_ref, rel=1e-7)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     seed=hst.integers(0, 2**32 - 1),

@@ -1,0 +1,281 @@
+r"""A Gaussian mixture in one dimension, fitted by expectation–maximisation (EM).
+
+Derived in ``chapters/05_density_estimation.md``. The model
+
+.. math::
+
+    p(x \mid \boldsymbol\theta) = \sum_{k=1}^K \pi_k\, \mathcal N(x \mid \mu_k, \sigma_k^2),
+    \qquad \pi_k \ge 0, \quad \sum_k \pi_k = 1,
+
+has the log-likelihood :math:`\ell(\boldsymbol\theta) = \sum_n \log \sum_k \pi_k
+\mathcal N(x_n \mid \mu_k, \sigma_k^2)`, whose stationarity conditions are coupled through the
+responsibilities
+
+.. math::
+
+    r_{nk} = \frac{\pi_k\, \mathcal N(x_n \mid \mu_k, \sigma_k^2)}
+                  {\sum_j \pi_j\, \mathcal N(x_n \mid \mu_j, \sigma_j^2)} ,
+
+so there is no closed form. EM alternates the E-step (compute :math:`r_{nk}` with the parameters
+fixed) and the M-step (with :math:`N_k = \sum_n r_{nk}`: :math:`\pi_k = N_k / N`,
+:math:`\mu_k = \sum_n r_{nk} x_n / N_k`, :math:`\sigma_k^2 = \sum_n r_{nk} (x_n - \mu_k)^2 / N_k`),
+and no step decreases :math:`\ell`.
+
+Everything is computed in log space: :math:`\log \pi_k \mathcal N(x_n \mid \mu_k, \sigma_k^2)`
+for all ``(n, k)``, normalised with :func:`scipy.special.logsumexp`, so points far from every
+component keep finite log densities and well-defined responsibilities. The likelihood is
+unbounded (a component shrinking onto one point), so, as in scikit-learn, a small ``reg_var`` is
+added to every variance in the M-step.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp
+
+from solutions._validation import (
+    ConvergenceWarning,
+    as_1d_float,
+    check_int,
+    check_is_fitted,
+    check_option,
+    check_positive,
+)
+from solutions.softmax import softmax
+
+__all__ = ["ConvergenceWarning", "GaussianMixture"]
+
+_INITS = ("quantiles", "random")
+
+
+def _log_joint(x: np.ndarray, weights, means, variances) -> np.ndarray:
+    r"""Return :math:`\log \pi_k + \log \mathcal N(x_n \mid \mu_k, \sigma_k^2)`, shape ``(N, K)``."""
+    z = x[:, None] - means
+    return np.log(weights) - 0.5 * np.log(2.0 * np.pi * variances) - 0.5 * z * z / variances
+
+
+def _normalise(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return :math:`\log p(x_n) = \operatorname{logsumexp}_k` of ``log_joint`` and the
+    responsibilities :math:`r_{nk}`, sharing one exponential (shifted by each row's maximum)."""
+    top = log_joint.max(axis=1, keepdims=True)
+    resp = np.exp(log_joint - top)
+    total = resp.sum(axis=1, keepdims=True)
+    resp /= total
+    return (top + np.log(total))[:, 0], resp
+
+
+class GaussianMixture:
+    r"""One-dimensional Gaussian mixture fitted by maximum likelihood with EM.
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of components :math:`K \ge 1`.
+    max_iter : int, default 500
+        Largest number of EM iterations (E-step then M-step).
+    tol : float, default 1e-8
+        Stop when an iteration raises the *mean* log-likelihood :math:`\ell / N` by less than
+        ``tol`` (scikit-learn's criterion).
+    reg_var : float, default 1e-6
+        Added to every variance in the M-step; keeps a component from collapsing onto a single
+        point, where the likelihood is unbounded. ``0`` is plain EM.
+    init : {"quantiles", "random"}, default "quantiles"
+        Starting means: the data's quantiles at :math:`(k - \tfrac12)/K` (deterministic), or
+        :math:`K` distinct data points drawn with ``random_state``. The starting weights are
+        :math:`1/K` and the starting variances the data's variance. Ignored for the parameters
+        given by :meth:`fit`'s ``means_init``, ``weights_init`` and ``variances_init``.
+    random_state : int, numpy.random.Generator or None
+        Seed of the ``"random"`` initialisation.
+
+    Attributes
+    ----------
+    weights_, means_, variances_ : ndarray of shape (n_components,)
+        :math:`\pi_k`, :math:`\mu_k`, :math:`\sigma_k^2` after the last M-step.
+    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
+        :math:`\ell` at the starting parameters and after each iteration; never decreasing when
+        ``reg_var = 0``.
+    log_likelihood_ : float
+        :math:`\ell` at the fitted parameters (the last entry of the history).
+    n_iter_ : int
+        Number of EM iterations run.
+    converged_ : bool
+        Whether the ``tol`` criterion was met within ``max_iter`` iterations (if not, a
+        :class:`ConvergenceWarning` is issued).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.concatenate([rng.normal(0, 1, 300), rng.normal(6, 1, 700)])
+    >>> gmm = GaussianMixture(2).fit(x)
+    >>> gmm.means_.round(1), gmm.weights_.round(1)
+    (array([-0.,  6.]), array([0.3, 0.7]))
+    """
+
+    def __init__(self, n_components=2, max_iter=500, tol=1e-8, reg_var=1e-6,
+                 init="quantiles", random_state=None):
+        self.n_components = n_components
+        self.max_iter = max_iter
+        self.tol = tol
+        self.reg_var = reg_var
+        self.init = init
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+    def _initial(self, x: np.ndarray, K: int, weights_init, means_init, variances_init):
+        init = check_option(self.init, "init", _INITS)
+        if init == "quantiles":
+            means = np.quantile(x, (np.arange(K) + 0.5) / K)
+        else:
+            rng = np.random.default_rng(self.random_state)
+            means = rng.choice(np.unique(x), size=K, replace=False)
+        weights = np.full(K, 1.0 / K)
+        variances = np.full(K, x.var() + float(self.reg_var))
+        given = {}
+        for name, value, default in (("weights_init", weights_init, weights),
+                                     ("means_init", means_init, means),
+                                     ("variances_init", variances_init, variances)):
+            if value is None:
+                given[name] = default
+                continue
+            arr = as_1d_float(value, name)
+            if arr.shape != (K,):
+                raise ValueError(f"{name} must have shape ({K},) for n_components={K}; got "
+                                 f"shape {arr.shape}")
+            given[name] = arr
+        weights, means, variances = given.values()
+        if np.any(weights <= 0) or not np.isclose(weights.sum(), 1.0, rtol=0, atol=1e-10):
+            raise ValueError(f"weights_init must be positive and sum to 1; got {weights}")
+        if np.any(variances <= 0):
+            raise ValueError(f"variances_init must be positive; got {variances}")
+        return weights.copy(), means.copy(), variances.copy()
+
+    def fit(self, x, y=None, *, weights_init=None, means_init=None, variances_init=None):
+        """Fit the mixture to the 1-D sample ``x`` by EM.
+
+        Parameters
+        ----------
+        x : array_like of shape (n_samples,) or (n_samples, 1)
+        y : ignored
+        weights_init, means_init, variances_init : array_like of shape (n_components,), optional
+            Starting parameters, overriding ``init``.
+
+        Returns
+        -------
+        self : GaussianMixture
+        """
+        x = as_1d_float(x, "x")
+        K = check_int(self.n_components, "n_components")
+        max_iter = check_int(self.max_iter, "max_iter")
+        tol = check_positive(self.tol, "tol", strict=False)
+        reg = check_positive(self.reg_var, "reg_var", strict=False)
+        n_distinct = np.unique(x).size
+        if K > n_distinct:
+            raise ValueError(f"n_components={K} is more than the {n_distinct} distinct value(s) "
+                             f"in x; a mixture needs at least one distinct point per component")
+        weights, means, variances = self._initial(x, K, weights_init, means_init, variances_init)
+
+        N = x.size
+        log_px, resp = _normalise(_log_joint(x, weights, means, variances))  # E-step
+        history = [float(log_px.sum())]
+        converged = False
+        n_iter = 0
+        for n_iter in range(1, max_iter + 1):
+            Nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # no division by 0 for a dead one
+            weights = Nk / N  # M-step
+            means = resp.T @ x / Nk
+            z = x[:, None] - means
+            variances = np.einsum("nk,nk->k", resp, z * z) / Nk + reg
+            if not np.all(variances > 0):
+                raise ValueError("a component collapsed onto a single point (variance 0); "
+                                 "use reg_var > 0 or fewer components")
+            log_px, resp = _normalise(_log_joint(x, weights, means, variances))  # E-step
+            history.append(float(log_px.sum()))
+            if (history[-1] - history[-2]) / N < tol:
+                converged = True
+                break
+
+        if not converged:
+            warnings.warn(f"EM stopped at max_iter={max_iter} before the mean log-likelihood "
+                          f"rose by less than tol={tol:g} per iteration; raise max_iter",
+                          ConvergenceWarning, stacklevel=2)
+        self.weights_, self.means_, self.variances_ = weights, means, variances
+        self.log_likelihood_history_ = np.array(history)
+        self.log_likelihood_ = history[-1]
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        return self
+
+    # ------------------------------------------------------------------ evaluation
+    def _log_joint_at(self, x_query) -> np.ndarray:
+        check_is_fitted(self, "means_")
+        return _log_joint(as_1d_float(x_query, "x_query"), self.weights_, self.means_,
+                          self.variances_)
+
+    def score_samples(self, x_query) -> np.ndarray:
+        r"""Log density :math:`\log p(x) = \operatorname{logsumexp}_k(\log \pi_k +
+        \log \mathcal N(x \mid \mu_k, \sigma_k^2))` at each query point.
+
+        Parameters
+        ----------
+        x_query : array_like of shape (n_queries,) or (n_queries, 1)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        return logsumexp(self._log_joint_at(x_query), axis=1)
+
+    def pdf(self, x_query) -> np.ndarray:
+        r"""Density :math:`p(x)` at each query point.
+
+        Parameters
+        ----------
+        x_query : array_like of shape (n_queries,) or (n_queries, 1)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        return np.exp(self.score_samples(x_query))
+
+    def score(self, x_query, y=None) -> float:
+        r"""Total log-likelihood :math:`\sum_m \log p(x_m)` of the query points.
+
+        Parameters
+        ----------
+        x_query : array_like of shape (n_queries,) or (n_queries, 1)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(self.score_samples(x_query).sum())
+
+    def predict_proba(self, x_query) -> np.ndarray:
+        r"""Responsibilities :math:`r_{mk} = p(\text{component } k \mid x_m)`; rows sum to one.
+
+        Parameters
+        ----------
+        x_query : array_like of shape (n_queries,) or (n_queries, 1)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+        """
+        return softmax(self._log_joint_at(x_query), axis=1)
+
+    def predict(self, x_query) -> np.ndarray:
+        """Most responsible component of each query point.
+
+        Parameters
+        ----------
+        x_query : array_like of shape (n_queries,) or (n_queries, 1)
+
+        Returns
+        -------
+        ndarray of int, shape (n_queries,)
+        """
+        return np.argmax(self._log_joint_at(x_query), axis=1)
