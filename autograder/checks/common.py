@@ -276,26 +276,25 @@ def _align_signs(got: np.ndarray, expected: np.ndarray, axis: int) -> np.ndarray
     return got * np.where(dots < 0, -1.0, 1.0)
 
 
-def columns_up_to_sign(got, expected, what: str, **tol) -> str | None:
-    """Like :func:`compare`, but each column may be multiplied by -1 (eigen/singular vectors)."""
+def _up_to_sign(got, expected, what: str, axis: int, **tol) -> str | None:
     got = np.asarray(got, dtype=float)
     expected = np.asarray(expected, dtype=float)
     problem = check_shape(got, expected.shape, what)
     if problem:
         return problem
-    return compare(_align_signs(got, expected, axis=0), expected,
-                   f"{what} (compared up to the sign of each column)", **tol)
+    part = "column" if axis == 0 else "row"
+    return compare(_align_signs(got, expected, axis=axis), expected,
+                   f"{what} (compared up to the sign of each {part})", **tol)
+
+
+def columns_up_to_sign(got, expected, what: str, **tol) -> str | None:
+    """Like :func:`compare`, but each column may be multiplied by -1 (eigen/singular vectors)."""
+    return _up_to_sign(got, expected, what, 0, **tol)
 
 
 def rows_up_to_sign(got, expected, what: str, **tol) -> str | None:
     """Like :func:`compare`, but each row may be multiplied by -1."""
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = check_shape(got, expected.shape, what)
-    if problem:
-        return problem
-    return compare(_align_signs(got, expected, axis=1), expected,
-                   f"{what} (compared up to the sign of each row)", **tol)
+    return _up_to_sign(got, expected, what, 1, **tol)
 
 
 def rows_up_to_constant(got, expected, what: str, *, rtol: float, atol: float,

@@ -144,15 +144,20 @@ def _shape_outcome(*problems: str | None) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-def masked_objective_visible(a: Answers) -> Outcome:
-    (J,) = unpack(a, "objective", 1)
-    problem = check_shape(J, (), "the objective") or all_finite(J, "the objective")
+def _nonnegative_number(value: np.ndarray, what: str, why: str) -> Outcome:
+    """Pass a single finite number >= 0; ``why`` says why a negative one is impossible."""
+    problem = check_shape(value, (), what) or all_finite(value, what)
     if problem:
         return Outcome.failed(problem)
-    if J < 0:
-        return Outcome.failed(f"the objective is a sum of squares and cannot be negative; yours "
-                              f"is {float(J):.6g}")
+    if value < 0:
+        return Outcome.failed(f"{why}; yours is {float(value):.6g}")
     return Outcome.passed()
+
+
+def masked_objective_visible(a: Answers) -> Outcome:
+    (J,) = unpack(a, "objective", 1)
+    return _nonnegative_number(J, "the objective",
+                               "the objective is a sum of squares and cannot be negative")
 
 
 def _objective_value(a: Answers, case: str) -> str | None:
@@ -176,12 +181,7 @@ def masked_objective_hidden(a: Answers) -> Outcome:
 
 def rmse_visible(a: Answers) -> Outcome:
     (e,) = unpack(a, "rmse", 1)
-    problem = check_shape(e, (), "the RMSE") or all_finite(e, "the RMSE")
-    if problem:
-        return Outcome.failed(problem)
-    if e < 0:
-        return Outcome.failed(f"an RMSE cannot be negative; yours is {float(e):.6g}")
-    return Outcome.passed()
+    return _nonnegative_number(e, "the RMSE", "an RMSE cannot be negative")
 
 
 def _rmse_value(a: Answers, case: str) -> str | None:

@@ -60,31 +60,26 @@ def _bernoulli_params(seed: int, n_classes: int, d: int, beta=(0.4, 0.4)):
     return np.log(rng.dirichlet(np.full(n_classes, 3.0))), np.log(theta)
 
 
+def _subsets(data, seed: int, sizes: tuple[int, ...], dtype=None):
+    """Disjoint seeded subsets of a data set, as (X, y) pairs (X cast to ``dtype`` if given)."""
+    perm = np.random.default_rng(seed).permutation(len(data.y))
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [(data.X[perm[lo:hi]].astype(dtype or data.X.dtype), data.y[perm[lo:hi]])
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
 def _spam(seed: int, *sizes: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Disjoint seeded subsets of the spam e-mails, as (X float 0/1, y) pairs."""
     from coursedata import load_spam_email
 
-    data = load_spam_email()
-    perm = np.random.default_rng(seed).permutation(len(data.y))
-    out, start = [], 0
-    for size in sizes:
-        idx = perm[start:start + size]
-        out.append((data.X[idx].astype(float), data.y[idx].copy()))
-        start += size
-    return out
+    return _subsets(load_spam_email(), seed, sizes, dtype=float)
 
 
 def _titanic(seed: int, *sizes: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Disjoint seeded subsets of the Titanic passengers, as (X categories, y) pairs."""
     from coursedata import load_titanic
 
-    data = load_titanic()
-    perm = np.random.default_rng(seed).permutation(len(data.y))
-    out, start = [], 0
-    for size in sizes:
-        idx = perm[start:start + size]
-        out.append((data.X[idx].copy(), data.y[idx].copy()))
-        start += size
-    return out
+    return _subsets(load_titanic(), seed, sizes)
 
 
 TITANIC_CATEGORIES = (4, 2, 2)
