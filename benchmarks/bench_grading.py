@@ -103,12 +103,17 @@ def run() -> list[dict]:
         ps = ProblemSet(PS)
 
         def bare():
+            saved = dict(os.environ)
             os.environ.update(kernel_env)  # inherited by each kernel, as in the sandbox
-            for _, data in subs:
-                nb = ps.assemble(nbformat.reads(data.decode(), as_version=4)).notebook
-                with tempfile.TemporaryDirectory() as work:
-                    NotebookClient(nb, timeout=60, allow_errors=True,
-                                   kernel_name="python3").execute(cwd=work)
+            try:
+                for _, data in subs:
+                    nb = ps.assemble(nbformat.reads(data.decode(), as_version=4)).notebook
+                    with tempfile.TemporaryDirectory() as work:
+                        NotebookClient(nb, timeout=60, allow_errors=True,
+                                       kernel_name="python3").execute(cwd=work)
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
 
         t_bare = _timed(bare)
     workers = os.cpu_count()

@@ -66,6 +66,15 @@ def _normalise(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (top + np.log(total))[:, 0], resp
 
 
+def _given_start(value, name: str, K: int) -> np.ndarray:
+    """A starting parameter given to :meth:`GaussianMixture.fit`, as a fresh array of shape (K,)."""
+    arr = as_1d_float(value, name)
+    if arr.shape != (K,):
+        raise ValueError(f"{name} must have shape ({K},) for n_components={K}; got shape "
+                         f"{arr.shape}")
+    return arr.copy()
+
+
 class GaussianMixture:
     r"""One-dimensional Gaussian mixture fitted by maximum likelihood with EM.
 
@@ -123,33 +132,25 @@ class GaussianMixture:
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
-    def _initial(self, x: np.ndarray, K: int, weights_init, means_init, variances_init):
+    def _initial(self, x: np.ndarray, K: int, reg: float, weights_init, means_init,
+                 variances_init):
         init = check_option(self.init, "init", _INITS)
-        if init == "quantiles":
+        weights = (np.full(K, 1.0 / K) if weights_init is None
+                   else _given_start(weights_init, "weights_init", K))
+        if means_init is not None:
+            means = _given_start(means_init, "means_init", K)
+        elif init == "quantiles":
             means = np.quantile(x, (np.arange(K) + 0.5) / K)
         else:
-            rng = np.random.default_rng(self.random_state)
-            means = rng.choice(np.unique(x), size=K, replace=False)
-        weights = np.full(K, 1.0 / K)
-        variances = np.full(K, x.var() + float(self.reg_var))
-        given = {}
-        for name, value, default in (("weights_init", weights_init, weights),
-                                     ("means_init", means_init, means),
-                                     ("variances_init", variances_init, variances)):
-            if value is None:
-                given[name] = default
-                continue
-            arr = as_1d_float(value, name)
-            if arr.shape != (K,):
-                raise ValueError(f"{name} must have shape ({K},) for n_components={K}; got "
-                                 f"shape {arr.shape}")
-            given[name] = arr
-        weights, means, variances = given.values()
+            means = np.random.default_rng(self.random_state).choice(np.unique(x), size=K,
+                                                                     replace=False)
+        variances = (np.full(K, x.var() + reg) if variances_init is None
+                     else _given_start(variances_init, "variances_init", K))
         if np.any(weights <= 0) or not np.isclose(weights.sum(), 1.0, rtol=0, atol=1e-10):
             raise ValueError(f"weights_init must be positive and sum to 1; got {weights}")
         if np.any(variances <= 0):
             raise ValueError(f"variances_init must be positive; got {variances}")
-        return weights.copy(), means.copy(), variances.copy()
+        return weights, means, variances
 
     def fit(self, x, y=None, *, weights_init=None, means_init=None, variances_init=None):
         """Fit the mixture to the 1-D sample ``x`` by EM.
@@ -174,7 +175,8 @@ class GaussianMixture:
         if K > n_distinct:
             raise ValueError(f"n_components={K} is more than the {n_distinct} distinct value(s) "
                              f"in x; a mixture needs at least one distinct point per component")
-        weights, means, variances = self._initial(x, K, weights_init, means_init, variances_init)
+        weights, means, variances = self._initial(x, K, reg, weights_init, means_init,
+                                                   variances_init)
 
         N = x.size
         log_px, resp = _normalise(_log_joint(x, weights, means, variances))  # E-step
