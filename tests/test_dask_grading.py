@@ -28,12 +28,12 @@ import autograder
 from autograder.batch import GradingOptions, grade_class
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
+from tests.environment import require
 from tests.psharness import generate_release
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
 AVAILABLE, REASON = sandbox_available()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {REASON}")]
+pytestmark = [pytest.mark.slow, require(AVAILABLE, f"no sandbox here: {REASON}")]
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
 FULL = 18.0  # autograded points of ps1_pca

