@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,61 @@ def _toc_files() -> list[str]:
 CHAPTERS = [f for f in _toc_files() if f.startswith("chapters/")]
 
 
+class _ReaderCode(HTMLParser):
+    """Collect the text of the code a reader sees: cell inputs and Python code blocks.
+
+    A myst-nb cell renders as ``<div class="cell_input ...">`` holding a highlighted ``<pre>``;
+    a fenced code block renders as ``<div class="highlight-python ...">`` (or ``ipython3``).
+    Cell outputs (``<div class="cell_output ...">``) are text the code printed, not code, and
+    are skipped. Cells tagged ``remove-cell`` are not in the HTML at all.
+    """
+
+    CODE = ("cell_input", "highlight-python", "highlight-ipython", "highlight-default")
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, bool]] = []     # (tag, inside reader-visible code?)
+        self.blocks: list[list[str]] = []
+
+    def _inside(self) -> bool:
+        return bool(self.stack) and self.stack[-1][1]
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "img", "hr", "meta", "link", "input", "wbr"):
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        if any(c.startswith("cell_output") for c in classes):
+            inside = False
+        elif any(c.startswith(self.CODE) for c in classes) and not self._inside():
+            inside = True
+            self.blocks.append([])
+        else:
+            inside = self._inside()
+        self.stack.append((tag, inside))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if self._inside():
+            self.blocks[-1].append(data)
+
+
+def reader_code_blocks(page: str) -> list[str]:
+    """The reader-visible code blocks of an HTML page, as plain text."""
+    parser = _ReaderCode()
+    parser.feed(page)
+    return ["".join(block) for block in parser.blocks]
+
+
+def visible_asserts(page: str) -> list[str]:
+    """Lines of reader-visible code that are ``assert`` statements."""
+    return [line.strip() for block in reader_code_blocks(page)
+            for line in block.splitlines() if re.match(r"\s*assert\b", line)]
+
+
 @pytest.fixture(scope="module")
 def html(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("book")
@@ -38,6 +94,22 @@ def html(tmp_path_factory) -> Path:
                           capture_output=True, text=True)
     assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
     return out / "_build" / "html"
+
+
+def test_visible_asserts_are_found_in_cell_inputs_only():
+    """The check below can fail: an assert in a cell input is found, one in an output is not."""
+    page = (
+        '<div class="cell docutils container"><div class="cell_input docutils container">'
+        '<div class="highlight-ipython3 notranslate"><div class="highlight"><pre><span></span>'
+        '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>\n'
+        '<span class="k">assert</span> <span class="n">x</span> <span class="o">==</span> '
+        '<span class="mi">1</span>\n</pre></div></div></div>'
+        '<div class="cell_output docutils container"><div class="output stream highlight-myst-ansi'
+        ' notranslate"><div class="highlight"><pre><span></span>assert in printed text\n'
+        '</pre></div></div></div></div>'
+    )
+    assert visible_asserts(page) == ["assert x == 1"]
+    assert visible_asserts(page.replace("assert</span>", "print</span>")) == []
 
 
 def test_every_chapter_file_is_in_the_toc():
@@ -69,6 +141,10 @@ def test_chapter_page_is_complete(html, chapter):
     assert page.count('class="solution dropdown admonition"') + page.count(
         "solution dropdown") >= 3
     assert page.count('class="math notranslate nohighlight"') >= 10, "maths missing"
+    code = reader_code_blocks(page)
+    assert len(code) >= 5, f"{chapter}: only {len(code)} code cells visible"
+    shown = visible_asserts(page)
+    assert not shown, f"{chapter}: checks visible to the reader (tag them remove-cell): {shown[:3]}"
     assert re.search(r'id="equation-', page), f"{chapter}: no labelled equation"
     downloads = re.findall(r'href="([^"]*_downloads/[^"]+/(ps\d_[a-z_]+)\.ipynb)"', page)
     assert downloads, f"{chapter}: no problem set to download"
