@@ -361,10 +361,12 @@ class KernelDensity:
         * Silverman: :math:`h = \hat\sigma\, \left(\frac{N (d + 2)}{4}\right)^{-1/(d + 4)}
           = \hat\sigma\,(3N/4)^{-1/5} \approx 1.06\,\hat\sigma\,N^{-1/5}` for :math:`d = 1`.
 
-        Both rules minimise the asymptotic mean integrated squared error of a **Gaussian** kernel
-        when the data are themselves Gaussian (Silverman 1986, eq. 3.28; Scott 1992, section
-        6.2); with the box or Epanechnikov kernel they are applied unchanged, so ``h`` then is
-        the same number but not that kernel's optimum. They oversmooth multimodal data;
+        Silverman's rule is the normal-reference bandwidth: it minimises the asymptotic mean
+        integrated squared error of a **Gaussian** kernel when the data are themselves Gaussian
+        (Silverman 1986, eq. 3.28). Scott's rule rounds that constant :math:`(4/3)^{1/5} \approx
+        1.06` down to 1 (Scott 1992, section 6.2), so it is slightly smaller than the optimum
+        even for Gaussian data. With the box or Epanechnikov kernel both rules are applied
+        unchanged, so ``h`` then is the same number but not that kernel's optimum. They oversmooth multimodal data;
         :func:`select_bandwidth` adapts to the data instead. (Silverman's book also gives the
         more robust :math:`0.9\min(\hat\sigma, \mathrm{IQR}/1.34)N^{-1/5}`, which is *not* the
         rule used here or by SciPy.)

@@ -18,8 +18,11 @@ responsibilities
 
 so there is no closed form. EM alternates the E-step (compute :math:`r_{nk}` with the parameters
 fixed) and the M-step (with :math:`N_k = \sum_n r_{nk}`: :math:`\pi_k = N_k / N`,
-:math:`\mu_k = \sum_n r_{nk} x_n / N_k`, :math:`\sigma_k^2 = \sum_n r_{nk} (x_n - \mu_k)^2 / N_k`),
-and no step decreases :math:`\ell`.
+:math:`\mu_k = \sum_n r_{nk} x_n / N_k`, :math:`\sigma_k^2 = \sum_n r_{nk} (x_n - \mu_k)^2 / N_k`).
+Plain EM never decreases :math:`\ell`: the M-step maximises a lower bound on :math:`\ell` that
+touches it at the current parameters. The variance floor below breaks that argument: with
+``reg_var > 0`` the M-step's variances are not the bound's maximiser, so an iteration is no
+longer guaranteed to raise :math:`\ell` (the code does not check the history for a decrease).
 
 Everything is computed in log space: :math:`\log \pi_k \mathcal N(x_n \mid \mu_k, \sigma_k^2)`
 for all ``(n, k)``, normalised with :func:`scipy.special.logsumexp`, so points far from every
@@ -103,8 +106,8 @@ class GaussianMixture:
     weights_, means_, variances_ : ndarray of shape (n_components,)
         :math:`\pi_k`, :math:`\mu_k`, :math:`\sigma_k^2` after the last M-step.
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
-        :math:`\ell` at the starting parameters and after each iteration; never decreasing when
-        ``reg_var = 0``.
+        :math:`\ell` at the starting parameters and after each iteration. With ``reg_var = 0``
+        it never decreases (up to rounding); with ``reg_var > 0`` that is not guaranteed.
     log_likelihood_ : float
         :math:`\ell` at the fitted parameters (the last entry of the history).
     n_iter_ : int

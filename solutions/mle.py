@@ -389,8 +389,9 @@ def gamma_mle(x, *, tol: float = 1e-10, max_iter: int = 100, return_history: boo
         a_0 = \frac{3 - s + \sqrt{(s - 3)^2 + 24 s}}{12 s}.
 
     Since :math:`f` is decreasing and convex, every Newton step from a point left of the root
-    stays left of it and moves towards it; a step that would leave :math:`a > 0` is replaced by
-    halving :math:`a`. The iteration stops when the relative step :math:`|a_{t+1} - a_t| / a_t`
+    stays left of it and moves towards it. From a start right of the root a Newton step can
+    overshoot past zero: a step that would make :math:`a \le 0` is replaced by halving
+    :math:`a`. The iteration stops when the relative step :math:`|a_{t+1} - a_t| / a_t`
     is at most ``tol``.
 
     Parameters
