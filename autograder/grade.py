@@ -110,7 +110,7 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         results.mkdir(parents=True, exist_ok=True)
         env = {RESULTS_ENV: str(results)}
         run = executor(assembly.notebook, work, env)
-        scores = score_results(ps, results)
+        scores = score_results(ps, results, run.notebook)
     notes = list(assembly.notes)
     if run.message:
         notes.append(run.message)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import traceback
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from autograder.checks import Answers, load_checks
 from autograder.checks.common import AnswerUnavailable
 from autograder.problemset import ProblemSet
 
-__all__ = ["CellScore", "score_results", "check_coverage"]
+__all__ = ["CellScore", "score_results", "check_coverage", "failed_visible_cells",
+           "VISIBLE_FAILED", "GRADER_FAULT"]
 
 log = logging.getLogger(__name__)
 
@@ -18,13 +21,17 @@ log = logging.getLogger(__name__)
 class CellScore:
     """The score of one graded cell.
 
-    ``points`` is ``None`` for a cell graded by hand (a written answer).
+    ``points`` is ``None`` for a cell graded by hand (a written answer). ``error`` is ``None``
+    unless the trusted check itself failed (a fault of the grader, not of the student): then it
+    holds the formatted traceback, for the instructor only, the cell scores 0.0 and ``message``
+    says only that the check could not run.
     """
 
     grade_id: str
     points: float | None
     max_points: float
     message: str
+    error: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -40,12 +47,64 @@ def check_coverage(problem_set: ProblemSet) -> None:
                          f"{sorted(set(checks) - cells)}")
 
 
-def score_results(problem_set: ProblemSet, results_dir) -> list[CellScore]:
+#: The message of a visible cell whose test failed in the student's kernel.
+VISIBLE_FAILED = ("the visible test of this cell failed when your notebook ran (see the error "
+                  "under the cell): its points need the visible test to pass")
+#: The message of a cell whose trusted check failed (a fault of the grader).
+GRADER_FAULT = ("this check could not be run because of a fault in the grader, not in your "
+                "answer; the instructor has been told and will grade it again")
+
+
+def failed_visible_cells(notebook) -> frozenset[str]:
+    """The ``grade_id`` of every visible test cell of ``notebook`` whose run ended with an error.
+
+    ``notebook`` is the executed notebook (outputs included). Only an error output counts: a
+    cell that raised, or was stopped by the time limit.
+    """
+    failed = set()
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if not (isinstance(grade_id, str) and grade_id.endswith("_visible")):
+            continue
+        if any(isinstance(o, dict) and o.get("output_type") == "error"
+               for o in cell.get("outputs", [])):
+            failed.add(grade_id)
+    return frozenset(failed)
+
+
+def score_results(problem_set: ProblemSet, results_dir, executed) -> list[CellScore]:
     """Score every graded cell of ``problem_set`` from the arrays in ``results_dir``.
 
-    A check that fails on malformed student output scores zero with a message; it never stops
-    the grading of the other cells.
+    Parameters
+    ----------
+    problem_set : ProblemSet
+    results_dir : path-like
+        The folder the notebook's hidden cells wrote into.
+    executed : notebook or iterable of str
+        The executed notebook (its visible cells that ended with an error are found with
+        :func:`failed_visible_cells`), or directly the ``grade_id`` of the visible cells whose
+        test failed in the kernel. Such a cell scores zero whatever its check says: its points
+        mean that its visible test passed. The kernel is untrusted, so this only ever takes
+        points away.
+
+    Returns
+    -------
+    list of CellScore
+        One per graded cell, in notebook order. A student's malformed or missing answer
+        (:class:`AnswerUnavailable`) scores zero with its message; any other exception in a check
+        is a fault of the grader: the cell scores zero, its ``error`` holds the traceback for the
+        instructor, and the student's message does not. No failure stops the grading of the
+        other cells.
     """
+    if isinstance(executed, dict):  # a notebook (nbformat.NotebookNode is a dict)
+        failed = failed_visible_cells(executed)
+    elif isinstance(executed, Iterable) and not isinstance(executed, (str, bytes)):
+        failed = frozenset(executed)
+    else:
+        raise TypeError("executed must be the executed notebook or a collection of grade_ids")
     checks = load_checks(problem_set.name).CHECKS
     answers = Answers(problem_set.name, results_dir)
     scores = []
@@ -53,15 +112,18 @@ def score_results(problem_set: ProblemSet, results_dir) -> list[CellScore]:
         if not cell.autograded:
             scores.append(CellScore(cell.grade_id, None, cell.points, "graded by hand"))
             continue
+        error = None
         try:
             outcome = checks[cell.grade_id](answers)
             points, message = outcome.fraction * cell.points, outcome.message
         except AnswerUnavailable as exc:
             points, message = 0.0, str(exc)
-        except Exception as exc:  # noqa: BLE001 - malformed answers must not stop grading
-            log.warning("check %s/%s failed on a submission: %r", problem_set.name,
-                        cell.grade_id, exc)
-            points, message = 0.0, ("your answer could not be checked (it has an unexpected "
-                                    "type or shape)")
-        scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message))
+        except Exception:  # noqa: BLE001 - a fault of the grader must not stop grading
+            error = traceback.format_exc()
+            log.error("check %s/%s failed (a grader fault):\n%s", problem_set.name,
+                      cell.grade_id, error)
+            points, message = 0.0, GRADER_FAULT
+        if error is None and cell.grade_id in failed and points > 0:
+            points, message = 0.0, VISIBLE_FAILED
+        scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message, error))
     return scores

@@ -33,5 +33,6 @@ CASES = {
                             "components": _basis(11, 2, 6)},
     "best_rank_k": lambda: {"X": _data(12, 25, 10), "k": 4},
     "best_rank_k_wide": lambda: {"X": _data(13, 6, 15), "k": 2},
+    "reconstruction_error_small": lambda: {"X": _data(14, 30, 6), "k": 2},
     "reconstruction_error": lambda: {"X": _digits(), "k": 10},
 }
