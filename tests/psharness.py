@@ -153,7 +153,7 @@ def write_variant(source, target, cases, transform, output=None) -> tuple[set[st
         keys = sorted(arrays, key=lambda k: (len(k), k))
         new = dict(arrays)
         for i, key in enumerate(keys):
-            if output is None or output == i:
+            if output is None or i == output or (isinstance(output, tuple) and i in output):
                 with np.errstate(all="ignore"):
                     new[key] = np.asarray(transform(arrays[key]))
         differs = [not _same(new[k], arrays[k]) for k in keys]

@@ -18,6 +18,9 @@ What is compared, so that every correct answer passes:
   reference's ``loss_history_`` from the same start, and by the losses never increasing. With
   biases, the predictions ``mu + b_i + c_j + u_i^T z_j`` on every entry and the biases themselves
   (which are not rotation-ambiguous) are compared as well.
+- A visible cell earns its point only when every value its hidden part recorded is right (all
+  or nothing), as its visible test asserts values; the hidden cells give partial credit per
+  case and per independent part.
 
 Tolerances. The objective and RMSE are closed forms compared to ``rtol=1e-9``. The half-steps are
 well-conditioned ridge solves (``reg >= 0.1`` with factors of norm about one), compared to
@@ -31,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, guarded, unpack,
-                                      weighted)
+from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
+                                      guarded, unpack, weighted)
 from coursedata.inputs.ps2_matrix_completion import START_SEEDS
 from solutions.matrix_completion import ALS, objective, rmse
 
@@ -134,30 +137,9 @@ def _describe(inp: dict) -> str:
     return text
 
 
-def _shape_outcome(*problems: str | None) -> Outcome:
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()
-
-
 # --------------------------------------------------------------------------------------------
 # Question 1: the objective
 # --------------------------------------------------------------------------------------------
-
-
-def _nonnegative_number(value: np.ndarray, what: str, why: str) -> Outcome:
-    """Pass a single finite number >= 0; ``why`` says why a negative one is impossible."""
-    problem = check_shape(value, (), what) or all_finite(value, what)
-    if problem:
-        return Outcome.failed(problem)
-    if value < 0:
-        return Outcome.failed(f"{why}; yours is {float(value):.6g}")
-    return Outcome.passed()
-
-
-def masked_objective_visible(a: Answers) -> Outcome:
-    (J,) = unpack(a, "objective", 1)
-    return _nonnegative_number(J, "the objective",
-                               "the objective is a sum of squares and cannot be negative")
 
 
 def _objective_value(a: Answers, case: str) -> str | None:
@@ -165,6 +147,10 @@ def _objective_value(a: Answers, case: str) -> str | None:
     expected = objective(_sparse(inp["R"], inp["mask"]), inp["U"], inp["Z"], inp["reg"])
     what = f"J for {_describe(inp)}, k = {inp['U'].shape[1]} and reg = {inp['reg']:g}"
     return compare(unpack(a, case, 1)[0], expected, what, **VALUE_TOL)
+
+
+def masked_objective_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _objective_value(a, "objective")))
 
 
 def masked_objective_hidden(a: Answers) -> Outcome:
@@ -180,8 +166,7 @@ def masked_objective_hidden(a: Answers) -> Outcome:
 
 
 def rmse_visible(a: Answers) -> Outcome:
-    (e,) = unpack(a, "rmse", 1)
-    return _nonnegative_number(e, "the RMSE", "an RMSE cannot be negative")
+    return first_problem(guarded(lambda: _rmse_value(a, "rmse")))
 
 
 def _rmse_value(a: Answers, case: str) -> str | None:
@@ -204,14 +189,6 @@ def rmse_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-def _step_visible(a: Answers, case: str, rows: int, what: str) -> Outcome:
-    inp = a.inputs(case)
-    fixed = inp["Z"] if "Z" in inp else inp["U"]
-    (got,) = unpack(a, case, 1)
-    return _shape_outcome(check_shape(got, (rows(inp), fixed.shape[1]), what),
-                          all_finite(got, what))
-
-
 def _step_value(a: Answers, case: str, side: str) -> str | None:
     spec = _SIDES[side]
     inp = a.inputs(case)
@@ -223,6 +200,14 @@ def _step_value(a: Answers, case: str, side: str) -> str | None:
     what = (f"{spec['solved']} for {mask.shape[0]} {spec['rows']}{detail} (reg = "
             f"{inp['reg']:g}; compare with the ridge solution of each {spec['each']})")
     return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
+
+
+def update_users_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _step_value(a, "update_users", "users")))
+
+
+def update_items_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _step_value(a, "update_items", "items")))
 
 
 def update_users_hidden(a: Answers) -> Outcome:
@@ -253,16 +238,6 @@ def _run_shapes(inp: dict, out: tuple, biases: bool) -> str | None:
         if problem:
             return problem
     return None
-
-
-def _run_visible(a: Answers, case: str, biases: bool) -> Outcome:
-    inp = a.inputs(case)
-    out = unpack(a, case, 6 if biases else 3)
-    problem = _run_shapes(inp, out, biases) or non_increasing(out[-1], "your losses")
-    if not problem and biases:
-        mu = float(inp["R"][inp["mask"]].mean())
-        problem = compare(out[4], mu, "mu (the mean of the observed ratings)", **VALUE_TOL)
-    return _shape_outcome(problem)
 
 
 def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | None]]:
@@ -296,6 +271,10 @@ def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | 
 
     return [(0.4 * weight, guarded(predictions)), (0.3 * weight, guarded(final_objective)),
             (0.3 * weight, guarded(losses))]
+
+
+def als_visible(a: Answers) -> Outcome:
+    return first_problem(*[p for _, p in _als_parts(a, "als", 1.0)])
 
 
 def als_hidden(a: Answers) -> Outcome:
@@ -346,23 +325,32 @@ def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str
             (0.2 * weight, guarded(final_objective)), (0.2 * weight, guarded(losses))]
 
 
+def als_with_biases_visible(a: Answers) -> Outcome:
+    return first_problem(*[p for _, p in _biases_parts(a, "biases", 1.0)])
+
+
 def als_with_biases_hidden(a: Answers) -> Outcome:
     return weighted(*_biases_parts(a, "biases", 0.5), *_biases_parts(a, "biases_few", 0.5))
 
+
+#: Wrong-looking answers that are right: ``(function, outputs, transform)`` of the generic
+#: mutants in ``tests/psharness.py`` that must keep full marks.
+EQUIVALENT_FORMS = {
+    ("als", (0, 1), "negated"): "U Zᵀ, the objective and the losses are the same for -U and -Z",
+    ("als_with_biases", (0, 1), "negated"): "U Zᵀ and the objective are the same for -U and -Z",
+}
 
 CHECKS = {
     "masked_objective_visible": masked_objective_visible,
     "masked_objective_hidden": masked_objective_hidden,
     "rmse_visible": rmse_visible,
     "rmse_hidden": rmse_hidden,
-    "update_users_visible": lambda a: _step_visible(a, "update_users", lambda i: i["R"].shape[0],
-                                                    "U"),
+    "update_users_visible": update_users_visible,
     "update_users_hidden": update_users_hidden,
-    "update_items_visible": lambda a: _step_visible(a, "update_items", lambda i: i["R"].shape[1],
-                                                    "Z"),
+    "update_items_visible": update_items_visible,
     "update_items_hidden": update_items_hidden,
-    "als_visible": lambda a: _run_visible(a, "als", biases=False),
+    "als_visible": als_visible,
     "als_hidden": als_hidden,
-    "als_with_biases_visible": lambda a: _run_visible(a, "biases", biases=True),
+    "als_with_biases_visible": als_with_biases_visible,
     "als_with_biases_hidden": als_with_biases_hidden,
 }
