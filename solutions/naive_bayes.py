@@ -22,8 +22,9 @@ so that with binary features and two classes the model needs :math:`2D+1` parame
 and :math:`D` Bernoulli parameters per class) instead of the :math:`2^{D+1}-1` of a full table
 over :math:`(\mathbf x, y) \in \{0,1\}^D \times \{0,1\}`. The maximum-likelihood estimates are
 counts: :math:`\hat\pi_c = N_c / N` and, for binary features,
-:math:`\hat\theta_{dc} = N_{dc} / N_c` with :math:`N_{dc}` the number of class-:math:`c`
-examples with :math:`x_d = 1`.
+:math:`\hat\theta_{jc} = N_{jc} / N_c` with :math:`N_{jc}` the number of class-:math:`c`
+examples with :math:`x_j = 1` (binary features are indexed by :math:`j`, continuous ones by
+:math:`d`, as in the book's notation).
 
 Implementation (after scikit-learn's ``sklearn/naive_bayes.py``): one abstract base class,
 :class:`BaseNaiveBayes`, holds label encoding, class counts and log priors, validation and
@@ -217,26 +218,26 @@ class BaseNaiveBayes(ProbabilisticClassifier):
 class BernoulliNB(BaseNaiveBayes):
     r"""Naive Bayes for binary features with add-:math:`\alpha` smoothing.
 
-    Model: :math:`p(\mathbf x \mid y=c) = \prod_d \theta_{dc}^{x_d} (1-\theta_{dc})^{1-x_d}`,
+    Model: :math:`p(\mathbf x \mid y=c) = \prod_j \theta_{jc}^{x_j} (1-\theta_{jc})^{1-x_j}`,
     estimated by
 
     .. math::
 
-        \hat\theta_{dc} = \frac{N_{dc} + \alpha}{N_c + 2\alpha},
+        \hat\theta_{jc} = \frac{N_{jc} + \alpha}{N_c + 2\alpha},
 
     the MAP estimate under a :math:`\mathrm{Beta}(\alpha+1, \alpha+1)` prior (``alpha=1``:
     add-one / Laplace smoothing; ``alpha=0``: the maximum-likelihood estimate
-    :math:`N_{dc}/N_c`). The joint log-likelihood is linear in :math:`\mathbf x`,
+    :math:`N_{jc}/N_c`). The joint log-likelihood is linear in :math:`\mathbf x`,
 
     .. math::
 
-        \log p(\mathbf x, y=c) = \sum_d x_d \log\frac{\theta_{dc}}{1-\theta_{dc}}
-            + \sum_d \log(1-\theta_{dc}) + \log\pi_c ,
+        \log p(\mathbf x, y=c) = \sum_j x_j \log\frac{\theta_{jc}}{1-\theta_{jc}}
+            + \sum_j \log(1-\theta_{jc}) + \log\pi_c ,
 
     computed as one product ``X @ W.T`` that works on a scipy.sparse ``X`` without densifying.
 
     With ``alpha=0`` the MLE suffers from the zero-count problem: a word never seen in class
-    :math:`c` gives :math:`\hat\theta_{dc}=0`, and a document containing it gets log-probability
+    :math:`c` gives :math:`\hat\theta_{jc}=0`, and a document containing it gets log-probability
     :math:`-\infty` (posterior exactly 0, not NaN) under class :math:`c`. If that happens for every
     class the row falls back to the prior (see the module docstring).
 
@@ -248,9 +249,9 @@ class BernoulliNB(BaseNaiveBayes):
     Attributes
     ----------
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`N_{dc}`, the number of class-:math:`c` examples with :math:`x_d = 1`.
+        :math:`N_{jc}`, the number of class-:math:`c` examples with :math:`x_j = 1`.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\log\hat\theta_{dc}` (``-inf`` where :math:`\hat\theta_{dc} = 0`).
+        :math:`\log\hat\theta_{jc}` (``-inf`` where :math:`\hat\theta_{jc} = 0`).
     class_count_, class_log_prior_, classes_, n_features_in_
         See :class:`BaseNaiveBayes`.
 
@@ -478,13 +479,13 @@ class CategoricalNB(BaseNaiveBayes):
 class GaussianNB(BaseNaiveBayes):
     r"""Naive Bayes with one Gaussian per class and feature.
 
-    Model: :math:`p(x_d \mid y=c) = \mathcal N(x_d; \mu_{dc}, \sigma^2_{dc})` with the
+    Model: :math:`p(x_d \mid y=c) = \mathcal N(x_d; \mu_{cd}, \sigma^2_{cd})` with the
     maximum-likelihood estimates
 
     .. math::
 
-        \hat\mu_{dc} = \frac{1}{N_c}\sum_{n: y_n=c} x_{nd}, \qquad
-        \hat\sigma^2_{dc} = \frac{1}{N_c}\sum_{n: y_n=c} (x_{nd}-\hat\mu_{dc})^2 + \varepsilon,
+        \hat\mu_{cd} = \frac{1}{N_c}\sum_{n: y_n=c} x_{nd}, \qquad
+        \hat\sigma^2_{cd} = \frac{1}{N_c}\sum_{n: y_n=c} (x_{nd}-\hat\mu_{cd})^2 + \varepsilon,
 
     where, exactly as scikit-learn, :math:`\varepsilon = \text{var\_smoothing} \cdot
     \max_d \operatorname{Var}(x_d)` (variance over all training rows) keeps the variances away
@@ -492,8 +493,8 @@ class GaussianNB(BaseNaiveBayes):
 
     .. math::
 
-        \log p(\mathbf x, y=c) = \log\pi_c - \frac12\sum_d \log(2\pi\sigma^2_{dc})
-            - \sum_d \frac{(x_d-\mu_{dc})^2}{2\sigma^2_{dc}} .
+        \log p(\mathbf x, y=c) = \log\pi_c - \frac12\sum_d \log(2\pi\sigma^2_{cd})
+            - \sum_d \frac{(x_d-\mu_{cd})^2}{2\sigma^2_{cd}} .
 
     Parameters
     ----------
@@ -503,9 +504,9 @@ class GaussianNB(BaseNaiveBayes):
     Attributes
     ----------
     theta_ : ndarray of shape (n_classes, n_features)
-        Class means :math:`\hat\mu_{dc}`.
+        Class means :math:`\hat\mu_{cd}`.
     var_ : ndarray of shape (n_classes, n_features)
-        Smoothed class variances :math:`\hat\sigma^2_{dc}`.
+        Smoothed class variances :math:`\hat\sigma^2_{cd}`.
     epsilon_ : float
         :math:`\varepsilon` added to the variances.
     class_count_, class_log_prior_, classes_, n_features_in_
@@ -567,14 +568,14 @@ class GaussianNB(BaseNaiveBayes):
 class KDENaiveBayes(BaseNaiveBayes):
     r"""Naive Bayes with a one-dimensional kernel density estimate per class and feature.
 
-    Model: :math:`p(x_d \mid y=c) = \hat f_{dc}(x_d)`, the kernel density estimate
+    Model: :math:`p(x_d \mid y=c) = \hat f_{cd}(x_d)`, the kernel density estimate
 
     .. math::
 
-        \hat f_{dc}(x) = \frac{1}{N_c h_{dc}} \sum_{n: y_n=c} K\!\left(\frac{x - x_{nd}}{h_{dc}}\right),
+        \hat f_{cd}(x) = \frac{1}{N_c h_{cd}} \sum_{n: y_n=c} K\!\left(\frac{x - x_{nd}}{h_{cd}}\right),
 
     fitted by :class:`solutions.kde.KernelDensity` on the class-:math:`c` values of feature
-    :math:`d`, so that :math:`\log p(\mathbf x, y=c) = \log\pi_c + \sum_d \log\hat f_{dc}(x_d)`.
+    :math:`d`, so that :math:`\log p(\mathbf x, y=c) = \log\pi_c + \sum_d \log\hat f_{cd}(x_d)`.
 
     A compact kernel (``"uniform"``, ``"epanechnikov"``) gives density 0 (log density
     :math:`-\infty`) outside the support; if that happens under every class for a row, the row
