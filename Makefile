@@ -14,8 +14,15 @@ REFERENCE_SOURCES := $(wildcard solutions/*.py coursedata/*.py)
 NBVAL_DIR := _build/nbval
 PROBLEM_SETS := $(wildcard autograder/source/*/*.ipynb)
 RELEASES := $(patsubst autograder/source/%,autograder/release/%,$(PROBLEM_SETS))
+# The student kit (kit/): a wheel of coursedata/, published by the book at <site>/kit/<wheel>.
+KIT := _build/kit/.built
+KIT_SOURCES := kit/pyproject.toml kit/README.md kit/build.py $(wildcard coursedata/*.py coursedata/*/*.py)
+# MathJax served by the book itself (offline maths): the pinned npm package, checked by its hash.
+MATHJAX_VERSION := 3.2.2
+MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
+MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)
 
-.PHONY: all book test benchmark clean distclean
+.PHONY: all book test benchmark clean distclean browser
 
 all: book
 
@@ -35,20 +42,45 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-# Student versions of the problem sets (nbgrader's release), linked from the book for download.
-autograder/release/%.ipynb: autograder/source/%.ipynb $(INSTALLED)
+# Student versions of the problem sets (nbgrader's release, with the kit's URL on the course site
+# written into the setup cell), linked from the book for download and published by it.
+autograder/release/%.ipynb: autograder/source/%.ipynb _config.yml kit/pyproject.toml \
+    coursedata/__init__.py autograder/release.py $(INSTALLED)
 	mkdir -p _build
-	cd autograder && ../$(BIN)/nbgrader generate_assignment $(notdir $(*D)) --force --log-level=WARN \
-	  --CourseDirectory.db_url=sqlite:///$(abspath _build/release-gradebook.db)
+	$(PY) -m autograder release $(notdir $(*D)) --quiet \
+	  --db-url=sqlite:///$(abspath _build/release-gradebook.db)
+
+$(KIT): $(KIT_SOURCES) $(INSTALLED)
+	$(PY) kit/build.py _build/kit
+	touch $@
+
+$(MATHJAX):
+	rm -rf _build/static/mathjax _build/static/.mathjax-* _build/mathjax-pkg
+	mkdir -p _build/mathjax-pkg _build/static/mathjax
+	cd _build/mathjax-pkg && npm pack --silent --loglevel=error mathjax@$(MATHJAX_VERSION) >/dev/null
+	echo "$(MATHJAX_SHA256)  _build/mathjax-pkg/mathjax-$(MATHJAX_VERSION).tgz" | sha256sum --check --quiet -
+	@# Only what the pages use: the component, its fonts and the TeX extensions it autoloads.
+	tar -xzf _build/mathjax-pkg/mathjax-$(MATHJAX_VERSION).tgz -C _build/static/mathjax \
+	  --strip-components=2 package/es5/tex-mml-chtml.js package/es5/output/chtml/fonts/woff-v2 \
+	  package/es5/input/tex/extensions
+	rm -rf _build/mathjax-pkg
+	touch $@
+
+# The browser of the offline-maths test (Debian's chromium).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "note: install chromium (sudo apt-get install chromium) for the browser tests"; fi; }
 
 ## book: set up and build the web book into _build/html (warnings are errors)
-book: $(INSTALLED) _build/.reference-stamp $(RELEASES)
+book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(RELEASES)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	  $(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
 ## test: set up and run every test: unit tests, every chapter and problem-set source under
-## nbval, the graders' self-tests, and a from-scratch book build with -W (tests/test_book.py)
-test: $(INSTALLED) $(RELEASES)
+## nbval, the graders' self-tests, a from-scratch book build with -W (tests/test_book.py), the
+## student kit in a clean environment (tests/test_kit.py) and the site in Chromium (tests/test_site.py)
+test: $(INSTALLED) $(KIT) $(MATHJAX) $(RELEASES) browser
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \

@@ -6,6 +6,9 @@ also go into the course's nbgrader gradebook. Re-running skips unchanged submiss
 ``--scheduler tcp://HOST:8786`` (or ``local:N``) the notebooks are graded on a Dask cluster's
 workers instead of local processes (:mod:`autograder.cluster`); this process still writes every
 result.
+
+``python -m autograder release NAME...`` releases problem sets to students
+(:mod:`autograder.release`).
 """
 
 from __future__ import annotations
@@ -51,11 +54,23 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument("--unsafe", action="store_true",
                        help="run student code WITHOUT the sandbox (only where it cannot be built)")
+    release = sub.add_parser("release", help="release problem sets to students: nbgrader's "
+                             "student version, with the student kit's address filled in")
+    release.add_argument("names", nargs="+", metavar="NAME",
+                         help=f"problem set: {', '.join(list_problem_sets())}")
+    release.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
+    release.add_argument("--db-url", default=None,
+                         help="nbgrader gradebook URL (default: the course's gradebook.db)")
+    release.add_argument("--quiet", action="store_true", help="print nothing on success")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "release":
+        from autograder.release import main as release_main
+
+        return release_main(args)
     from autograder.batch import GradingOptions, grade_class
     from autograder.problemset import ProblemSet
 

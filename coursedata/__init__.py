@@ -5,7 +5,13 @@ import it at grading time (the sandbox exposes it while hiding :mod:`solutions`)
 
 Every loader returns numpy arrays. Sources and terms of use are in each loader's docstring and in
 its ``source`` field; chapters print them where the data are used.
+
+Students get this package as the course's student kit (``kit/``, built by ``make`` into
+``_build/kit/``); ``__version__`` is the kit's version: raise it whenever the kit changes during a
+term, so the released notebooks name a new wheel.
 """
+
+__version__ = "0.1.0"
 
 from coursedata.loaders import (
     Dataset,

@@ -1,0 +1,121 @@
+"""The book's student site: the course address, the kit, the problem sets and offline maths.
+
+A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_site: _ext``).
+
+- Reads the course's public address from ``html: baseurl:`` of ``_config.yml`` (Sphinx's
+  ``html_baseurl``, the one place it is set) and gives the pages MyST substitutions:
+  ``{{ course_url }}``, ``{{ kit_url }}``, ``{{ kit_wheel }}`` in text, and, on a line of their own,
+  the blocks ``{{ install_command }}``, ``{{ colab_cell }}``, ``{{ hub_install }}``,
+  ``{{ check_command }}`` and ``{{ problem_set_list }}`` (substitutions are not applied inside code
+  fences, so the code blocks come whole).
+- Publishes the student files at stable paths of the built site: the kit's wheel at
+  ``kit/<wheel>`` (built by ``make`` into ``_build/kit/``) and each released problem set at
+  ``problem-sets/<name>.ipynb`` (``autograder/release/``, written by ``python -m autograder
+  release``, which puts the same kit URL into its setup cell). A missing or stale file fails the
+  build.
+- Serves MathJax from the site: ``mathjax_path`` (in ``_config.yml``) is relative to ``_static/``,
+  and this adds ``_build/static/`` (where ``make`` unpacks the pinned npm package) to the static
+  path, failing the build if the script is not there.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+ROOT = Path(__file__).resolve().parents[1]
+KIT_DIR = ROOT / "_build" / "kit"
+STATIC_DIR = ROOT / "_build" / "static"
+RELEASE_DIR = ROOT / "autograder" / "release"
+PROBLEM_SETS = "problem-sets"
+
+
+def _problem_sets() -> list[str]:
+    from autograder.problemset import list_problem_sets
+
+    return list_problem_sets()
+
+
+def _title(notebook: Path) -> str:
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return notebook.stem
+
+
+def _released(name: str) -> Path:
+    return RELEASE_DIR / name / f"{name}.ipynb"
+
+
+def _config_inited(app, config) -> None:
+    from autograder.release import PLACEHOLDER, check_site_url, kit_wheel_name
+
+    try:
+        site = check_site_url(config.html_baseurl)
+    except ValueError as exc:
+        raise ExtensionError(f"_config.yml html.baseurl: {exc}") from None
+    wheel = kit_wheel_name()
+    kit_url = f"{site}kit/{wheel}"
+    app.course_site = {"site": site, "wheel": wheel, "kit_url": kit_url}
+
+    items = []
+    for name in _problem_sets():
+        path = _released(name)
+        if not path.is_file():
+            raise ExtensionError(f"{path} is missing: release the problem sets first (make book)")
+        text = path.read_text()
+        if PLACEHOLDER in text or kit_url not in text:
+            raise ExtensionError(f"{path} does not name the kit at {kit_url}: it is stale, "
+                                 f"release it again (python -m autograder release {name})")
+        items.append(f'- <a href="{PROBLEM_SETS}/{name}.ipynb" download>{name}.ipynb</a>: '
+                     f"{_title(path)}")
+    config.myst_substitutions = {
+        **(config.myst_substitutions or {}),
+        "course_url": site,
+        "kit_url": kit_url,
+        "kit_wheel": wheel,
+        "install_command": f'```bash\npython -m pip install "{kit_url}" jupyterlab\n```',
+        "colab_cell": f"```python\n%pip install {kit_url}\n```",
+        "hub_install": f"```dockerfile\nRUN python -m pip install --no-cache-dir {kit_url}\n```",
+        "check_command": "```bash\npython -m coursedata.check ps1_pca.ipynb\n```",
+        "problem_set_list": "\n".join(items),
+    }
+
+    if not (KIT_DIR / wheel).is_file():
+        raise ExtensionError(f"the student kit {KIT_DIR / wheel} is missing: build it first "
+                             "(make book, or python kit/build.py _build/kit)")
+    mathjax = str(config.mathjax_path or "")
+    if not mathjax.startswith(("http:", "https:", "/")):
+        if not (STATIC_DIR / mathjax).is_file():
+            raise ExtensionError(f"MathJax is not installed at {STATIC_DIR / mathjax}: "
+                                 "run make book (it unpacks npm mathjax there)")
+        config.html_static_path = [*config.html_static_path, str(STATIC_DIR)]
+
+
+def _build_finished(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    kit = out / "kit"
+    shutil.rmtree(kit, ignore_errors=True)
+    kit.mkdir()
+    shutil.copyfile(KIT_DIR / app.course_site["wheel"], kit / app.course_site["wheel"])
+    sets = out / PROBLEM_SETS
+    shutil.rmtree(sets, ignore_errors=True)
+    sets.mkdir()
+    for name in _problem_sets():
+        shutil.copyfile(_released(name), sets / f"{name}.ipynb")
+
+
+def setup(app):
+    # After jupyter-book and myst have registered their configuration values.
+    app.connect("config-inited", _config_inited, priority=900)
+    app.connect("build-finished", _build_finished)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
