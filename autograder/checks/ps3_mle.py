@@ -6,6 +6,9 @@ precision in any order agrees far better than that); the score is compared with 
 tolerance scaled by the size of the terms it is a difference of, because it is close to zero
 near the MLE; the Gamma MLE, an iterative root, is compared to ``rtol=1e-7``, far looser than
 rounding error (about 1e-13 here) and far tighter than an unconverged Newton iteration.
+
+A visible cell earns its point only when every value its hidden part recorded is right (all or
+nothing), as its visible test asserts values; hidden cells give partial credit per case.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks.common import (Answers, Outcome, check_shape, compare, compare_extended,
-                                      compare_relative, guarded, unpack, weighted)
+                                      compare_relative, first_problem, guarded, unpack, weighted)
 from solutions.mle import (bernoulli_log_likelihood, categorical_mle, gamma_log_likelihood,
                            gamma_mle, gamma_score, gaussian_mle)
 
@@ -34,16 +37,7 @@ def _bernoulli_value(a: Answers, case: str) -> str | None:
 
 
 def bernoulli_log_likelihood_visible(a: Answers) -> Outcome:
-    inp = a.inputs("bernoulli_grid")
-    (ll,) = unpack(a, "bernoulli_grid", 1)
-    problem = check_shape(ll, inp["theta"].shape, "ℓ on a grid of θ")
-    if problem:
-        return Outcome.failed(problem)
-    if np.any(np.isnan(ll)):
-        return Outcome.failed("your ℓ on a grid of θ contains nan (remember 0 log 0 = 0)")
-    if np.any(ll > 1e-12):
-        return Outcome.failed("a log-likelihood of discrete data is never positive; yours is")
-    return Outcome.passed()
+    return first_problem(guarded(lambda: _bernoulli_value(a, "bernoulli_grid")))
 
 
 def bernoulli_log_likelihood_hidden(a: Answers) -> Outcome:
@@ -60,16 +54,6 @@ def bernoulli_log_likelihood_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-def gaussian_mle_visible(a: Answers) -> Outcome:
-    mu, sigma = unpack(a, "gaussian", 2)
-    problem = check_shape(mu, (), "μ̂") or check_shape(sigma, (), "σ̂")
-    if problem:
-        return Outcome.failed(problem)
-    if not (np.isfinite(mu) and np.isfinite(sigma) and sigma > 0):
-        return Outcome.failed(f"μ̂ must be finite and σ̂ positive; yours are {mu} and {sigma}")
-    return Outcome.passed()
-
-
 def _gaussian_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
     x = a.inputs(case)["x"]
     mu, sigma = gaussian_mle(x)
@@ -80,6 +64,10 @@ def _gaussian_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
         (0.5, guarded(lambda: compare(unpack(a, case, 2)[1], sigma, f"σ̂ (divisor N) for N={n}",
                                       rtol=1e-8, atol=1e-10))),
     ]
+
+
+def gaussian_mle_visible(a: Answers) -> Outcome:
+    return first_problem(*[p for _, p in _gaussian_values(a, "gaussian")])
 
 
 def gaussian_mle_hidden(a: Answers) -> Outcome:
@@ -94,19 +82,6 @@ def gaussian_mle_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-def categorical_mle_visible(a: Answers) -> Outcome:
-    k = a.inputs("categorical")["n_categories"]
-    (theta,) = unpack(a, "categorical", 1)
-    problem = check_shape(theta, (k,), "θ̂")
-    if problem:
-        return Outcome.failed(problem)
-    if not np.all(np.isfinite(theta)) or np.any(theta < 0):
-        return Outcome.failed("θ̂ must contain non-negative finite probabilities")
-    if not abs(float(np.sum(theta)) - 1.0) <= 1e-9:
-        return Outcome.failed(f"θ̂ must sum to one; yours sums to {float(np.sum(theta)):.6g}")
-    return Outcome.passed()
-
-
 def _categorical_value(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
     expected = categorical_mle(inp["x"], inp["n_categories"])
@@ -114,6 +89,10 @@ def _categorical_value(a: Answers, case: str) -> str | None:
     what = (f"θ̂ for K={inp['n_categories']} categories and N={inp['x'].size} labels"
             + (f" ({unseen} categor{'y' if unseen == 1 else 'ies'} never observed)" if unseen else ""))
     return compare(unpack(a, case, 1)[0], expected, what, rtol=1e-10, atol=1e-12)
+
+
+def categorical_mle_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _categorical_value(a, "categorical")))
 
 
 def categorical_mle_hidden(a: Answers) -> Outcome:
@@ -129,21 +108,15 @@ def categorical_mle_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-def gamma_log_likelihood_visible(a: Answers) -> Outcome:
-    (ll,) = unpack(a, "gamma_ll", 1)
-    problem = check_shape(ll, (), "the log-likelihood")
-    if problem:
-        return Outcome.failed(problem)
-    if not np.isfinite(ll):
-        return Outcome.failed(f"the log-likelihood should be finite; yours is {ll}")
-    return Outcome.passed()
-
-
 def _gamma_ll_value(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
     expected = gamma_log_likelihood(inp["x"], inp["shape"], inp["rate"])
     what = f"ℓ(a={inp['shape']:g}, b={inp['rate']:g}) for N={inp['x'].size}"
     return compare(unpack(a, case, 1)[0], expected, what, rtol=1e-8, atol=1e-8)
+
+
+def gamma_log_likelihood_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _gamma_ll_value(a, "gamma_ll")))
 
 
 def gamma_log_likelihood_hidden(a: Answers) -> Outcome:
@@ -154,16 +127,6 @@ def gamma_log_likelihood_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 # Question 5: Gamma score
 # --------------------------------------------------------------------------------------------
-
-
-def gamma_score_visible(a: Answers) -> Outcome:
-    (g,) = unpack(a, "gamma_score", 1)
-    problem = check_shape(g, (2,), "the score")
-    if problem:
-        return Outcome.failed(problem)
-    if not np.all(np.isfinite(g)):
-        return Outcome.failed("the score contains NaN or infinite values")
-    return Outcome.passed()
 
 
 def _gamma_score_value(a: Answers, case: str) -> str | None:
@@ -183,6 +146,10 @@ def _gamma_score_value(a: Answers, case: str) -> str | None:
             or compare(got[1], expected[1], f"∂ℓ/∂b {label}", rtol=1e-8, atol=1e-10 * scale_b))
 
 
+def gamma_score_visible(a: Answers) -> Outcome:
+    return first_problem(guarded(lambda: _gamma_score_value(a, "gamma_score")))
+
+
 def gamma_score_hidden(a: Answers) -> Outcome:
     cases = ("gamma_score", "gamma_score_faithful", "gamma_score_small_shape")
     return weighted(*[(1 / 3, guarded(lambda c=c: _gamma_score_value(a, c))) for c in cases])
@@ -191,20 +158,6 @@ def gamma_score_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 # Question 6: Gamma MLE
 # --------------------------------------------------------------------------------------------
-
-
-def gamma_mle_visible(a: Answers) -> Outcome:
-    x = a.inputs("gamma_mle")["x"]
-    shape, rate = unpack(a, "gamma_mle", 2)
-    problem = check_shape(shape, (), "the shape") or check_shape(rate, (), "the rate")
-    if problem:
-        return Outcome.failed(problem)
-    if not (np.isfinite(shape) and np.isfinite(rate) and shape > 0 and rate > 0):
-        return Outcome.failed(f"shape and rate must be positive numbers; yours are {shape} and {rate}")
-    if not abs(shape / rate - x.mean()) <= 1e-8 * x.mean():
-        return Outcome.failed(f"the model's mean shape/rate = {shape / rate:.6g} should equal the "
-                              f"sample mean {x.mean():.6g} (the rate is shape / mean)")
-    return Outcome.passed()
 
 
 def _gamma_mle_values(a: Answers, case: str, label: str) -> list[tuple[float, str | None]]:
@@ -216,6 +169,11 @@ def _gamma_mle_values(a: Answers, case: str, label: str) -> list[tuple[float, st
         (0.5, guarded(lambda: compare_relative(unpack(a, case, 2)[1], rate,
                                                f"the rate for {label}", rtol=1e-7))),
     ]
+
+
+def gamma_mle_visible(a: Answers) -> Outcome:
+    return first_problem(*[p for _, p in _gamma_mle_values(a, "gamma_mle",
+                                                           "simulated data (a = 3)")])
 
 
 def gamma_mle_hidden(a: Answers) -> Outcome:
