@@ -17,13 +17,23 @@ from typing import Callable, Protocol
 import nbformat
 
 from coursedata.grading import RESULTS_ENV
+from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.scoring import CellScore, score_results
 
 __all__ = ["Execution", "GradeResult", "grade_submission", "STATUSES"]
 
-#: Every status a result can have, in the order the report lists them.
-STATUSES = ("graded", "needs-manual-grading", "timeout", "crashed", "invalid-notebook")
+#: Every status a result can have, in the order the report lists them:
+#:
+#: - ``graded``: every autograded cell was scored (written answers still await a human);
+#: - ``needs-manual-grading``: an answer cell is missing from the submission;
+#: - ``timeout``, ``crashed``: the notebook stopped early; what it recorded before was scored;
+#: - ``invalid-notebook``: the file is not a readable notebook; nothing was scored;
+#: - ``unmatched``: the student's files hold no notebook for this problem set;
+#: - ``grader-error``: a trusted check (or the grader itself) failed; the scores are not final
+#:   and the instructor gets the traceback, the student never does.
+STATUSES = ("graded", "needs-manual-grading", "timeout", "crashed", "invalid-notebook",
+            "unmatched", "grader-error")
 
 
 @dataclass
@@ -111,10 +121,14 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         env = {RESULTS_ENV: str(results)}
         run = executor(assembly.notebook, work, env)
         scores = score_results(ps, results, run.notebook)
+    causes, scores = explain(run.notebook, run.status, scores, ps.solution_ids)
     notes = list(assembly.notes)
     if run.message:
         notes.append(run.message)
-    if run.status == "ok":
+    notes += causes
+    if any(getattr(s, "error", None) for s in scores):
+        status = "grader-error"
+    elif run.status == "ok":
         status = "needs-manual-grading" if assembly.missing else "graded"
     else:
         status = run.status
@@ -166,14 +180,7 @@ def sandbox_executor(config=None) -> Callable:
     def execute(nb, workdir: Path, env: dict) -> Execution:
         cfg = dataclasses.replace(base, env={**base.env, **env})
         run = execute_notebook(nb, workdir, cfg)
-        if run.status != "ok":
-            message = run.message
-        elif run.cell_timeouts:
-            message = (f"{len(run.cell_timeouts)} cell(s) ran longer than the time limit of "
-                       f"{cfg.cell_timeout_s:g} s per cell and were stopped; the answers they "
-                       f"were checking scored zero")
-        else:
-            message = ""
-        return Execution(run.notebook, run.status, message)
+        # A cell stopped at its own time limit is named by autograder.diagnose.
+        return Execution(run.notebook, run.status, run.message if run.status != "ok" else "")
 
     return execute
