@@ -1,14 +1,13 @@
 """The whole book builds from scratch with warnings as errors, and every page reads as it should.
 
 The build runs once per session into a temporary folder (no execution cache, so every chapter is
-executed as in CI); the tests then read the HTML as a reader's browser gets it.
+executed as in CI; fixture ``html`` in conftest.py); the tests then read the HTML as a reader's
+browser gets it.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -83,17 +82,6 @@ def visible_asserts(page: str) -> list[str]:
     """Lines of reader-visible code that are ``assert`` statements."""
     return [line.strip() for block in reader_code_blocks(page)
             for line in block.splitlines() if re.match(r"\s*assert\b", line)]
-
-
-@pytest.fixture(scope="module")
-def html(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("book")
-    jb = Path(sys.executable).parent / "jupyter-book"
-    done = subprocess.run([str(jb), "build", str(ROOT), "--path-output", str(out),
-                           "--warningiserror", "--keep-going", "--quiet"],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
-    return out / "_build" / "html"
 
 
 def test_visible_asserts_are_found_in_cell_inputs_only():
