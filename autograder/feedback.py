@@ -3,6 +3,8 @@
 Feedback lists, per graded cell, the points and the trusted check's message: what passed and what
 failed, in words a student can act on. It never contains the source of a check (hidden or not):
 only messages written by :mod:`autograder.checks`, and the student's own error messages, escaped.
+Every text that comes from a record is escaped, and each page forbids scripts, frames and requests
+by its Content-Security-Policy (a second wall: the instructor opens the report in a browser).
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ import io
 from collections import Counter
 
 __all__ = ["feedback_html", "report_html"]
+
+# No scripts, frames, forms or requests; only the inline style and the report's own data image.
+_CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; img-src data:; form-action 'none'\">")
 
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -51,7 +57,7 @@ def feedback_html(record: dict) -> str:
         rows.append(f"<tr><td>{html.escape(_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
                     f"<td>{html.escape(s['message'])}</td></tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Feedback: "
+    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Feedback: "
             f"{html.escape(record['problem_set'])}</title>{_STYLE}</head><body>"
             f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
             f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
@@ -107,7 +113,7 @@ def report_html(problem_set: str, records: list[dict]) -> str:
     mean = sum(totals) / len(totals) if totals else 0.0
     img = (f"<img alt='histogram of scores' src='data:image/png;base64,"
            f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Report: "
+    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
             f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
             f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g}.</p>"

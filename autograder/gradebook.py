@@ -4,7 +4,9 @@ The trusted grader scores submissions itself (:mod:`autograder.scoring`); this m
 writes its scores where nbgrader keeps them: a ``Grade`` row per graded cell (``auto_score``;
 written answers are flagged ``needs_manual_grade`` for formgrader), the check's message as the
 cell's automatic comment, and the submitted and executed notebooks under ``submitted/`` and
-``autograded/``, where formgrader looks for them.
+``autograded/``, where formgrader looks for them. Those two are copies without active content
+(:func:`autograder.sanitize.safe_notebook_bytes`): formgrader shows a notebook's HTML as it is,
+in the instructor's logged-in session. A submission that is not a readable notebook is not copied.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sqlalchemy.exc import SAWarning
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.problemset import ProblemSet
+from autograder.sanitize import safe_notebook_bytes
 
 __all__ = ["GradebookWriter"]
 
@@ -64,10 +67,20 @@ class GradebookWriter:
                                f"{done.stderr[-2000:]}")
 
     def record(self, record: dict, submitted: bytes, executed: str | None) -> None:
-        """Store one record (from :func:`autograder.batch.grade_task`) for its student."""
+        """Store one record (from :func:`autograder.batch.grade_task`) for its student.
+
+        Parameters
+        ----------
+        record : dict
+            The scores, status and notes.
+        submitted : bytes
+            The file the student handed in (untrusted).
+        executed : str or None
+            The notebook as it ran, as JSON text (its outputs are untrusted too).
+        """
         student, name = record["student_id"], self.ps.name
-        for folder, content in (("submitted", submitted),
-                                ("autograded", executed.encode() if executed else None)):
+        for folder, notebook in (("submitted", submitted), ("autograded", executed)):
+            content = safe_notebook_bytes(notebook)
             if content is not None:
                 path = self.course / folder / student / name / self.ps.notebook_name
                 path.parent.mkdir(parents=True, exist_ok=True)
