@@ -8,7 +8,9 @@ centred data :math:`X \in \mathbb{R}^{N \times D}` (one sample per row) is appro
     X \approx Z U^\top, \qquad Z = X U,
 
 with :math:`U \in \mathbb{R}^{D \times K}` an orthonormal basis (:math:`U^\top U = I_K`) and
-:math:`Z \in \mathbb{R}^{N \times K}` the codes. The squared reconstruction error
+:math:`Z \in \mathbb{R}^{N \times K}` the codes. (The lecture writes the same factorization
+transposed, :math:`X^\top \approx U Z^\top`, with one sample per column; the letters keep their
+roles: :math:`U` is the basis, :math:`Z` the codes.) The squared reconstruction error
 :math:`\lVert X - Z U^\top \rVert_F^2` is minimised by the top :math:`K` right singular vectors
 of the thin SVD
 
