@@ -24,8 +24,8 @@ import nbformat
 
 from autograder.problemset import COURSE_DIR, list_problem_sets
 
-__all__ = ["PLACEHOLDER", "ROOT", "check_site_url", "site_url", "kit_version", "kit_wheel_name", "kit_url",
-           "release", "substitute"]
+__all__ = ["PLACEHOLDER", "ROOT", "check_site_url", "site_url", "kit_version", "kit_wheel_name",
+           "kit_url", "release", "substitute"]
 
 PLACEHOLDER = "@KIT_URL@"
 ROOT = COURSE_DIR.parent

@@ -73,7 +73,8 @@ def check(path: Path, timeout: float = 120) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coursedata.check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m coursedata.check",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("notebook", type=Path)
     parser.add_argument("--timeout", type=float, default=120, help="seconds per cell")
     args = parser.parse_args(argv)

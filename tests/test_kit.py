@@ -244,7 +244,8 @@ def kit_venv() -> Path:
             # Pip's cache makes this quick after the first time; the pins of requirements.txt
             # are constraints, so the environment is the tested combination (and pip fails if a
             # declared range excludes a pin).
-            done = subprocess.run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+            done = subprocess.run([py, "-m", "pip", "install", "--quiet",
+                                   "--disable-pip-version-check",
                                    "-c", str(ROOT / "requirements.txt"), str(wheel)],
                                   env=env, capture_output=True, text=True)
             assert done.returncode == 0, done.stdout + done.stderr
@@ -252,6 +253,24 @@ def kit_venv() -> Path:
                            check=True, env=clean_env(venv), capture_output=True)
             (venv / ".complete").write_text(wheel.name)
     return venv
+
+
+def test_kit_environment_holds_the_kit_and_its_dependencies_only(kit_venv):
+    """The student's environment: a plain venv, the kit, what it declares, and a Jupyter kernel."""
+    cfg = (kit_venv / "pyvenv.cfg").read_text()
+    assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
+    py = str(kit_venv / "bin" / "python")
+    listed = subprocess.run([py, "-m", "pip", "list", "--format=json",
+                             "--disable-pip-version-check"], env=clean_env(kit_venv), capture_output=True, text=True, check=True)
+    names = {p["name"].lower() for p in json.loads(listed.stdout)}
+    assert "mfpm-kit" in names and "mfpm-course" not in names, names
+    assert {"numpy", "scipy", "matplotlib", "ipykernel", "nbclient"} <= names
+    assert not names & {"nbgrader", "jupyter-book", "pytest", "numba"}, names
+    check = subprocess.run([py, "-m", "pip", "check"], env=clean_env(kit_venv),
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    kernel = json.loads((kit_venv / "share/jupyter/kernels/python3/kernel.json").read_text())
+    assert kernel["argv"][0] == py
 
 
 def _visible_tests(nb) -> list:
