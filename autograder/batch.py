@@ -255,13 +255,18 @@ class _Writer:
             lines.append([rec["student_id"], rec["status"],
                           *["" if pts.get(c) is None else f"{pts[c]:g}" for c in cells],
                           f"{rec['total']:g}" if final else "", f"{rec['max_auto']:g}",
-                          f"{rec['max_manual']:g}", " | ".join(rec["notes"])[:500]])
+                          f"{rec['max_manual']:g}", _inert(" | ".join(rec["notes"])[:500])])
         tmp = self.out / ".grades.csv.tmp"
         with tmp.open("w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows(lines)
         os.replace(tmp, self.out / "grades.csv")
         _write_atomic(self.out / "report.html", report_html(self.ps.name, records))
         return records
+
+
+def _inert(text: str) -> str:
+    """A CSV field a spreadsheet shows as text: one that starts like a formula gets a quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _progress(total: int, quiet: bool):

@@ -35,6 +35,11 @@ _STATUS_WORDS = {
     "crashed": "Your notebook's kernel stopped (it crashed or exited); answers recorded before "
                "that were scored.",
     "invalid-notebook": "Your file could not be read as a Jupyter notebook, so nothing was scored.",
+    "unmatched": "We found no notebook for this problem set among the files you handed in, so "
+                 "nothing was scored; the files are named below.",
+    "grader-error": "The grader failed on your submission (a fault of the grader, not of your "
+                    "work), so your score is not final. Your instructor has been told and will "
+                    "grade it again.",
 }
 
 
@@ -61,11 +66,30 @@ def feedback_html(record: dict) -> str:
             f"{html.escape(record['problem_set'])}</title>{_STYLE}</head><body>"
             f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
             f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
-            f"<b>{record['total']:g} / {record['max_auto']:g}</b>.</p>"
+            f"<b>{_score(record)}</b>.</p>"
             f"<p class='note'>{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
             + (f"<ul>{notes}</ul>" if notes else "") +
             "<table><tr><th>Question</th><th>Points</th><th>What we found</th></tr>"
             + "".join(rows) + "</table></body></html>")
+
+
+def _score(record: dict) -> str:
+    """``total / max``, or a dash where the grader failed (that is no one's zero)."""
+    total = "–" if record["status"] == "grader-error" else f"{record['total']:g}"
+    return f"{total} / {record['max_auto']:g}"
+
+
+def _grader_errors(records: list[dict]) -> str:
+    """The tracebacks of the grader's faults, for the instructor only (never in feedback)."""
+    failed = [r for r in records if r["status"] == "grader-error"]
+    if not failed:
+        return ""
+    items = "".join(f"<li><b>{html.escape(r['student_id'])}</b><pre>"
+                    f"{html.escape(r.get('grader_error') or 'no traceback recorded')}</pre></li>"
+                    for r in failed)
+    return (f"<h2>Grader errors</h2><p class='note'>The grader failed on {len(failed)} "
+            f"submission(s); they have no score and are graded again by the next run of the "
+            f"same command, once the grader is fixed.</p><ul>{items}</ul>")
 
 
 def _histogram_png(totals: list[float], max_auto: float) -> str:
@@ -86,8 +110,11 @@ def _histogram_png(totals: list[float], max_auto: float) -> str:
 
 
 def report_html(problem_set: str, records: list[dict]) -> str:
-    """Class report: status counts, score distribution, and per check the failures."""
+    """Class report: status counts, score distribution, per check the failures, and the
+    tracebacks of the grader's own faults (whose submissions count in no statistic)."""
     statuses = Counter(r["status"] for r in records)
+    errors = _grader_errors(records)
+    records = [r for r in records if r["status"] != "grader-error"]
     totals = [r["total"] for r in records]
     max_auto = max((r["max_auto"] for r in records), default=0.0)
     per_cell: dict[str, list[str]] = {}
@@ -116,8 +143,10 @@ def report_html(problem_set: str, records: list[dict]) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
             f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
-            f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g}.</p>"
+            f"<p>{sum(statuses.values())} submissions; mean autograded score {mean:.2f} / "
+            f"{max_auto:g} over the {len(records)} the grader scored.</p>"
             f"<h2>Status</h2><table><tr><th>status</th><th>students</th></tr>{status_rows}</table>"
+            f"{errors}"
             f"<h2>Score distribution</h2>{img}"
             f"<h2>Checks</h2><table><tr><th>check</th><th>students who lost points</th>"
             f"<th>most common message</th></tr>{''.join(rows)}</table></body></html>")
