@@ -282,29 +282,23 @@ MALFORMED = {
 
 
 def score_malformed(ps: ProblemSet, reference_results, workdir):
-    """Write every malformed answer for every recorded case (all of its arrays, and each one
-    alone) and score; return every grader error (a check must turn them into a message)."""
-    functions = case_functions(ps)
+    """Write every malformed answer for every graded function (into all of its recorded cases;
+    all of its arrays, and each one alone) and score; return every grader error (a check must
+    turn malformed answers into a message for the student)."""
     reads = cases_read(ps, reference_results)
     problems = []
-    i = 0
-    for cases in functions.values():
-        for case in cases:
-            if not (Path(reference_results) / f"{case}.npz").is_file():
-                continue
-            outputs = n_outputs(reference_results, case)
-            for output in [None] + (list(range(outputs)) if outputs > 1 else []):
-                for kind, fn in MALFORMED.items():
-                    i += 1
-                    folder = Path(workdir) / f"m{i}"
-                    write_variant(reference_results, folder, [case], fn, output)
-                    affected = [g for g in reads if case in reads[g]]
-                    for s in score_results(Subset(ps, affected), folder, frozenset()):
-                        if s.error:
-                            problems.append(f"{kind} {case}"
-                                            + ("" if output is None else f"[{output}]")
-                                            + f": {s.grade_id}: {s.error.strip().splitlines()[-1]}")
-                    shutil.rmtree(folder)
+    for i, (func, output, _) in enumerate(v for v in generic_variants(ps, reference_results)
+                                          if v[2] == "nan" and v[0] != "*"):
+        cases = case_functions(ps)[func]
+        for kind, fn in MALFORMED.items():
+            folder = Path(workdir) / f"m{i}-{kind}"
+            changed, _ = write_variant(reference_results, folder, cases, fn, output)
+            affected = [g for g in reads if reads[g] & set(cases)]
+            for s in score_results(Subset(ps, affected), folder, frozenset()):
+                if s.error:
+                    problems.append(f"{kind} {func}" + ("" if output is None else f"[{output}]")
+                                    + f": {s.grade_id}: {s.error.strip().splitlines()[-1]}")
+            shutil.rmtree(folder)
     return problems
 
 

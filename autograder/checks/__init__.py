@@ -6,6 +6,18 @@ function ``check(answers) -> Outcome``. The function reads the arrays that the c
 recorded (see :mod:`coursedata.grading`), regenerates the inputs, computes the reference with
 :mod:`solutions`, and returns the fraction of the cell's points earned with a message for the
 student. These functions run only in the grader's own process, never in the student's kernel.
+
+Rules every module follows (the self-tests in ``tests/test_problem_sets.py`` enforce them):
+
+- a ``_visible`` cell's check holds everything its hidden part recorded to the reference's values,
+  all or nothing, as its visible test asserts values; a ``_hidden`` cell gives partial credit only
+  for independent parts that must each be right (a property such as "normalised" or "integrates
+  to one" only explains a wrong value, it earns nothing alone);
+- a malformed student array (shape, 0-d, empty, bool, complex, overflowing) becomes a message,
+  never an exception: any exception is reported as a fault of the grader;
+- an optional ``EQUIVALENT_FORMS`` maps ``(function, output, transform)`` to the reason a
+  transform of the recorded answer is still right (components up to sign, intercepts up to a
+  constant); ``output`` is an index, a tuple of indices or ``None`` (all of them).
 """
 
 from __future__ import annotations
