@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -48,7 +49,10 @@ def check(path: Path, timeout: float = 120) -> int:
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory(prefix="coursedata-check-") as kernel_dir:
         km = _kernel_manager(Path(kernel_dir))
-        NotebookClient(nb, km=km, timeout=timeout, allow_errors=True).execute(cwd=str(path.parent))
+        # The kernel's own log (start-up and shut-down notes) is not for students: errors of
+        # the notebook's code come back in the cells' outputs.
+        NotebookClient(nb, km=km, timeout=timeout, allow_errors=True).execute(
+            cwd=str(path.parent), stderr=subprocess.DEVNULL)
     failures = 0
     tests = 0
     for index, cell in enumerate(nb.cells):
