@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Protocol
 
 from autograder.collect import Submission, Unmatched, collect_submissions
-from autograder.feedback import feedback_html, report_html
+from autograder.feedback import feedback_html, marking_scheme_html, report_html
 from autograder.grade import grade_submission, local_executor, sandbox_executor
 from autograder.problemset import COURSE_DIR, ProblemSet
 
@@ -260,7 +260,12 @@ class _Writer:
         with tmp.open("w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows(lines)
         os.replace(tmp, self.out / "grades.csv")
-        _write_atomic(self.out / "report.html", report_html(self.ps.name, records))
+        rubric = COURSE_DIR / "rubrics" / f"{self.ps.name}.md"
+        if rubric.is_file():
+            _write_atomic(self.out / "marking-scheme.html",
+                          marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")))
+        _write_atomic(self.out / "report.html", report_html(self.ps.name, records,
+                                                            rubric.is_file()))
         return records
 
 

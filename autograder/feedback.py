@@ -14,7 +14,7 @@ import html
 import io
 from collections import Counter
 
-__all__ = ["feedback_html", "report_html"]
+__all__ = ["feedback_html", "report_html", "marking_scheme_html"]
 
 # No scripts, frames, forms or requests; only the inline style and the report's own data image.
 _CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
@@ -109,7 +109,7 @@ def _histogram_png(totals: list[float], max_auto: float) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def report_html(problem_set: str, records: list[dict]) -> str:
+def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> str:
     """Class report: status counts, score distribution, per check the failures, and the
     tracebacks of the grader's own faults (whose submissions count in no statistic)."""
     statuses = Counter(r["status"] for r in records)
@@ -143,6 +143,8 @@ def report_html(problem_set: str, records: list[dict]) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
             f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
+            + (f"<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
+               if rubric else "") +
             f"<p>{sum(statuses.values())} submissions; mean autograded score {mean:.2f} / "
             f"{max_auto:g} over the {len(records)} the grader scored.</p>"
             f"<h2>Status</h2><table><tr><th>status</th><th>students</th></tr>{status_rows}</table>"
@@ -150,3 +152,16 @@ def report_html(problem_set: str, records: list[dict]) -> str:
             f"<h2>Score distribution</h2>{img}"
             f"<h2>Checks</h2><table><tr><th>check</th><th>students who lost points</th>"
             f"<th>most common message</th></tr>{''.join(rows)}</table></body></html>")
+
+
+def marking_scheme_html(problem_set: str, markdown: str) -> str:
+    """The instructor's marking scheme (``autograder/rubrics/<problem_set>.md``) as a page.
+
+    Written beside the report for whoever grades the written answers in formgrader; the rubric is
+    the course's own text (trusted), its formulas are left as TeX source.
+    """
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Marking scheme: "
+            f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
+            f"{markdown2html_mistune(markdown)}</body></html>")

@@ -61,6 +61,11 @@ def test_the_outputs_show_no_score_and_keep_the_traceback_from_the_student(recor
     assert not writer.is_current(sub), "a grader error is graded again on the next run"
     saved = json.loads(writer.record_path("alice").read_text())
     assert saved["grader_error"] == record["grader_error"]
+    # The written answers' marking scheme is one click from the report, never in the feedback.
+    assert "href='marking-scheme.html'" in (tmp_path / "report.html").read_text()
+    scheme = (tmp_path / "marking-scheme.html").read_text()
+    assert "derivation" in scheme and "Model answer" in scheme
+    assert "Model answer" not in feedback
 
 
 def test_the_command_exits_non_zero_and_names_the_report(record, tmp_path, monkeypatch, capsys):
