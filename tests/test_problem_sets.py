@@ -29,15 +29,6 @@ LEAKS = re.compile(r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|coursedata\.
                    r"\brecord\(|import solutions|from solutions")
 
 
-#: Problem sets whose checks do not yet hold the generic wrong answers to zero (being fixed).
-GENERIC_PENDING: set[str] = set()
-
-
-def _pending(name: str):
-    if name in GENERIC_PENDING:
-        pytest.xfail(f"{name}: its checks are not yet fixed against the generic wrong answers")
-
-
 def _mutants(name: str):
     return importlib.import_module(f"tests.mutants.{name}").MUTANTS
 
@@ -156,7 +147,6 @@ class ProblemSetTests:
         function (all its arrays, and each one alone) earn nothing on a visible cell that reads
         them, and nothing on a hidden cell all of whose arrays they replace; the symmetries
         declared in the checks' ``EQUIVALENT_FORMS`` keep full marks."""
-        _pending(ps.name)
         exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
         problems = score_generic_variants(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
@@ -165,7 +155,6 @@ class ProblemSetTests:
     def test_equivalent_answers_keep_full_marks(self, ps, reference, tmp_path):
         """Recorded answers as ints (where integral), within rounding, or transformed by a
         declared symmetry are still right."""
-        _pending(ps.name)
         exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
         problems = score_equivalent_forms(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
@@ -174,7 +163,6 @@ class ProblemSetTests:
     def test_equivalent_forms_pass_in_a_kernel(self, ps):
         """The reference returning lists, ints or values within rounding passes every visible
         test in a real kernel and keeps full marks."""
-        _pending(ps.name)
         forms = ["list", "ints", "rounding"]
         variants = [ps.assemble(equivalent_form(ps, form)).notebook for form in forms]
         for form, (scores, executed) in zip(forms, run_variants(ps, variants)):
@@ -186,7 +174,6 @@ class ProblemSetTests:
     def test_malformed_answers_are_the_students_problem(self, ps, reference, tmp_path):
         """Wrong shapes, 0-d, empty, bool and complex arrays score zero with a message, never
         as a fault of the grader."""
-        _pending(ps.name)
         problems = score_malformed(ps, reference[1], tmp_path)
         assert not problems, "\n".join(problems)
 
