@@ -24,6 +24,7 @@ so they are compared to 1e-5; a mistake moves them by more than 1e-3.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -32,6 +33,7 @@ from scipy.stats import norm
 from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
                                       guarded, probability_rows, rows_up_to_constant, unpack,
                                       weighted)
+from coursedata.grading import inputs
 from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
                                           log_softmax, softmax, softmax_cross_entropy)
 from solutions.naive_bayes import GaussianNB
@@ -230,12 +232,20 @@ def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _reference_lr(case: str) -> LogisticRegression:
+    """The exact minimiser for a seeded case, fitted once per process (never modified)."""
+    inp = inputs(PROBLEM_SET, case)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return LogisticRegression(reg=inp["reg"], tol=1e-10, max_iter=10_000).fit(inp["X"],
+                                                                                  inp["y"])
+
+
 def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | None]]:
     inp = a.inputs(case)
     X, y, reg = inp["X"], inp["y"], inp["reg"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ref = LogisticRegression(reg=reg, tol=1e-10, max_iter=10_000).fit(X, y)
+    ref = _reference_lr(case)
     label = f"{label} (λ = {reg:g}, lr = {inp['lr']:g}, {inp['n_iter']} steps)"
 
     def usable(W, b) -> str | None:
