@@ -52,7 +52,7 @@ VISIBLE_FAILED = ("the visible test of this cell failed when your notebook ran (
                   "under the cell): its points need the visible test to pass")
 #: The message of a cell whose trusted check failed (a fault of the grader).
 GRADER_FAULT = ("this check could not be run because of a fault in the grader, not in your "
-                "answer; the instructor has been told and will grade it again")
+                "answer; the instructor has been told, and this score is not final")
 
 
 def failed_visible_cells(notebook) -> frozenset[str]:
