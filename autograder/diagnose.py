@@ -29,11 +29,15 @@ def _gid(cell) -> str | None:
 
 
 def _error(cell) -> tuple[str, str] | None:
-    """(name, value) of the first error output of ``cell``, or None."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return str(out.get("ename", "Error")), str(out.get("evalue", ""))
-    return None
+    """(name, value) of the error that ended ``cell``, or None.
+
+    A cell stopped at its time limit shows the ``KeyboardInterrupt`` of the interrupt first and
+    the grader's ``CellTimeoutError`` after it: the time limit is the cause.
+    """
+    errors = [(str(o.get("ename", "Error")), str(o.get("evalue", "")))
+              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    timeouts = [e for e in errors if e[0] == "CellTimeoutError"]
+    return (timeouts or errors or [None])[0]
 
 
 def _describe(name: str, value: str) -> str:

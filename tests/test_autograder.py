@@ -50,7 +50,7 @@ QUESTIONS = {  # answer cell -> the graded cells that score it
     "pca_svd": ("pca_svd_visible", "pca_svd_hidden"),
     "project": ("project_visible", "project_hidden"),
     "best_rank_k": ("best_rank_k_visible", "best_rank_k_hidden"),
-    "reconstruction_error": ("reconstruction_error_hidden",),
+    "reconstruction_error": ("reconstruction_error_visible", "reconstruction_error_hidden"),
 }
 EDITED_DELETED = ("center_visible", "pca_eig_hidden", "reconstruction_error_hidden")
 HIDDEN_SOURCE = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "record(", 'inputs("ps1_pca"',
