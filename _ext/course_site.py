@@ -82,7 +82,7 @@ def _config_inited(app, config) -> None:
         "kit_url": kit_url,
         "kit_wheel": wheel,
         "install_command": f'```bash\npython -m pip install "{kit_url}" jupyterlab\n```',
-        "colab_cell": f"```python\n%pip install {kit_url}\n```",
+        "colab_cell": f"```ipython3\n%pip install {kit_url}\n```",
         "hub_install": f"```dockerfile\nRUN python -m pip install --no-cache-dir {kit_url}\n```",
         "check_command": "```bash\npython -m coursedata.check ps1_pca.ipynb\n```",
         "problem_set_list": "\n".join(items),
