@@ -258,7 +258,7 @@ def kit_venv() -> Path:
             # Pip's cache makes this quick after the first time; the pins of requirements.txt
             # are constraints, so the environment is the tested combination (and pip fails if a
             # declared range excludes a pin).
-            done = subprocess.run([py, "-m", "pip", "install", "--quiet",
+            done = subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-compile",
                                    "--disable-pip-version-check",
                                    "-c", str(ROOT / "requirements.txt"), str(wheel)],
                                   env=env, capture_output=True, text=True)
