@@ -51,7 +51,10 @@ def test_site_address_is_set_once_in_the_config():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["html"]["baseurl"] == site_url()
     assert kit_url() == f"{site_url()}kit/{kit_wheel_name()}"
-    assert "repository" not in config and "launch_buttons" not in config
+    # No button to the private repository, nor Binder or Colab launchers that would need it.
+    assert "repository" not in config
+    launch = config.get("launch_buttons") or {}
+    assert not launch.get("binderhub_url") and not launch.get("colab_url"), launch
 
 
 def test_kit_and_problem_sets_are_published(html):
@@ -85,7 +88,7 @@ def test_no_placeholder_repository_launch_button_or_unreleased_notebook(html):
     for page in _pages(html):
         text = page.read_text()
         for bad in ("github.com/mfpm-course", "mybinder.org", "colab.research.google.com",
-                    "launch-buttons", "btn-source-repository-button", PLACEHOLDER):
+                    "btn-source-repository-button", "btn-source-issues-button", PLACEHOLDER):
             assert bad not in text, f"{page.relative_to(html)}: {bad}"
     for notebook in html.rglob("*.ipynb"):
         assert PLACEHOLDER not in notebook.read_text(), notebook.relative_to(html)
