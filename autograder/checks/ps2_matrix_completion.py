@@ -240,6 +240,13 @@ def _run_shapes(inp: dict, out: tuple, biases: bool) -> str | None:
     return None
 
 
+def _student_objective(inp: dict, U, Z, **biases) -> float:
+    """The objective J of a student's factors; overflowing factors give inf (judged wrong by the
+    comparison), not a warning."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return objective(_sparse(inp["R"], inp["mask"]), U, Z, inp["reg"], **biases)
+
+
 def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | None]]:
     inp = a.inputs(case)
     ref = _reference_run(inp, biases=False)
@@ -252,14 +259,16 @@ def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | 
 
     def predictions():
         (U, Z, _), problem = parts()
-        return problem or compare((U @ Z.T)[unobserved], ref.predict_all()[unobserved],
-                                  f"the predictions U Zᵀ on the unobserved entries for {where}",
-                                  **RUN_TOL)
+        if problem:
+            return problem
+        with np.errstate(over="ignore", invalid="ignore"):  # huge factors: inf, judged wrong
+            predicted = U @ Z.T
+        return compare(predicted[unobserved], ref.predict_all()[unobserved],
+                       f"the predictions U Zᵀ on the unobserved entries for {where}", **RUN_TOL)
 
     def final_objective():
         (U, Z, _), problem = parts()
-        return problem or compare(objective(_sparse(inp["R"], inp["mask"]), U, Z, inp["reg"]),
-                                  ref.loss_history_[-1],
+        return problem or compare(_student_objective(inp, U, Z), ref.loss_history_[-1],
                                   f"the objective J of your returned U and Z for {where}",
                                   **RUN_TOL)
 
@@ -293,9 +302,12 @@ def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str
 
     def predictions():
         (U, Z, b, c, mu, _), problem = parts()
-        return problem or compare(mu + b[:, None] + c[None, :] + U @ Z.T, ref.predict_all(),
-                                  f"the predictions μ + b_i + c_j + u_iᵀz_j for {where}",
-                                  **RUN_TOL)
+        if problem:
+            return problem
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: inf, judged wrong
+            predicted = mu + b[:, None] + c[None, :] + U @ Z.T
+        return compare(predicted, ref.predict_all(),
+                       f"the predictions μ + b_i + c_j + u_iᵀz_j for {where}", **RUN_TOL)
 
     def bias_values():
         (_, _, b, c, mu, _), problem = parts()
@@ -309,11 +321,9 @@ def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str
         (U, Z, b, c, mu, _), problem = parts()
         if problem:
             return problem
-        J = objective(_sparse(inp["R"], inp["mask"]), U, Z, inp["reg"], global_mean=float(mu),
-                      user_bias=b, item_bias=c)
-        return compare(J, ref.loss_history_[-1],
-                                  f"the objective J (biases penalised) of your returned "
-                                  f"parameters for {where}", **RUN_TOL)
+        J = _student_objective(inp, U, Z, global_mean=float(mu), user_bias=b, item_bias=c)
+        return compare(J, ref.loss_history_[-1], f"the objective J (biases penalised) of your "
+                                                 f"returned parameters for {where}", **RUN_TOL)
 
     def losses():
         (*_, L), problem = parts()
