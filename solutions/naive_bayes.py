@@ -259,7 +259,7 @@ class BernoulliNB(BaseNaiveBayes):
     --------
     >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
     >>> clf = BernoulliNB(alpha=1.0).fit(X, ["spam", "spam", "ham", "ham"])
-    >>> np.exp(clf.feature_log_prob_)   # (N_dc + 1) / (N_c + 2)
+    >>> np.exp(clf.feature_log_prob_)   # (N_jc + 1) / (N_c + 2)
     array([[0.25, 0.5 ],
            [0.75, 0.5 ]])
     >>> clf.predict([[1, 0]])
@@ -324,7 +324,7 @@ class BernoulliNB(BaseNaiveBayes):
         jll = np.asarray(X @ self._weights_T)
         jll += self._offset
         if self._degenerate:
-            # x_d = 1 where theta_dc = 0, or x_d = 0 where theta_dc = 1: probability 0
+            # x_j = 1 where theta_jc = 0, or x_j = 0 where theta_jc = 1: probability 0
             impossible = np.asarray(X @ self._zero_mask_T) > 0
             impossible |= (self._one_count - np.asarray(X @ self._one_mask_T)) > 0
             jll[impossible] = -np.inf

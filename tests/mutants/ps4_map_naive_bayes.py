@@ -9,7 +9,7 @@ _FIT_C = ("fit_categorical_nb_visible", "fit_categorical_nb_hidden")
 _JOINT_C = ("categorical_joint_log_likelihood_visible", "categorical_joint_log_likelihood_hidden")
 
 _BETA_RETURN = "return (n_ones + a - 1) / (n_ones + n_zeros + a + b - 2)"
-_THETA_B = "theta = (N_dc + alpha) / (N_c[:, None] + 2 * alpha)"
+_THETA_B = "theta = (N_jc + alpha) / (N_c[:, None] + 2 * alpha)"
 _JOINT_B_RETURN = "return X @ log_theta.T + (1.0 - X) @ log_1m_theta.T + log_prior"
 _LSE = "log_evidence = m + np.log(np.exp(joint - m).sum(axis=1, keepdims=True))"
 
@@ -25,14 +25,14 @@ MUTANTS = [
            "return n_ones / (n_ones + n_zeros)", _BETA),
     # Question 3: fit_bernoulli_nb
     Mutant("alpha not doubled in the denominator", "fit_bernoulli_nb", _THETA_B,
-           "theta = (N_dc + alpha) / (N_c[:, None] + alpha)", _FIT_B),
+           "theta = (N_jc + alpha) / (N_c[:, None] + alpha)", _FIT_B),
     Mutant("prior not logged", "fit_bernoulli_nb", "log_prior = np.log(N_c / N_c.sum())",
            "log_prior = N_c / N_c.sum()", _FIT_B),
     Mutant("prior not normalised", "fit_bernoulli_nb", "log_prior = np.log(N_c / N_c.sum())",
            "log_prior = np.log(N_c)", _FIT_B),
     Mutant("Beta(alpha, alpha) read as add-alpha (counts off by one)", "fit_bernoulli_nb", _THETA_B,
-           "theta = (N_dc + alpha - 1) / (N_c[:, None] + 2 * alpha - 2)", _FIT_B),
-    Mutant("unsmoothed MLE", "fit_bernoulli_nb", _THETA_B, "theta = N_dc / N_c[:, None]", _FIT_B),
+           "theta = (N_jc + alpha - 1) / (N_c[:, None] + 2 * alpha - 2)", _FIT_B),
+    Mutant("unsmoothed MLE", "fit_bernoulli_nb", _THETA_B, "theta = N_jc / N_c[:, None]", _FIT_B),
     Mutant("one class too few (off-by-one)", "fit_bernoulli_nb", "C = int(y.max()) + 1",
            "C = int(y.max())", _FIT_B),
     # Question 4: bernoulli_joint_log_likelihood
