@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-__all__ = ["require"]
+__all__ = ["require", "skip_unless"]
 
 
 def require(available: bool, reason: str) -> pytest.MarkDecorator:
@@ -38,3 +38,10 @@ def require(available: bool, reason: str) -> pytest.MarkDecorator:
     if not available and os.environ.get("CI"):
         pytest.fail(f"CI must run these tests, but {reason}", pytrace=False)
     return pytest.mark.skipif(not available, reason=reason)
+
+
+def skip_unless(available: bool, reason: str) -> None:
+    """Inside a test or fixture: skip it unless ``available``; on CI, fail instead."""
+    if not available:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            f"CI must run this test, but {reason}" if os.environ.get("CI") else reason)

@@ -25,7 +25,6 @@ import base64
 import html.parser
 import http.server
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -41,6 +40,7 @@ import autograder
 from autograder.sanitize import SHOWN_AS_TEXT, clean_markdown, safe_notebook_bytes, \
     sanitize_notebook
 from tests import submissions as sb
+from tests.browser import chromium, dump_dom
 from tests.psharness import generate_release
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
@@ -54,13 +54,6 @@ PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA
 FIRES_UNSANITIZED = {"md-script", "md-img-onerror", "md-svg-onload", "md-iframe-srcdoc",
                      "md-object", "md-embed", "md-style", "md-meta-refresh", "out-html",
                      "out-javascript", "out-markdown", "grade-id"}
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  "--virtual-time-budget=5000", "--dump-dom",
-                  # offline: every host name but 127.0.0.1 fails (MathJax's CDN, unpkg)
-                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
-
 
 # --- the payloads ----------------------------------------------------------------------------
 
@@ -179,27 +172,12 @@ class Listener:
         self.server.server_close()
 
 
-def chromium_path() -> str:
-    """Debian's Chromium; a missing one skips the browser tests, and fails them where CI is set."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        message = "Chromium is not installed (apt-get install chromium, or make browser)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
 def open_in_chromium(page: Path, listener: Listener) -> tuple[str, set[str]]:
     """The DOM Chromium built from ``page`` and the payloads that called the listener."""
     listener.hits.clear()
-    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
-        done = subprocess.run([chromium_path(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                               page.resolve().as_uri()],
-                              capture_output=True, text=True, timeout=180)
+    dom = dump_dom(page.resolve().as_uri(), budget_ms=5000)
     time.sleep(0.5)  # a request sent just before Chromium quit
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout, listener.fired()
+    return dom, listener.fired()
 
 
 def render(notebook: Path, template: str, out: Path) -> Path:
@@ -272,7 +250,7 @@ def title_of(page: str) -> str:
 @pytest.fixture(scope="module")
 def graded():
     """The hostile submission graded by the CLI into a temporary course; the listener."""
-    chromium_path()  # skip (or fail, in CI) before grading
+    chromium()  # skip (or fail, on CI) before grading
     base = Path(tempfile.mkdtemp(prefix="sanitize-test-"))
     listener = Listener()
     try:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import re
 import shutil
-import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
@@ -24,11 +22,11 @@ import yaml
 
 from autograder.problemset import list_problem_sets
 from autograder.release import PLACEHOLDER, ROOT, kit_url, kit_wheel_name, site_url
+from tests.browser import chromium, dump_dom
 
 pytestmark = pytest.mark.slow
 
 PROBLEM_SETS = list_problem_sets()
-CHROMIUM = "/usr/bin/chromium"
 CDN_MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"
 
 
@@ -139,16 +137,6 @@ def visible_text(dom: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> str:
-    if not os.access(CHROMIUM, os.X_OK):
-        message = f"{CHROMIUM} is missing (make test installs Debian's chromium as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
 def server(html, tmp_path_factory):
     """The built book (plus a control page) on http://127.0.0.1:PORT/, recording every request."""
     root = tmp_path_factory.mktemp("site")
@@ -175,30 +163,16 @@ def server(html, tmp_path_factory):
     httpd.server_close()
 
 
-def dump_dom(chromium: str, url: str, profile: Path) -> str:
-    """The page after its scripts ran, in headless Chromium with no network but 127.0.0.1."""
-    done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=15000",
-         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-         "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=127.0.0.1",
-         "--dump-dom", url],
-        capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0 and "</html>" in done.stdout, done.stderr[-3000:]
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
-def rendered(chromium, server, tmp_path_factory) -> dict[str, str]:
+def rendered(server) -> dict[str, str]:
     """Every chapter page, and the control page, as Chromium shows them (a few at a time)."""
     base, _ = server
     names = [*CHAPTERS, "control"]
     urls = [base + (f"{c}.html" if c != "control"
                     else f"{Path(CHAPTERS[0]).parent}/control-cdn.html") for c in names]
-    profiles = [tmp_path_factory.mktemp("chromium") for _ in names]
+    chromium()  # skip (or fail, on CI) before starting the pool
     with ThreadPoolExecutor(max_workers=3) as pool:
-        doms = list(pool.map(lambda a: dump_dom(chromium, *a), zip(urls, profiles)))
+        doms = list(pool.map(dump_dom, urls))
     return dict(zip(names, doms))
 
 
