@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from autograder import limits
 from autograder.collect import Submission, Unmatched, collect_submissions
 from autograder.feedback import feedback_html, marking_scheme_html, report_html
 from autograder.grade import grade_submission, local_executor, sandbox_executor
@@ -51,9 +52,9 @@ __all__ = ["GradingOptions", "grade_task", "grade_class", "grader_fingerprint", 
 class GradingOptions:
     """How each submission runs: limits and whether the sandbox is used."""
 
-    cell_timeout_s: float = 30.0
-    notebook_timeout_s: float = 300.0
-    memory_mb: int = 2048
+    cell_timeout_s: float = limits.CELL_TIMEOUT_S
+    notebook_timeout_s: float = limits.NOTEBOOK_TIMEOUT_S
+    memory_mb: int = limits.MEMORY_MB
     unsafe: bool = False  # run without the sandbox (only where it cannot be built)
     # Instructor folders hidden from student code on top of the sandbox's own list (the
     # submissions, the output folder, the course): see :func:`instructor_folders`.

@@ -92,6 +92,8 @@ from jupyter_client.kernelspec import KernelSpec
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
+from autograder import limits
+
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "sandbox_available",
            "execute_notebook", "kernel_environment", "PROJECT_ROOT"]
 
@@ -133,14 +135,14 @@ class SandboxConfig:
 
     Parameters
     ----------
-    cell_timeout_s : float, default 30
+    cell_timeout_s : float, default :data:`autograder.limits.CELL_TIMEOUT_S` (30)
         Wall time of one cell; the cell is then interrupted and fails, later cells still run.
-    notebook_timeout_s : float, default 300
+    notebook_timeout_s : float, default :data:`autograder.limits.NOTEBOOK_TIMEOUT_S` (300)
         Wall time of all cells together (the kernel's start-up is not counted); the kernel is then
         killed and the status is ``"timeout"``.
     startup_timeout_s : float, default 60
         Time the kernel may take to start; exceeding it raises :class:`SandboxError`.
-    memory_mb : int, default 2048
+    memory_mb : int, default :data:`autograder.limits.MEMORY_MB` (2048)
         Address-space limit of each process in the sandbox (``RLIMIT_AS``).
     max_processes : int, default 64
         Processes plus threads the sandbox may hold at once (``RLIMIT_NPROC``); an idle kernel
@@ -172,10 +174,10 @@ class SandboxConfig:
         The Python interpreter that runs the kernel (it needs ``ipykernel``).
     """
 
-    cell_timeout_s: float = 30
-    notebook_timeout_s: float = 300
+    cell_timeout_s: float = limits.CELL_TIMEOUT_S
+    notebook_timeout_s: float = limits.NOTEBOOK_TIMEOUT_S
     startup_timeout_s: float = 60
-    memory_mb: int = 2048
+    memory_mb: int = limits.MEMORY_MB
     max_processes: int = 64
     max_file_mb: int = 64
     tmp_mb: int = 64

@@ -1,0 +1,14 @@
+"""The grader's default limits per submission, in one place.
+
+The command line (:mod:`autograder.__main__`), the grading options (:class:`autograder.batch.
+GradingOptions`) and the sandbox (:class:`autograder.sandbox.SandboxConfig`) all start from these.
+"""
+
+#: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
+CELL_TIMEOUT_S = 30.0
+#: A notebook's wall time, as a multiple of the time per cell.
+NOTEBOOK_CELLS = 10
+#: Wall time of all cells of a notebook together, in seconds.
+NOTEBOOK_TIMEOUT_S = NOTEBOOK_CELLS * CELL_TIMEOUT_S
+#: Address space of each process of a kernel, in MB.
+MEMORY_MB = 2048
