@@ -74,8 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.release import main as release_main
 
         return release_main(args)
-    from autograder.batch import GradingOptions, grade_class
+    from autograder.batch import grade_class
     from autograder.problemset import ProblemSet
+    from autograder.task import GradingOptions
 
     if args.assignment not in list_problem_sets():
         print(f"error: unknown problem set {args.assignment!r}; choose one of "

@@ -1,7 +1,7 @@
 """Grade on a Dask cluster: the backend of ``python -m autograder grade --scheduler ADDRESS``.
 
 The process that runs the command (the coordinator) connects to a Dask scheduler, checks every
-worker, and then hands out the same task as the local pool, :func:`autograder.batch.grade_task`,
+worker, and then hands out the same task as the local pool, :func:`autograder.task.grade_task`,
 through the same loop (:func:`autograder.batch.run_tasks`): the notebook's bytes go out, a record
 comes back, streamed with :class:`distributed.as_completed` as tasks finish. Workers never touch a
 shared file, so they can be other machines; the coordinator stays the only writer of the output
@@ -9,7 +9,7 @@ folder and of the gradebook.
 
 What a worker needs
     The course installed from the same checkout as the coordinator's (the grader fingerprint of
-    the problem set, :func:`autograder.batch.grader_fingerprint`, must be equal: the checks, the
+    the problem set, :func:`autograder.task.grader_fingerprint`, must be equal: the checks, the
     reference solutions and the source notebook decide a grade), and bubblewrap, so that it can
     build the sandbox. Both are checked on every worker when grading starts
     (:func:`worker_report`, run with ``Client.run``); the batch stops with :class:`ClusterError`,
@@ -41,7 +41,7 @@ import threading
 import time
 import uuid
 
-from autograder.batch import GradingOptions, TaskFailed, grade_task, grader_fingerprint
+from autograder.task import GradingOptions, TaskFailed, grade_task, grader_fingerprint
 from autograder.collect import Submission
 
 __all__ = ["ClusterError", "WorkerUnfit", "DaskBackend", "worker_report", "grade_on_worker",
@@ -83,7 +83,7 @@ def worker_report(problem_set: str) -> dict:
     dict
         ``host``, ``sandbox`` (bool) and ``reason`` from
         :func:`autograder.sandbox.sandbox_available`, and ``fingerprint``, the worker's
-        :func:`autograder.batch.grader_fingerprint` of ``problem_set``.
+        :func:`autograder.task.grader_fingerprint` of ``problem_set``.
     """
     from autograder.problemset import ProblemSet
     from autograder.sandbox import sandbox_available
@@ -138,7 +138,7 @@ class DaskBackend:
     problem_set : str
     options : GradingOptions
     fingerprint : str
-        The coordinator's :func:`autograder.batch.grader_fingerprint`; every worker must match.
+        The coordinator's :func:`autograder.task.grader_fingerprint`; every worker must match.
     log : callable
         Receives one-line messages.
     connect_timeout_s, wait_for_workers_s : float

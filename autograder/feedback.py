@@ -143,7 +143,7 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> 
     return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
             f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
-            + (f"<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
+            + ("<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
                if rubric else "") +
             f"<p>{sum(statuses.values())} submissions; mean autograded score {mean:.2f} / "
             f"{max_auto:g} over the {len(records)} the grader scored.</p>"

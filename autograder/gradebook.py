@@ -67,7 +67,7 @@ class GradebookWriter:
                                f"{done.stderr[-2000:]}")
 
     def record(self, record: dict, submitted: bytes, executed: str | None) -> None:
-        """Store one record (from :func:`autograder.batch.grade_task`) for its student.
+        """Store one record (from :func:`autograder.task.grade_task`) for its student.
 
         Parameters
         ----------

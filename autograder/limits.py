@@ -1,6 +1,6 @@
 """The grader's default limits per submission, in one place.
 
-The command line (:mod:`autograder.__main__`), the grading options (:class:`autograder.batch.
+The command line (:mod:`autograder.__main__`), the grading options (:class:`autograder.task.
 GradingOptions`) and the sandbox (:class:`autograder.sandbox.SandboxConfig`) all start from these.
 """
 

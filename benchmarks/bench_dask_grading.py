@@ -29,7 +29,8 @@ from _timing import case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.psharness: the nbgrader release
 
-from autograder.batch import GradingOptions, grade_class  # noqa: E402
+from autograder.batch import grade_class  # noqa: E402
+from autograder.task import GradingOptions  # noqa: E402
 from autograder.problemset import ProblemSet  # noqa: E402
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"

@@ -25,7 +25,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 import autograder
-from autograder.batch import GradingOptions, grade_class
+from autograder.batch import grade_class
+from autograder.task import GradingOptions
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-import autograder.batch as batch
-from autograder.batch import GRADE_DECIDING, _Writer, grader_fingerprint
+import autograder.task as task
+from autograder.batch import _Writer
+from autograder.task import GRADE_DECIDING, grader_fingerprint
 from autograder.collect import Submission
 from autograder.problemset import ProblemSet
 
-ROOT = Path(batch.__file__).resolve().parents[1]
+ROOT = Path(task.__file__).resolve().parents[1]
 PS = ProblemSet("ps3_mle")
 
 

@@ -12,7 +12,8 @@ import pytest
 
 import autograder.batch as batch
 from autograder.__main__ import main
-from autograder.batch import GradingOptions, _Writer, grade_task
+from autograder.batch import _Writer
+from autograder.task import GradingOptions, grade_task
 from autograder.collect import Submission
 from autograder.problemset import ProblemSet
 

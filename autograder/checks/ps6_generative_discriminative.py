@@ -31,8 +31,7 @@ import numpy as np
 from scipy.stats import norm
 
 from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
-                                      guarded, probability_rows, rows_up_to_constant, unpack,
-                                      weighted)
+                                      guarded, rows_up_to_constant, unpack, weighted)
 from coursedata.grading import inputs
 from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
                                           log_softmax, softmax, softmax_cross_entropy)

