@@ -206,7 +206,6 @@ def score_generic_variants(ps: ProblemSet, reference_results, workdir, exemption
     treated as having passed in the kernel: the worst case for the grader.
     """
     functions = case_functions(ps)
-    every = [c for cases in functions.values() for c in cases]
     reads = cases_read(ps, reference_results)
     cells = {c.grade_id: c for c in ps.grade_cells if c.autograded}
     problems = []
