@@ -12,8 +12,8 @@ INSTALLED := $(VENV)/.installed
 CHAPTERS := $(wildcard chapters/*.md)
 REFERENCE_SOURCES := $(wildcard solutions/*.py coursedata/*.py)
 NBVAL_DIR := _build/nbval
-PROBLEM_SETS := $(wildcard autograder/source/*/*.ipynb)
-RELEASES := $(patsubst autograder/source/%,autograder/release/%,$(PROBLEM_SETS))
+PROBLEM_SETS := $(wildcard course/source/*/*.ipynb)
+RELEASES := $(patsubst course/source/%,course/release/%,$(PROBLEM_SETS))
 # The student kit (kit/): a wheel of coursedata/, published by the book at <site>/kit/<wheel>.
 KIT := _build/kit/.built
 KIT_SOURCES := kit/pyproject.toml kit/README.md kit/build.py $(wildcard coursedata/*.py coursedata/*/*.py)
@@ -44,7 +44,7 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 
 # Student versions of the problem sets (nbgrader's release, with the kit's URL on the course site
 # written into the setup cell), linked from the book for download and published by it.
-autograder/release/%.ipynb: autograder/source/%.ipynb _config.yml kit/pyproject.toml \
+course/release/%.ipynb: course/source/%.ipynb _config.yml kit/pyproject.toml \
     coursedata/__init__.py autograder/release.py $(INSTALLED)
 	mkdir -p _build
 	$(PY) -m autograder release $(notdir $(*D)) --quiet \

@@ -10,7 +10,7 @@ A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_si
   fences, so the code blocks come whole).
 - Publishes the student files at stable paths of the built site: the kit's wheel at
   ``kit/<wheel>`` (built by ``make`` into ``_build/kit/``) and each released problem set at
-  ``problem-sets/<name>.ipynb`` (``autograder/release/``, written by ``python -m autograder
+  ``problem-sets/<name>.ipynb`` (``course/release/``, written by ``python -m autograder
   release``, which puts the same kit URL into its setup cell). A missing or stale file fails the
   build.
 - Serves MathJax from the site: ``mathjax_path`` (in ``_config.yml``) is relative to ``_static/``,
@@ -28,7 +28,7 @@ from sphinx.errors import ExtensionError
 ROOT = Path(__file__).resolve().parents[1]
 KIT_DIR = ROOT / "_build" / "kit"
 STATIC_DIR = ROOT / "_build" / "static"
-RELEASE_DIR = ROOT / "autograder" / "release"
+RELEASE_DIR = ROOT / "course" / "release"
 PROBLEM_SETS = "problem-sets"
 
 

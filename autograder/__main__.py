@@ -18,8 +18,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from autograder import limits
-from autograder.problemset import COURSE_DIR, list_problem_sets
+from autograder import settings
+from autograder.problemset import list_problem_sets
+from autograder.settings import COURSE_DIR
 
 
 def _scheduler(value: str) -> str:
@@ -45,11 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--scheduler", type=_scheduler, default=None, metavar="ADDRESS",
                        help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
                             "or local:N for a local cluster of N single-threaded workers")
-    grade.add_argument("--timeout", type=float, default=limits.CELL_TIMEOUT_S,
-                       help=f"seconds per cell (default {limits.CELL_TIMEOUT_S:g}); a notebook "
-                            f"gets {limits.NOTEBOOK_CELLS}x that in all")
-    grade.add_argument("--memory", type=int, default=limits.MEMORY_MB,
-                       help=f"MB per kernel (default {limits.MEMORY_MB})")
+    grade.add_argument("--timeout", type=float, default=settings.CELL_TIMEOUT_S,
+                       help=f"seconds per cell (default {settings.CELL_TIMEOUT_S:g}); a notebook "
+                            f"gets {settings.NOTEBOOK_CELLS}x that in all")
+    grade.add_argument("--memory", type=int, default=settings.MEMORY_MB,
+                       help=f"MB per kernel (default {settings.MEMORY_MB})")
     grade.add_argument("--course", type=Path, default=COURSE_DIR,
                        help="nbgrader course folder whose gradebook is updated")
     grade.add_argument("--no-gradebook", action="store_true",
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             from autograder.gradebook import GradebookWriter
 
             gradebook = GradebookWriter(ProblemSet(args.assignment), args.course)
-        options = GradingOptions(cell_timeout_s=args.timeout, notebook_timeout_s=limits.NOTEBOOK_CELLS * args.timeout,
+        options = GradingOptions(cell_timeout_s=args.timeout, notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
                                  memory_mb=args.memory, unsafe=args.unsafe)
         log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
         records = grade_class(args.assignment, args.submissions, args.out, workers=args.workers,

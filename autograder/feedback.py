@@ -155,7 +155,7 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> 
 
 
 def marking_scheme_html(problem_set: str, markdown: str) -> str:
-    """The instructor's marking scheme (``autograder/rubrics/<problem_set>.md``) as a page.
+    """The instructor's marking scheme (``course/rubrics/<problem_set>.md``) as a page.
 
     Written beside the report for whoever grades the written answers in formgrader; the rubric is
     the course's own text (trusted), its formulas are left as TeX source.

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["COURSE_DIR", "ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
+from autograder.settings import COURSE_DIR
+
+__all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
            "list_problem_sets"]
 
-COURSE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = COURSE_DIR / "source"
 _MAX_NOTEBOOK_BYTES = 20 * 2**20
 
@@ -61,7 +62,7 @@ def _nbgrader(cell) -> dict:
 
 
 def list_problem_sets() -> list[str]:
-    """Names of the problem sets under ``autograder/source/``."""
+    """Names of the problem sets under the course's ``source/`` folder."""
     return sorted(p.name for p in SOURCE_DIR.iterdir()
                   if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
 
@@ -93,7 +94,7 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
 
 @dataclass
 class ProblemSet:
-    """A problem set: its name and source notebook ``autograder/source/NAME/NAME.ipynb``."""
+    """A problem set: its name and source notebook ``<course>/source/NAME/NAME.ipynb``."""
 
     name: str
 

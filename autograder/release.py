@@ -22,13 +22,13 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.problemset import COURSE_DIR, list_problem_sets
+from autograder.problemset import list_problem_sets
+from autograder.settings import COURSE_DIR, ROOT
 
 __all__ = ["PLACEHOLDER", "ROOT", "check_site_url", "site_url", "kit_version", "kit_wheel_name",
            "kit_url", "release", "substitute"]
 
 PLACEHOLDER = "@KIT_URL@"
-ROOT = COURSE_DIR.parent
 _URL = re.compile(r"^https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+/$")
 
 

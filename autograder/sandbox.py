@@ -8,8 +8,8 @@ scores the results there; nothing the student's code prints or writes is trusted
 What the kernel sees
 --------------------
 - The host's file system read-only (``--ro-bind / /``), with an empty read-only tmpfs over every
-  *hidden* folder: the project root (so :mod:`solutions`, ``autograder/source``,
-  ``autograder/gradebook.db`` and the course notebooks are invisible), the home folders, ``/run``
+  *hidden* folder: the project root (so :mod:`solutions`, ``course/source``,
+  ``course/gradebook.db`` and the course notebooks are invisible), the course folder, the home folders, ``/run``
   (host sockets such as a Docker socket live there), ``/mnt``, ``/media``, ``/srv``, ``/opt``,
   the folder of any installed :mod:`solutions` or :mod:`autograder` package, and the parent of
   the working folder, so sibling submissions are invisible.
@@ -92,7 +92,7 @@ from jupyter_client.kernelspec import KernelSpec
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
-from autograder import limits
+from autograder import settings
 
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "sandbox_available",
            "execute_notebook", "kernel_environment", "PROJECT_ROOT"]
@@ -135,14 +135,14 @@ class SandboxConfig:
 
     Parameters
     ----------
-    cell_timeout_s : float, default :data:`autograder.limits.CELL_TIMEOUT_S` (30)
+    cell_timeout_s : float, default :data:`autograder.settings.CELL_TIMEOUT_S` (30)
         Wall time of one cell; the cell is then interrupted and fails, later cells still run.
-    notebook_timeout_s : float, default :data:`autograder.limits.NOTEBOOK_TIMEOUT_S` (300)
+    notebook_timeout_s : float, default :data:`autograder.settings.NOTEBOOK_TIMEOUT_S` (300)
         Wall time of all cells together (the kernel's start-up is not counted); the kernel is then
         killed and the status is ``"timeout"``.
     startup_timeout_s : float, default 60
         Time the kernel may take to start; exceeding it raises :class:`SandboxError`.
-    memory_mb : int, default :data:`autograder.limits.MEMORY_MB` (2048)
+    memory_mb : int, default :data:`autograder.settings.MEMORY_MB` (2048)
         Address-space limit of each process in the sandbox (``RLIMIT_AS``).
     max_processes : int, default 64
         Processes plus threads the sandbox may hold at once (``RLIMIT_NPROC``); an idle kernel
@@ -174,10 +174,10 @@ class SandboxConfig:
         The Python interpreter that runs the kernel (it needs ``ipykernel``).
     """
 
-    cell_timeout_s: float = limits.CELL_TIMEOUT_S
-    notebook_timeout_s: float = limits.NOTEBOOK_TIMEOUT_S
+    cell_timeout_s: float = settings.CELL_TIMEOUT_S
+    notebook_timeout_s: float = settings.NOTEBOOK_TIMEOUT_S
     startup_timeout_s: float = 60
-    memory_mb: int = limits.MEMORY_MB
+    memory_mb: int = settings.MEMORY_MB
     max_processes: int = 64
     max_file_mb: int = 64
     tmp_mb: int = 64

@@ -15,11 +15,11 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import limits
+from autograder import settings
 from autograder.collect import Submission
 from autograder.grade import (GradeResult, _zero_scores, grade_submission, local_executor,
                               sandbox_executor)
-from autograder.problemset import COURSE_DIR, ProblemSet
+from autograder.problemset import ProblemSet
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
            "WORKER_LOST", "GRADE_DECIDING", "DATA_PACKAGES"]
@@ -29,9 +29,9 @@ __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record"
 class GradingOptions:
     """How each submission runs: limits and whether the sandbox is used."""
 
-    cell_timeout_s: float = limits.CELL_TIMEOUT_S
-    notebook_timeout_s: float = limits.NOTEBOOK_TIMEOUT_S
-    memory_mb: int = limits.MEMORY_MB
+    cell_timeout_s: float = settings.CELL_TIMEOUT_S
+    notebook_timeout_s: float = settings.NOTEBOOK_TIMEOUT_S
+    memory_mb: int = settings.MEMORY_MB
     unsafe: bool = False  # run without the sandbox (only where it cannot be built)
     # Instructor folders hidden from student code on top of the sandbox's own list (the
     # submissions, the output folder, the course): see :func:`instructor_folders`.
@@ -72,7 +72,7 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    root = Path(root) if root is not None else COURSE_DIR.parent
+    root = Path(root) if root is not None else settings.ROOT
     digest = hashlib.sha256()
     paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent]
     for f in (f for p in paths for f in _tree_files(p)):

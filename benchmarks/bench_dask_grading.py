@@ -62,8 +62,8 @@ def _gradebook_write_s(base: Path, correct: bytes, record: dict) -> float:
 
     course = base / "gradebook-course"
     course.mkdir()
-    shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course / "nbgrader_config.py")
-    shutil.copytree(ROOT / "autograder" / "source", course / "source")
+    shutil.copy(ROOT / "course" / "nbgrader_config.py", course / "nbgrader_config.py")
+    shutil.copytree(ROOT / "course" / "source", course / "source")
     writer = GradebookWriter(ProblemSet(PS), course)
     start, n = time.perf_counter(), 20
     for i in range(n):
@@ -117,7 +117,7 @@ def run() -> list[dict]:
     try:
         (base / "course").mkdir()
         release = generate_release([PS], base / "course")
-        correct = (ROOT / "autograder" / "source" / PS / NB).read_bytes()
+        correct = (ROOT / "course" / "source" / PS / NB).read_bytes()
         blank = (release / PS / NB).read_bytes()
         real = _write_class(base / "real", {f"s{i:05d}": (correct, blank)[i % 2]
                                             for i in range(N)})

@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.batch import grade_class  # noqa: E402
 from autograder.gradebook import GradebookWriter  # noqa: E402
-from autograder.problemset import COURSE_DIR, ProblemSet  # noqa: E402
+from autograder.problemset import ProblemSet
+from autograder.settings import COURSE_DIR  # noqa: E402
 from autograder.sandbox import kernel_environment  # noqa: E402
 from tests.psharness import generate_release  # noqa: E402
 from tests.submissions import Builder, to_bytes  # noqa: E402

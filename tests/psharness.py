@@ -19,7 +19,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.problemset import COURSE_DIR, ProblemSet
+from autograder.problemset import ProblemSet
+from autograder.settings import COURSE_DIR
 from autograder.scoring import CellScore, score_results
 from coursedata.grading import RESULTS_ENV
 

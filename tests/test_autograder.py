@@ -131,7 +131,7 @@ def build_battery(b: sb.Builder, course: Path, subs: Path, out: Path, marker: st
     # reference implementation imported in place of the stub of best_rank_k
     files = [f"{course}/source/{PS}/{NB}", f"{course}/gradebook.db",
              f"{course}/release/{PS}/{NB}", f"{ROOT}/autograder/checks/{PS}.py",
-             f"{ROOT}/autograder/source/{PS}/{NB}", f"{ROOT}/autograder/gradebook.db",
+             f"{ROOT}/course/source/{PS}/{NB}", f"{ROOT}/course/gradebook.db",
              f"{ROOT}/solutions/pca.py", f"{subs}/correct/{NB}", f"{out}/records/correct.json"]
     folders = ["..", f"{course}/source", f"{course}/submitted", f"{course}/autograded",
                f"{ROOT}/solutions", f"{ROOT}/autograder", f"{subs}", f"{out}"]

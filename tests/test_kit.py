@@ -35,7 +35,7 @@ from autograder.release import PLACEHOLDER, ROOT, kit_url, kit_version, kit_whee
 PROBLEM_SETS = list_problem_sets()
 KIT_DIR = ROOT / "_build" / "kit"
 VENVS = ROOT / "_build" / "kit-venv"
-RELEASE_DIR = ROOT / "autograder" / "release"
+RELEASE_DIR = ROOT / "course" / "release"
 
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \1",
                      re.S | re.M)
@@ -188,7 +188,7 @@ def test_release_command_writes_the_kit_url(tmp_path):
     of the changed cell still matches, so nbgrader's Validate reports no changed cell)."""
     from nbgrader.utils import compute_checksum
 
-    shutil.copy(ROOT / "autograder" / "nbgrader_config.py", tmp_path)
+    shutil.copy(ROOT / "course" / "nbgrader_config.py", tmp_path)
     shutil.copytree(SOURCE_DIR / "ps1_pca", tmp_path / "source" / "ps1_pca")
     done = subprocess.run([sys.executable, "-m", "autograder", "release", "ps1_pca",
                            "--course", str(tmp_path), "--db-url", f"sqlite:///{tmp_path}/gb.db"],
@@ -204,7 +204,7 @@ def test_release_command_writes_the_kit_url(tmp_path):
     assert setup[0].metadata.nbgrader["checksum"] == compute_checksum(setup[0])
     published = nbformat.read(RELEASE_DIR / "ps1_pca" / "ps1_pca.ipynb", as_version=4)
     assert [c.source for c in published.cells if kit_url() in c.source] == [setup[0].source], (
-        "autograder/release/ is stale: run make")
+        "course/release/ is stale: run make")
 
 
 def test_release_command_rejects_an_unknown_problem_set():

@@ -121,7 +121,7 @@ def isolated(area, listener):
             f"{str(area['control'])!r}\n"
             "ls = lambda p: sorted(os.listdir(p)) if os.path.isdir(p) else None\n"
             "print(json.dumps({'root': ls(root), 'autograder': ls(root + '/autograder'),\n"
-            "    'gradebook': os.path.exists(root + '/autograder/gradebook.db'),\n"
+            "    'gradebook': os.path.exists(root + '/course/gradebook.db'),\n"
             "    'secret': ls(secret), 'control': ls(control),\n"
             f"    'parent': ls('..'), 'home': ls({str(Path.home())!r}),\n"
             "    'uid': os.getuid(), 'cwd': os.getcwd()}))",

@@ -316,7 +316,7 @@ def test_feedback_and_report_fire_nothing(graded, page):
 # --- the sanitizer on its own ----------------------------------------------------------------
 
 def test_written_answers_of_the_course_are_kept_as_they_are():
-    for path in sorted((ROOT / "autograder" / "source").glob("*/*.ipynb")):
+    for path in sorted((ROOT / "course" / "source").glob("*/*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         assert [c.source for c in sanitize_notebook(nb).cells] == [c.source for c in nb.cells]
 

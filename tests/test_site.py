@@ -62,7 +62,7 @@ def test_kit_and_problem_sets_are_published(html):
         f"{name}.ipynb" for name in PROBLEM_SETS]
     for name in PROBLEM_SETS:
         published = (html / "problem-sets" / f"{name}.ipynb").read_text()
-        assert published == (ROOT / "autograder" / "release" / name / f"{name}.ipynb").read_text()
+        assert published == (ROOT / "course" / "release" / name / f"{name}.ipynb").read_text()
         assert kit_url() in published and "BEGIN SOLUTION" not in published
 
 

@@ -1,6 +1,6 @@
 """Trusted checks: how each autograded cell of each problem set is scored.
 
-A problem set ``NAME`` has a source notebook ``autograder/source/NAME/NAME.ipynb`` and a module
+A problem set ``NAME`` has a source notebook ``course/source/NAME/NAME.ipynb`` and a module
 ``autograder/checks/NAME.py`` whose ``CHECKS`` maps every autograded cell's ``grade_id`` to a
 function ``check(answers) -> Outcome``. The function reads the arrays that the cell's hidden part
 recorded (see :mod:`coursedata.grading`), regenerates the inputs, computes the reference with

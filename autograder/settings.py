@@ -1,0 +1,27 @@
+"""The grader's settings and defaults, in one place.
+
+The command line (:mod:`autograder.__main__`), the grading options (:class:`autograder.task.
+GradingOptions`) and the sandbox (:class:`autograder.sandbox.SandboxConfig`) all start from these.
+
+The nbgrader course (source notebooks, rubrics, the released notebooks, the gradebook and the
+``submitted``/``autograded`` folders) lives apart from this package, in :data:`COURSE_DIR`: the
+repository's ``course/`` folder unless the environment variable ``AUTOGRADER_COURSE`` names
+another.
+"""
+
+import os
+from pathlib import Path
+
+#: The project root (the checkout holding this package, the reference and the course data).
+ROOT = Path(__file__).resolve().parent.parent
+#: The nbgrader course folder: ``$AUTOGRADER_COURSE`` or ``ROOT/course``.
+COURSE_DIR = Path(os.environ.get("AUTOGRADER_COURSE") or ROOT / "course").resolve()
+
+#: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
+CELL_TIMEOUT_S = 30.0
+#: A notebook's wall time, as a multiple of the time per cell.
+NOTEBOOK_CELLS = 10
+#: Wall time of all cells of a notebook together, in seconds.
+NOTEBOOK_TIMEOUT_S = NOTEBOOK_CELLS * CELL_TIMEOUT_S
+#: Address space of each process of a kernel, in MB.
+MEMORY_MB = 2048
