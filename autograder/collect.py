@@ -7,7 +7,23 @@ Three layouts are read, each yielding at most one notebook per student:
 - a zip file of such a folder (with or without one top-level folder around it);
 - an LMS download: a flat zip (or folder) of files named ``<student>_<ids>_<notebook>.ipynb``,
   as nbgrader's ``zip_collect`` reads them; the student is the part before the first underscore
-  (Canvas's ``<student>_LATE_<ids>_...`` included).
+  (Canvas's ``<student>_LATE_<ids>_...`` included);
+- a Moodle download: a folder per student, ``<Full Name>_<participant id>_assignsubmission_file``
+  (``..._file_`` in Moodle before 3.1's folders, or flat files ``<Full Name>_<participant id>_
+  assignsubmission_file_<file>``); the student id is made from the name and the participant id
+  (``Jane Doe_123`` gives ``jane-doe-123``).
+
+What the LMS's names say is kept on the :class:`Submission` (:class:`LmsInfo`), for the exports
+back into the LMS (:mod:`autograder.exports`) and the late policy (:mod:`autograder.late`):
+
+- Canvas names a downloaded file ``<name>_[LATE_]<user id>_<attachment id>_<file name>``; its
+  "re-upload submissions" feature reads the first two all-digit parts of a file's name as the
+  user id and the attachment id (canvas-lms ``app/models/assignment.rb``,
+  ``infer_comment_context_from_filename``), so both are kept, with the ``LATE`` mark;
+- Moodle's folder (or file prefix) is ``clean_filename(<full name with _ as space>_<unique id>)``
+  followed by ``_assignsubmission_file`` (moodle ``mod/assign/classes/downloader.php``); the
+  unique id is the assignment's participant id, the ``Participant <id>`` of its grading
+  worksheet.
 
 Nothing is dropped silently: every file ends in a :class:`Submission`, in an
 :class:`Unmatched` student (a row of ``grades.csv`` that names the files), or in a note that says
@@ -23,27 +39,106 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-__all__ = ["Submission", "Unmatched", "Collection", "collect_submissions"]
+__all__ = ["Submission", "LmsInfo", "Unmatched", "Collection", "collect_submissions",
+           "parse_lms_name"]
 
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20
+# Canvas: <name>_[LATE_]<user id>_[<attachment id>_]<file>; the name has no underscore.
+_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?:(?P<attachment>\d+)_)?"
+                     r"(?P<file>.+)$")
+# Moodle: <full name>_<participant id>_assignsubmission_<plugin>[_<file>] (a folder or a file).
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
+                     r"(?:_(?P<file>.*))?$")
+
+
+@dataclass(frozen=True)
+class LmsInfo:
+    """What an LMS download's file name says about a submission.
+
+    Attributes
+    ----------
+    system : str
+        ``"canvas"`` or ``"moodle"``.
+    user_id : str
+        Canvas's user id, or Moodle's participant id (the ``Participant <id>`` of the grading
+        worksheet).
+    name : str
+        The name part (Canvas's ``lastfirst`` login-like name, Moodle's full name).
+    late : bool
+        Whether the LMS marked the file late (Canvas's ``LATE``; Moodle marks nothing).
+    attachment_id : str or None
+        Canvas's attachment id (needed to re-upload feedback to that submission).
+    prefix : str
+        The file-name prefix the LMS matches on re-upload: Canvas ``<name>_<user>_<attachment>_``
+        (without ``LATE_``), Moodle ``<Full Name>_<id>_assignsubmission_file``.
+    """
+
+    system: str
+    user_id: str
+    name: str
+    late: bool = False
+    attachment_id: str | None = None
+    prefix: str = ""
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def parse_lms_name(name: str, folder: bool = False) -> LmsInfo | None:
+    """The LMS ids in a downloaded file's (or Moodle folder's) name, or None if it has none.
+
+    >>> parse_lms_name("doejane_LATE_101_5001_ps3_mle.ipynb").late
+    True
+    >>> parse_lms_name("Jane Doe_123_assignsubmission_file", folder=True).user_id
+    '123'
+    """
+    moodle = _MOODLE.match(name)
+    if moodle and (folder or moodle.group("file")):
+        return LmsInfo("moodle", moodle.group("user"), moodle.group("name"), False, None,
+                       f"{moodle.group('name')}_{moodle.group('user')}_assignsubmission_"
+                       f"{moodle.group('plugin')}")
+    canvas = None if folder else _CANVAS.match(name)
+    if canvas:
+        attachment = canvas.group("attachment")
+        prefix = f"{canvas.group('name')}_{canvas.group('user')}_" + (
+            f"{attachment}_" if attachment else "")
+        return LmsInfo("canvas", canvas.group("user"), canvas.group("name"),
+                       bool(canvas.group("late")), attachment, prefix)
+    return None
+
+
+def _moodle_student(info: LmsInfo) -> str:
+    """A student id from Moodle's full name and participant id: ``Jane Doe``, 123 →
+    ``jane-doe-123`` (letters folded to ASCII, anything else a hyphen)."""
+    ascii_name = unicodedata.normalize("NFKD", info.name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80]
+    return f"{slug}-{info.user_id}" if slug else f"participant-{info.user_id}"
 
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's notebook, as submitted (untrusted bytes)."""
+    """One student's notebook, as submitted (untrusted bytes).
+
+    ``lms`` holds the ids and the late mark of an LMS download's file name (None for a plain
+    folder), ``submitted_at`` the file's time (POSIX seconds, from the archive or the file
+    system; the LMS sets it when it builds the download), for the late policy.
+    """
 
     student_id: str
     data: bytes
     origin: str  # where it came from, for messages
+    lms: LmsInfo | None = None
+    submitted_at: float | None = None
 
     @property
     def sha256(self) -> str:
@@ -144,6 +239,8 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
     if not entries or len({e.parts[0] for e in entries}) != 1 or any(len(e.parts) < 2
                                                                     for e in entries):
         return False
+    if parse_lms_name(entries[0].parts[0], folder=True) is not None:
+        return False  # one Moodle student's folder
     if any(len(e.parts) > 2 for e in entries):
         return True
     names = [e.parts[1] for e in entries]
@@ -157,7 +254,10 @@ def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entr
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     for entry in entries:
-        if flat:
+        moodle = parse_lms_name(entry.parts[0], folder=len(entry.parts) > 1)
+        if moodle is not None and moodle.system == "moodle":
+            student = _moodle_student(moodle)
+        elif flat:
             student = entry.parts[0].split("_", 1)[0] if "_" in entry.parts[0] else None
         else:
             student = entry.parts[0] if len(entry.parts) > 1 else None
@@ -250,5 +350,14 @@ def collect_submissions(path: str | Path, notebook: str) -> Collection:
             found.unmatched.append(Unmatched(student, (chosen.where,), (
                 f"{chosen.size / 2**20:.0f} MB is over the {MAX_FILE_BYTES // 2**20} MB limit")))
         else:
-            found.submissions.append(Submission(student, chosen.read(), chosen.where))
+            found.submissions.append(Submission(student, chosen.read(), chosen.where,
+                                                _lms_info(chosen), chosen.mtime))
     return found
+
+
+def _lms_info(entry: _Entry) -> LmsInfo | None:
+    """The LMS ids of the file graded: Moodle's from its folder (or prefix), Canvas's from a
+    flat download's file name."""
+    if len(entry.parts) > 1:
+        return parse_lms_name(entry.parts[0], folder=True)
+    return parse_lms_name(entry.parts[0])

@@ -104,3 +104,44 @@ def test_a_folder_without_files_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="hold no files"):
         collect_submissions(tmp_path / "empty", NB)
+
+
+def test_canvas_names_give_the_lms_ids_and_the_late_mark(tmp_path):
+    found = collect_submissions(_zip(tmp_path / "canvas.zip", {
+        "doejane_101_5001_ps3_mle.ipynb": b"jane",
+        "roejohn_LATE_102_5002_ps3_mle-1.ipynb": b"john",
+        "smithann_103_homework.ipynb": b"ann"}, {
+        "roejohn_LATE_102_5002_ps3_mle-1.ipynb": (2026, 11, 3, 8, 30, 0)}), NB)
+    subs = {s.student_id: s for s in found.submissions}
+    jane, john, ann = subs["doejane"], subs["roejohn"], subs["smithann"]
+    assert (jane.lms.system, jane.lms.user_id, jane.lms.attachment_id, jane.lms.late) == (
+        "canvas", "101", "5001", False)
+    assert jane.lms.prefix == "doejane_101_5001_"
+    assert (john.lms.user_id, john.lms.attachment_id, john.lms.late) == ("102", "5002", True)
+    assert john.lms.prefix == "roejohn_102_5002_"  # Canvas's re-upload reads no LATE
+    assert (ann.lms.user_id, ann.lms.attachment_id) == ("103", None)
+    from datetime import datetime
+    assert datetime.fromtimestamp(john.submitted_at) == datetime(2026, 11, 3, 8, 30, 0)
+
+
+def test_moodle_folders_and_flat_files_give_participant_ids(tmp_path):
+    found = collect_submissions(_zip(tmp_path / "moodle.zip", {
+        "Jane Doe_123_assignsubmission_file/ps3_mle.ipynb": b"jane",
+        "Jane Doe_123_assignsubmission_file/notes.txt": b"notes",
+        "José Núñez_124_assignsubmission_file_/PS3_MLE (1).ipynb": b"jose",
+        "Ann Lee_125_assignsubmission_file_ps3_mle.ipynb": b"ann"}), NB)
+    subs = {s.student_id: s for s in found.submissions}
+    assert set(subs) == {"jane-doe-123", "jose-nunez-124", "ann-lee-125"}
+    assert subs["jane-doe-123"].lms.prefix == "Jane Doe_123_assignsubmission_file"
+    assert (subs["jose-nunez-124"].lms.system, subs["jose-nunez-124"].lms.user_id) == (
+        "moodle", "124")
+    assert subs["ann-lee-125"].data == b"ann" and subs["ann-lee-125"].lms.name == "Ann Lee"
+    assert any(n.startswith("Jane Doe_123_assignsubmission_file/notes.txt: not graded")
+               for n in found.notes)
+
+
+def test_a_plain_folder_has_no_lms_ids(tmp_path):
+    (tmp_path / "c" / "alice").mkdir(parents=True)
+    (tmp_path / "c" / "alice" / NB).write_bytes(b"a")
+    (sub,) = collect_submissions(tmp_path / "c", NB).submissions
+    assert sub.lms is None and sub.submitted_at is not None
