@@ -9,6 +9,10 @@ result.
 
 ``python -m autograder release NAME...`` releases problem sets to students
 (:mod:`autograder.release`).
+
+``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
+``DIR/similarity.html``, the pairs of submissions whose code is most alike
+(:mod:`autograder.similarity`).
 """
 
 from __future__ import annotations
@@ -66,6 +70,14 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--db-url", default=None,
                          help="nbgrader gradebook URL (default: the course's gradebook.db)")
     release.add_argument("--quiet", action="store_true", help="print nothing on success")
+    similar = sub.add_parser("similarity", help="which submissions' code is alike: "
+                             "DIR/similarity.html, evidence for a person to judge (no grade "
+                             "changes)")
+    similar.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
+    similar.add_argument("submissions", type=Path,
+                         help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
+    similar.add_argument("--out", type=Path, required=True, help="output folder")
+    similar.add_argument("--top", type=int, default=50, help="pairs listed (default 50)")
     return parser
 
 
@@ -75,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.release import main as release_main
 
         return release_main(args)
+    if args.command == "similarity":
+        return _similarity(args)
     from autograder.batch import grade_class
     from autograder.problemset import ProblemSet
     from autograder.task import GradingOptions
@@ -129,6 +143,27 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.assignment}; see the 'unmatched' rows and {args.out}/collection.txt",
               file=sys.stderr)
         return 1
+    return 0
+
+
+def _similarity(args) -> int:
+    from autograder.collect import collect_submissions
+    from autograder.problemset import ProblemSet
+    from autograder.similarity import write_similarity
+
+    if args.assignment not in list_problem_sets():
+        print(f"error: unknown problem set {args.assignment!r}; choose one of "
+              f"{', '.join(list_problem_sets())}", file=sys.stderr)
+        return 2
+    try:
+        found = collect_submissions(args.submissions, ProblemSet(args.assignment).notebook_name)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    pairs = write_similarity(args.assignment, found.submissions, args.out, top=args.top)
+    best = f"; most alike: {pairs[0].a} and {pairs[0].b} ({pairs[0].score:.0%})" if pairs else ""
+    print(f"{len(found.submissions)} submissions compared, {len(pairs)} pairs listed in "
+          f"{args.out}/similarity.html{best}")
     return 0
 
 

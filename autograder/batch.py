@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Protocol
 
 from autograder.collect import Submission, Unmatched, collect_submissions
-from autograder.feedback import feedback_html, marking_scheme_html, report_html
+from autograder.feedback import feedback_html, marking_scheme_html
+from autograder.report import report_html
 from autograder.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from autograder.task import (WORKER_LOST, GradingOptions, TaskFailed, failed_record, grade_task,

@@ -1,4 +1,5 @@
-"""Feedback for one student and the class report, as self-contained HTML.
+"""Feedback for one student and the marking scheme, as self-contained HTML (the class report is
+:mod:`autograder.report`, which shares this page style and policy).
 
 Feedback lists, per graded cell, the points and the trusted check's message: what passed and what
 failed, in words a student can act on. It never contains the source of a check (hidden or not):
@@ -9,12 +10,9 @@ by its Content-Security-Policy (a second wall: the instructor opens the report i
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-from collections import Counter
 
-__all__ = ["feedback_html", "report_html", "marking_scheme_html"]
+__all__ = ["feedback_html", "marking_scheme_html"]
 
 # No scripts, frames, forms or requests; only the inline style and the report's own data image.
 _CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
@@ -77,81 +75,6 @@ def _score(record: dict) -> str:
     """``total / max``, or a dash where the grader failed (that is no one's zero)."""
     total = "–" if record["status"] == "grader-error" else f"{record['total']:g}"
     return f"{total} / {record['max_auto']:g}"
-
-
-def _grader_errors(records: list[dict]) -> str:
-    """The tracebacks of the grader's faults, for the instructor only (never in feedback)."""
-    failed = [r for r in records if r["status"] == "grader-error"]
-    if not failed:
-        return ""
-    items = "".join(f"<li><b>{html.escape(r['student_id'])}</b><pre>"
-                    f"{html.escape(r.get('grader_error') or 'no traceback recorded')}</pre></li>"
-                    for r in failed)
-    return (f"<h2>Grader errors</h2><p class='note'>The grader failed on {len(failed)} "
-            f"submission(s); they have no score and are graded again by the next run of the "
-            f"same command, once the grader is fixed.</p><ul>{items}</ul>")
-
-
-def _histogram_png(totals: list[float], max_auto: float) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    ax.hist(totals, bins=min(20, max(5, int(max_auto) + 1)), range=(0, max_auto),
-            color="#4c72b0", edgecolor="white")
-    ax.set(title="Distribution of autograded scores", xlabel="points", ylabel="students")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> str:
-    """Class report: status counts, score distribution, per check the failures, and the
-    tracebacks of the grader's own faults (whose submissions count in no statistic)."""
-    statuses = Counter(r["status"] for r in records)
-    errors = _grader_errors(records)
-    records = [r for r in records if r["status"] != "grader-error"]
-    totals = [r["total"] for r in records]
-    max_auto = max((r["max_auto"] for r in records), default=0.0)
-    per_cell: dict[str, list[str]] = {}
-    order: list[str] = []
-    for r in records:
-        for s in r["scores"]:
-            if s["points"] is None:
-                continue
-            if s["grade_id"] not in per_cell:
-                per_cell[s["grade_id"]] = []
-                order.append(s["grade_id"])
-            if s["points"] < s["max_points"]:
-                per_cell[s["grade_id"]].append(s["message"])
-    rows = []
-    for gid in order:
-        fails = per_cell[gid]
-        common = Counter(fails).most_common(1)
-        msg = f"{html.escape(common[0][0][:300])} ({common[0][1]}×)" if common else ""
-        rows.append(f"<tr><td>{html.escape(gid)}</td><td>{len(fails)} / {len(records)}</td>"
-                    f"<td>{msg}</td></tr>")
-    status_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>"
-                          for k, v in sorted(statuses.items()))
-    mean = sum(totals) / len(totals) if totals else 0.0
-    img = (f"<img alt='histogram of scores' src='data:image/png;base64,"
-           f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
-    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
-            f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
-            f"<h1>Grading report: {html.escape(problem_set)}</h1>"
-            + ("<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
-               if rubric else "") +
-            f"<p>{sum(statuses.values())} submissions; mean autograded score {mean:.2f} / "
-            f"{max_auto:g} over the {len(records)} the grader scored.</p>"
-            f"<h2>Status</h2><table><tr><th>status</th><th>students</th></tr>{status_rows}</table>"
-            f"{errors}"
-            f"<h2>Score distribution</h2>{img}"
-            f"<h2>Checks</h2><table><tr><th>check</th><th>students who lost points</th>"
-            f"<th>most common message</th></tr>{''.join(rows)}</table></body></html>")
 
 
 def marking_scheme_html(problem_set: str, markdown: str) -> str:

@@ -20,6 +20,7 @@ from autograder.collect import Submission
 from autograder.grade import (GradeResult, _zero_scores, grade_submission, local_executor,
                               sandbox_executor)
 from autograder.problemset import ProblemSet
+from autograder.recorded import grade_and_sign
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
            "WORKER_LOST", "GRADE_DECIDING", "DATA_PACKAGES"]
@@ -114,8 +115,9 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
 
     start = time.monotonic()
     ps = ProblemSet(problem_set)
+    recorded: dict = {}  # per autograded cell, a signature of its recorded values (the report's)
     try:
-        result = grade_submission(ps, data, _executor(options))
+        result, recorded = grade_and_sign(ps, data, _executor(options))
     except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
         result = GradeResult(ps.name, "grader-error", _zero_scores(
             ps, "not graded yet: the grader failed on this submission; your instructor has been "
@@ -137,6 +139,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         "elapsed_s": round(time.monotonic() - start, 3),
         "executed": nbformat.writes(result.executed) if result.executed is not None else None,
         "grader_error": grader_error or None,  # a traceback for the instructor, never the student
+        "recorded": recorded,
     }
 
 

@@ -1,0 +1,102 @@
+"""A short signature of what each graded cell's hidden part recorded, for the class report.
+
+The hidden cells record what the student's function returned on seeded inputs
+(:mod:`coursedata.grading`), so two students who made the same mistake recorded the same values.
+:func:`signatures` sums them up per graded cell as a short hash of the values rounded to four
+significant digits (or of the error raised), which the report (:mod:`autograder.report`) uses to
+group wrong answers by mistake. It decides no grade: a failure here gives no signature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import numpy as np
+
+from autograder.problemset import ProblemSet
+
+__all__ = ["cell_cases", "signatures"]
+
+_RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
+_SUFFIX = re.compile(r"_(visible|hidden)$")
+
+
+def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
+    """For each autograded cell, the cases its values come from: those its hidden part records,
+    or, for a cell that records none, those of the other cells of its question."""
+    own: dict[str, list[str]] = {}
+    for cell in ps.source.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid and cell.cell_type == "code":
+            own[gid] = _RECORD.findall(cell.source)
+    out = {}
+    for grade_cell in ps.grade_cells:
+        if not grade_cell.autograded:
+            continue
+        gid = grade_cell.grade_id
+        question = _SUFFIX.sub("", gid)
+        out[gid] = own.get(gid) or sorted({c for g, cases in own.items()
+                                           if _SUFFIX.sub("", g) == question for c in cases})
+    return out
+
+
+def _rounded(value: np.ndarray) -> bytes:
+    a = np.asarray(value, dtype=float).ravel()
+    with np.errstate(all="ignore"):
+        mag = np.floor(np.log10(np.abs(a)))
+        mag = np.where(np.isfinite(mag), mag, 0.0)
+        r = np.round(a / 10.0 ** mag, 3) * 10.0 ** mag
+    r = np.where(r == 0, 0.0, r)  # -0.0 is 0.0
+    return f"{np.shape(value)}".encode() + np.ascontiguousarray(r).tobytes()
+
+
+def signatures(ps: ProblemSet, results_dir: str | Path) -> dict[str, str]:
+    """``{grade_id: signature}`` for every autograded cell, from a results folder.
+
+    A signature is 10 hex digits over, per case, the rounded recorded arrays, the exception's
+    type if the function raised, or ``missing``. Untrusted files are read with the checks' own
+    reader (:class:`autograder.checks.Answers`: no pickles, bounded sizes).
+    """
+    from autograder.checks.common import AnswerUnavailable, Answers
+
+    results_dir = Path(results_dir)
+    if not results_dir.is_dir():
+        return {}
+    answers = Answers(ps.name, results_dir)
+    by_case: dict[str, bytes] = {}
+
+    def case_bytes(case: str) -> bytes:
+        if case not in by_case:
+            try:
+                by_case[case] = b"|".join(_rounded(v) for v in answers.get(case))
+            except AnswerUnavailable as exc:
+                by_case[case] = f"unavailable: {exc}".encode()[:300]
+        return by_case[case]
+
+    out = {}
+    for gid, cases in cell_cases(ps).items():
+        digest = hashlib.blake2b(digest_size=5)
+        for case in cases:
+            digest.update(case.encode() + b"=" + case_bytes(case) + b";")
+        out[gid] = digest.hexdigest()
+    return out
+
+
+def grade_and_sign(ps: ProblemSet, data: bytes, executor) -> tuple:
+    """:func:`autograder.grade.grade_submission` in a scratch folder kept until the recorded
+    values are summed up: ``(GradeResult, signatures)``. A failure of the summary (never of the
+    grading) gives no signatures."""
+    import tempfile
+
+    from autograder.grade import grade_submission
+
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        work = Path(tmp) / "submission"  # a folder of its own below one: as grade_submission's
+        result = grade_submission(ps, data, executor, workdir=work)
+        try:
+            found = signatures(ps, work / "results")
+        except Exception:  # noqa: BLE001 - a summary for the report must not fail a grade
+            found = {}
+    return result, found

@@ -1,0 +1,317 @@
+"""The class report (``DIR/report.html``): what the class missed, for the instructor.
+
+From the records of one problem set it shows, in this order: the class's most common mistakes
+(wrong answers grouped across students), the students per status, the grader's own faults, the
+distribution of totals, per question the distribution of points and the most common wrong answers
+with the students who gave each, and the slowest submissions with their phase timings and the
+timeouts. Long lists are folded in ``<details>``, so the page stays readable for hundreds of
+students.
+
+Wrong answers are grouped by what the student's function returned: a record's ``recorded`` holds,
+per autograded cell, a signature of the values its hidden part recorded
+(:mod:`autograder.recorded`), and students with the same signature made the same mistake on the
+same seeded inputs. A record without signatures (written by an older grader) is grouped by the
+check's message, which also names the values. Every text that comes from a record is escaped, and
+the page forbids scripts, frames and requests (the Content-Security-Policy of
+:mod:`autograder.feedback`).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import re
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+__all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
+
+#: The statuses a record can have, in the order the report lists them (the words of
+#: :class:`autograder.status.Status`; records hold them as plain strings).
+STATUS_ORDER = ("graded", "awaiting-manual-grading", "missing-answer-cell", "timeout", "crashed",
+                "invalid-notebook", "unmatched", "grader-error")
+#: Statuses whose scores say nothing about the questions (nothing ran, or the grader failed).
+_NOT_RUN = frozenset({"invalid-notebook", "unmatched", "grader-error"})
+_SUFFIX = re.compile(r"_(visible|hidden)$")
+#: Clusters shown per graded cell before the rest is folded away.
+SHOWN = 5
+
+_REPORT_STYLE = """<style>
+details{margin:.25rem 0}summary{cursor:pointer}.bar{display:inline-block;height:.8rem;
+background:#4c72b0;vertical-align:middle}.muted{color:#666}.num{text-align:right;
+white-space:nowrap}td.msg{max-width:38rem;overflow-wrap:anywhere}h3{margin-bottom:.2rem}
+.q{border-top:1px solid #ccc;margin-top:.6rem;padding-top:.3rem}</style>"""
+
+
+@dataclass
+class Cluster:
+    """Students who gave the same wrong answer to one graded cell."""
+
+    grade_id: str
+    key: str  # the values' signature, or ``message:`` and the check's message
+    students: list[str] = field(default_factory=list)
+    messages: Counter = field(default_factory=Counter)
+    points: list[float] = field(default_factory=list)
+
+    @property
+    def message(self) -> str:
+        """The check's most common message in the cluster."""
+        return self.messages.most_common(1)[0][0] if self.messages else ""
+
+
+def _scored(records: list[dict]) -> list[dict]:
+    return [r for r in records if r.get("status") not in _NOT_RUN]
+
+
+def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
+    """Per autograded cell, the wrong answers (fewer points than the most), largest group first.
+
+    Students are grouped by the signature of their recorded values for that cell when the record
+    has one, else by the check's message.
+    """
+    clusters: dict[str, dict[str, Cluster]] = defaultdict(dict)
+    for r in _scored(records):
+        signatures = r.get("recorded") or {}
+        for s in r.get("scores", []):
+            if s.get("points") is None or s["points"] >= s["max_points"]:
+                continue
+            gid = s["grade_id"]
+            key = signatures.get(gid) or f"message:{s.get('message', '')}"
+            c = clusters[gid].setdefault(key, Cluster(gid, key))
+            c.students.append(r["student_id"])
+            c.messages[s.get("message", "")] += 1
+            c.points.append(s["points"])
+    return {gid: sorted(by_key.values(), key=lambda c: (-len(c.students), c.message))
+            for gid, by_key in clusters.items()}
+
+
+# ------------------------------------------------------------------------------------------------
+# Pieces of the page
+# ------------------------------------------------------------------------------------------------
+
+def _esc(text, limit: int = 600) -> str:
+    text = str(text)
+    return html.escape(text if len(text) <= limit else text[:limit] + " …")
+
+
+def _title(grade_id: str) -> str:
+    base, _, kind = grade_id.rpartition("_")
+    if kind in ("visible", "hidden"):
+        return f"{base.replace('_', ' ')} ({kind} test)"
+    return grade_id.replace("_", " ")
+
+
+def _students(names: list[str], open_below: int = 0) -> str:
+    """The names, folded in ``<details>`` (open when there are fewer than ``open_below``)."""
+    if not names:
+        return ""
+    listed = ", ".join(html.escape(n) for n in sorted(names))
+    opened = " open" if len(names) < open_below else ""
+    noun = "student" if len(names) == 1 else "students"
+    return f"<details{opened}><summary>{len(names)} {noun}</summary>{listed}</details>"
+
+
+def _grader_errors(records: list[dict]) -> str:
+    """The tracebacks of the grader's faults, for the instructor only (never in feedback)."""
+    failed = [r for r in records if r["status"] == "grader-error"]
+    if not failed:
+        return ""
+    items = "".join(f"<li><b>{html.escape(r['student_id'])}</b><pre>"
+                    f"{html.escape(r.get('grader_error') or 'no traceback recorded')}</pre></li>"
+                    for r in failed)
+    return (f"<h2 id='grader-errors'>Grader errors</h2><p class='note'>The grader failed on "
+            f"{len(failed)} submission(s); they have no score and are graded again by the next "
+            f"run of the same command, once the grader is fixed.</p>"
+            f"<details><summary>tracebacks</summary><ul>{items}</ul></details>")
+
+
+def _histogram_png(totals: list[float], max_auto: float) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.hist(totals, bins=min(20, max(5, int(max_auto) + 1)), range=(0, max_auto),
+            color="#4c72b0", edgecolor="white")
+    ax.set(title="Distribution of autograded scores", xlabel="points", ylabel="students")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _status_section(records: list[dict]) -> str:
+    by_status: dict[str, list[str]] = defaultdict(list)
+    for r in records:
+        by_status[r["status"]].append(r["student_id"])
+    order = [s for s in STATUS_ORDER if s in by_status] + sorted(
+        s for s in by_status if s not in STATUS_ORDER)
+    rows = "".join(f"<tr><td>{html.escape(s)}</td><td class='num'>{len(by_status[s])}</td>"
+                   f"<td>{_students(by_status[s], open_below=6)}</td></tr>" for s in order)
+    return ("<h2 id='status'>Students per status</h2><table><tr><th>status</th>"
+            f"<th class='num'>students</th><th>who</th></tr>{rows}</table>")
+
+
+def _bars(counts: Counter, max_points: float, n: int) -> str:
+    """Points distribution of one cell: a row per points value, best first."""
+    rows = []
+    for points in sorted(counts, reverse=True):
+        k = counts[points]
+        css = "ok" if points >= max_points else ("partial" if points > 0 else "bad")
+        rows.append(f"<tr><td class='num {css}'>{points:g} / {max_points:g}</td>"
+                    f"<td class='num'>{k}</td><td style='width:60%'><span class='bar' "
+                    f"style='width:{100 * k / n:.1f}%'></span></td></tr>")
+    return ("<table><tr><th class='num'>points</th><th class='num'>students</th><th></th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _cluster_rows(clusters: list[Cluster]) -> str:
+    rows = []
+    for c in clusters:
+        others = len(c.messages) - 1
+        extra = (f" <span class='muted'>(and {others} other message"
+                 f"{'s' if others > 1 else ''})</span>") if others > 0 else ""
+        rows.append(f"<tr><td class='num'><b>{len(c.students)}</b></td>"
+                    f"<td class='msg'>{_esc(c.message)}{extra}</td>"
+                    f"<td>{_students(c.students, open_below=4)}</td></tr>")
+    return ("<table><tr><th class='num'>students</th><th>what the check found</th>"
+            "<th>who</th></tr>" + "".join(rows) + "</table>")
+
+
+def _questions(records: list[dict], clusters: dict[str, list[Cluster]]) -> str:
+    scored = _scored(records)
+    order: list[str] = []
+    cells: dict[str, dict] = {}
+    for r in scored:
+        for s in r.get("scores", []):
+            if s.get("points") is None:
+                continue
+            gid = s["grade_id"]
+            if gid not in cells:
+                order.append(gid)
+                cells[gid] = {"max": s["max_points"], "points": Counter()}
+            cells[gid]["points"][s["points"]] += 1
+    questions: dict[str, list[str]] = {}
+    for gid in order:
+        questions.setdefault(_SUFFIX.sub("", gid), []).append(gid)
+    parts = []
+    for question, gids in questions.items():
+        earned = sum(p * k for g in gids for p, k in cells[g]["points"].items())
+        possible = sum(cells[g]["max"] * sum(cells[g]["points"].values()) for g in gids)
+        lost = {st for g in gids for c in clusters.get(g, []) for st in c.students}
+        body = []
+        for gid in gids:
+            info = cells[gid]
+            n = sum(info["points"].values())
+            mean = sum(p * k for p, k in info["points"].items()) / n if n else 0.0
+            wrong = clusters.get(gid, [])
+            body.append(f"<h4>{html.escape(_title(gid))}: mean {mean:.2f} / {info['max']:g}, "
+                        f"{sum(len(c.students) for c in wrong)} of {n} lost points</h4>"
+                        + _bars(info["points"], info["max"], n))
+            if wrong:
+                body.append(f"<p><b>Most common wrong answers</b> ({len(wrong)} different):</p>"
+                            + _cluster_rows(wrong[:SHOWN]))
+                if len(wrong) > SHOWN:
+                    body.append(f"<details><summary>{len(wrong) - SHOWN} other wrong answers"
+                                f"</summary>{_cluster_rows(wrong[SHOWN:])}</details>")
+        share = f"{earned / possible:.0%}" if possible else "–"
+        parts.append(f"<div class='q'><details><summary><b>{html.escape(question)}</b>: "
+                     f"{share} of its points earned; {len(lost)} of {len(scored)} students lost "
+                     f"points</summary>{''.join(body)}</details></div>")
+    return ("<h2 id='questions'>Per question</h2><p class='muted'>Open a question for its points "
+            "distribution per check and its wrong answers, grouped by the values the students' "
+            "functions returned on the same inputs (so one row is one mistake).</p>"
+            + "".join(parts))
+
+
+def _top_mistakes(clusters: dict[str, list[Cluster]], scored: int, top: int = 10) -> str:
+    """The class's largest groups of one wrong answer, across all cells."""
+    flat = sorted((c for cs in clusters.values() for c in cs if len(c.students) > 1),
+                  key=lambda c: (-len(c.students), c.grade_id))[:top]
+    if not flat:
+        return ("<h2 id='mistakes'>Most common mistakes</h2><p>No wrong answer was given by more "
+                "than one student.</p>")
+    rows = "".join(f"<tr><td class='num'><b>{len(c.students)}</b></td>"
+                   f"<td>{html.escape(_title(c.grade_id))}</td><td class='msg'>{_esc(c.message)}"
+                   f"</td><td>{_students(c.students)}</td></tr>" for c in flat)
+    return (f"<h2 id='mistakes'>Most common mistakes</h2><p>The wrong answers most students gave "
+            f"(out of {scored} scored submissions); the same mistake on the same inputs gives the "
+            f"same values.</p><table><tr><th class='num'>students</th><th>check</th>"
+            f"<th>what the check found</th><th>who</th></tr>{rows}</table>")
+
+
+_PHASES = (("wait_s", "waiting"), ("start_s", "sandbox start"), ("execute_s", "cells"),
+           ("score_s", "checks"))
+
+
+def _timing(records: list[dict], top: int = 10) -> str:
+    ran = [r for r in records if r.get("elapsed_s")]
+    parts = ["<h2 id='time'>Time</h2>"]
+    if ran:
+        times = [r["elapsed_s"] for r in ran]
+        parts.append(f"<p>Grading took {statistics.median(times):.1f} s per submission (median), "
+                     f"{max(times):.1f} s at most.</p>")
+        slow = sorted(ran, key=lambda r: -r["elapsed_s"])[:top]
+        heads = "".join(f"<th class='num'>{label}</th>" for _, label in _PHASES)
+        rows = []
+        for r in slow:
+            timings = r.get("timings") or {}
+            cells = "".join(f"<td class='num'>{timings[k]:.1f} s</td>"
+                            if isinstance(timings.get(k), (int, float)) else
+                            "<td class='num muted'>–</td>" for k, _ in _PHASES)
+            rows.append(f"<tr><td>{html.escape(r['student_id'])}</td>"
+                        f"<td>{html.escape(r['status'])}</td>"
+                        f"<td class='num'><b>{r['elapsed_s']:.1f} s</b></td>{cells}</tr>")
+        parts.append(f"<details open><summary>The {len(slow)} slowest submissions</summary>"
+                     f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
+                     f"{heads}</tr>{''.join(rows)}</table></details>")
+    stopped = [r for r in records if r["status"] in ("timeout", "crashed")]
+    if stopped:
+        rows = "".join(f"<tr><td>{html.escape(r['student_id'])}</td>"
+                       f"<td>{html.escape(r['status'])}</td>"
+                       f"<td class='msg'>{_esc(' | '.join(r.get('notes') or []), 400)}</td></tr>"
+                       for r in sorted(stopped, key=lambda r: (r["status"], r["student_id"])))
+        parts.append(f"<details><summary>{len(stopped)} submission(s) stopped: timeouts and "
+                     f"crashes</summary><table><tr><th>student</th><th>status</th><th>why</th>"
+                     f"</tr>{rows}</table></details>")
+    else:
+        parts.append("<p>No submission timed out or crashed.</p>")
+    return "".join(parts)
+
+
+def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> str:
+    """Class report: the most common mistakes, students per status, the grader's faults, the
+    distribution of totals, per question the points and the wrong answers, and the time taken.
+
+    The grader's faults are listed with their tracebacks; those submissions count in no
+    statistic, and neither do the ones where nothing ran (invalid or unmatched)."""
+    from autograder.feedback import _CSP, _STYLE
+
+    scored = _scored(records)
+    totals = [r["total"] for r in scored]
+    max_auto = max((r["max_auto"] for r in scored), default=0.0)
+    clusters = wrong_answer_clusters(records)
+    mean = sum(totals) / len(totals) if totals else 0.0
+    median = statistics.median(totals) if totals else 0.0
+    img = (f"<img alt='histogram of scores' src='data:image/png;base64,"
+           f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
+    nav = ("<p class='muted'>On this page: <a href='#mistakes'>most common mistakes</a> · "
+           "<a href='#status'>students per status</a> · <a href='#scores'>scores</a> · "
+           "<a href='#questions'>per question</a> · <a href='#time'>time</a></p>")
+    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
+            f"{html.escape(problem_set)}</title>{_STYLE}{_REPORT_STYLE}</head><body>"
+            f"<h1>Grading report: {html.escape(problem_set)}</h1>"
+            + ("<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
+               if rubric else "") +
+            f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g} "
+            f"(median {median:g}) over the {len(scored)} whose notebooks ran.</p>{nav}"
+            f"{_top_mistakes(clusters, len(scored))}"
+            f"{_status_section(records)}"
+            f"{_grader_errors(records)}"
+            f"<h2 id='scores'>Score distribution</h2>{img}"
+            f"{_questions(records, clusters)}"
+            f"{_timing(records)}</body></html>")

@@ -1,0 +1,348 @@
+"""Which students' code is alike: winnowed fingerprints of what each student wrote.
+
+Only what a student wrote counts: the code of the answer cells (the nbgrader solution cells,
+matched as grading matches them, :meth:`ProblemSet.assemble`) and of the code cells they added.
+Every line that the release already holds (a function's ``def`` line, ``# YOUR CODE HERE``, a
+visible test pasted again) is left out, and so are comments and docstrings. The rest is cut into
+tokens; a name a student chose becomes ``V`` (keywords, builtins, attributes such as ``.mean`` and
+keyword arguments such as ``axis=`` keep theirs), so renamed variables, other comments, other
+blank lines and spacing change nothing.
+
+Each cell's token stream is fingerprinted by winnowing (Schleimer, Wilkerson and Aiken,
+SIGMOD 2003, the method of MOSS): hashes of every ``K`` consecutive tokens, of which each window of
+``W`` hashes keeps its smallest, so any match of ``K + W - 1`` tokens or more is found. Since a
+submission's fingerprints are a set, reordered functions and cells match as well. An inverted index
+from fingerprint to submissions finds the pairs that share fingerprints (no pair is compared that
+shares none), and a fingerprint found in many submissions (an idiom, or the one obvious way to
+write a line) is no evidence and is ignored, as MOSS does.
+
+The score of a pair is the share of their fingerprints that they have in common,
+``2 |A ∩ B| / (|A| + |B|)``. The page ``similarity.html`` shows the top pairs with both students'
+code side by side and the shared parts highlighted: evidence for a person to judge, never a
+penalty (``grades.csv`` does not change).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import html
+import keyword
+import os
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.settings import COURSE_DIR
+
+__all__ = ["StudentCode", "Pair", "student_code", "find_similar", "similarity_html",
+           "write_similarity", "K", "W"]
+
+#: Tokens per hashed k-gram, and hashes per winnowing window: every match of K + W - 1 = 8
+#: tokens or more (a short line, ``V = V.mean(axis=0)`` is 10) leaves a shared fingerprint.
+K, W = 5, 4
+#: A pair needs this many shared fingerprints to be listed at all.
+MIN_SHARED = 3
+
+_TOKEN = re.compile(r"""
+    (?P<comment>\#[^\n]*)
+  | (?P<string>[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+  | (?P<name>[^\W\d]\w*)
+  | (?P<number>\d[\w.]*(?:[eE][-+]?\d+)?j?|\.\d[\w]*)
+  | (?P<op>\*\*=?|//=?|==|!=|<=|>=|->|:=|[-+*/%@&|^<>]=|\S)
+""", re.VERBOSE)
+_KEEP = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+_MAGIC = re.compile(r"^[ \t]*[%!].*$", re.M)  # IPython magics and shell lines
+
+
+@dataclass
+class StudentCode:
+    """What one student wrote, and its fingerprints.
+
+    Attributes
+    ----------
+    student : str
+    cells : list of (str, str)
+        ``(label, source)`` of every answer cell and added code cell, as submitted.
+    fingerprints : dict
+        Fingerprint -> list of ``(cell, start, end)`` character spans of the cell's source.
+    """
+
+    student: str
+    cells: list[tuple[str, str]] = field(default_factory=list)
+    fingerprints: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+
+
+@dataclass
+class Pair:
+    """Two students whose code shares fingerprints."""
+
+    a: str
+    b: str
+    score: float  # 2|A∩B| / (|A| + |B|), over the fingerprints that count
+    shared: int  # fingerprints in common
+    in_a: float  # share of a's fingerprints found in b
+    in_b: float  # share of b's fingerprints found in a
+    common: frozenset = field(default=frozenset(), repr=False)  # the shared fingerprints
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+_SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n[\s\S]*?^[ \t]*### END SOLUTION[ \t]*\n?",
+                       re.M)
+
+
+def _release_lines(ps: ProblemSet, release: Path | None = None) -> frozenset[str]:
+    """Every stripped line of the release's code cells: the starter code no student wrote."""
+    path = release or COURSE_DIR / "release" / ps.name / ps.notebook_name
+    if path.is_file():
+        cells = read_notebook_bytes(path.read_bytes()).cells
+    else:  # derive the release from the source: solution regions become the stub
+        cells = []
+        for cell in ps.source.cells:
+            text = _SOLUTION.sub("    # YOUR CODE HERE\n    raise NotImplementedError()\n",
+                                 cell.source)
+            cells.append({"cell_type": cell.cell_type, "source": text})
+    return frozenset(line.strip() for c in cells if c.get("cell_type") == "code"
+                     for line in c.get("source", "").splitlines() if line.strip())
+
+
+def _tokens(source: str, starter: frozenset[str]) -> list[tuple[str, int, int]]:
+    """Normalised tokens of ``source`` with their spans, outside the starter lines; comments,
+    docstrings (strings that are a whole statement), magics and blank space dropped."""
+    text = _MAGIC.sub(lambda m: " " * len(m.group()), source)
+    skip = set()  # line numbers of starter lines
+    for number, line in enumerate(text.split("\n")):
+        if line.strip() in starter:
+            skip.add(number)
+    line_starts = [0]
+    for m in re.finditer("\n", text):
+        line_starts.append(m.end())
+    raw = []
+    line = 0
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        while line + 1 < len(line_starts) and line_starts[line + 1] <= m.start():
+            line += 1
+        if kind == "comment" or line in skip:
+            continue
+        raw.append((kind, m.group(), m.start(), m.end(), line))
+    out = []
+    depth = 0
+    for i, (kind, tok, start, end, line) in enumerate(raw):
+        prev = raw[i - 1] if i else None
+        nxt = raw[i + 1] if i + 1 < len(raw) else None
+        if kind == "op":
+            depth += tok in "([{"
+            depth -= tok in ")]}" and depth > 0
+        if kind == "string":
+            # A string alone on its lines is a docstring or a comment in disguise.
+            alone_before = prev is None or prev[4] < line or prev[1] in (":", ";")
+            end_line = text.count("\n", 0, end)
+            alone_after = nxt is None or nxt[4] > end_line or nxt[1] == ";"
+            if alone_before and alone_after and depth == 0:
+                continue
+            out.append((tok, start, end))
+        elif kind == "name":
+            keep = (tok in _KEEP or (prev is not None and prev[1] == ".")
+                    or (depth > 0 and nxt is not None and nxt[1] == "="))  # keyword argument
+            out.append((tok if keep else "V", start, end))
+        else:
+            out.append((tok, start, end))
+    return out
+
+
+def _hash(tokens: list[str]) -> int:
+    return int.from_bytes(hashlib.blake2b("\x00".join(tokens).encode(), digest_size=8).digest(),
+                          "big")
+
+
+def _winnow(tokens: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
+    """Winnowed fingerprints of one cell: ``(hash, start, end)`` with the k-gram's span."""
+    if len(tokens) < K:
+        return []
+    grams = [(_hash([t[0] for t in tokens[i:i + K]]), tokens[i][1], tokens[i + K - 1][2])
+             for i in range(len(tokens) - K + 1)]
+    if len(grams) <= W:
+        return [min(grams, key=lambda g: g[0])]
+    picked: dict[int, tuple[int, int, int]] = {}
+    for i in range(len(grams) - W + 1):
+        window = grams[i:i + W]
+        j = min(range(W), key=lambda n: (window[n][0], -n))  # rightmost minimum
+        picked[i + j] = window[j]
+    return [picked[i] for i in sorted(picked)]
+
+
+def student_code(ps: ProblemSet, student: str, data: bytes,
+                 starter: frozenset[str] | None = None) -> StudentCode:
+    """What ``student`` wrote in the notebook ``data``, fingerprinted.
+
+    A file that is no notebook gives an empty result (nothing to compare).
+    """
+    starter = _release_lines(ps) if starter is None else starter
+    code = StudentCode(student)
+    try:
+        nb = read_notebook_bytes(data)
+    except InvalidNotebook:
+        return code
+    assembled = ps.assemble(nb).notebook
+    answers = set(ps.solution_ids)
+    plain = {c.source for c in ps.source.cells if not _nbgrader(c)}
+    for cell in assembled.cells:
+        if cell.cell_type != "code":
+            continue
+        gid = _nbgrader(cell).get("grade_id")
+        if gid in answers:
+            label = f"answer cell {gid}"
+        elif not _nbgrader(cell) and cell.source not in plain:
+            label = "cell added by the student"
+        else:
+            continue
+        index = len(code.cells)
+        code.cells.append((label, cell.source))
+        for h, start, end in _winnow(_tokens(cell.source, starter)):
+            code.fingerprints.setdefault(h, []).append((index, start, end))
+    return code
+
+
+def _common_limit(n: int) -> int:
+    """A fingerprint found in more submissions than this is an idiom, not evidence."""
+    return max(10, n // 100)
+
+
+def find_similar(codes: list[StudentCode], top: int = 50) -> list[Pair]:
+    """The ``top`` most similar pairs among ``codes``, best first.
+
+    Pairs are found through an inverted index (fingerprint -> submissions); only pairs that share
+    at least :data:`MIN_SHARED` fingerprints are scored.
+    """
+    index: dict[int, list[int]] = defaultdict(list)
+    for i, code in enumerate(codes):
+        for h in code.fingerprints:
+            index[h].append(i)
+    limit = _common_limit(len(codes))
+    ignored = {h for h, owners in index.items() if len(owners) > limit}
+    sizes = [sum(h not in ignored for h in code.fingerprints) for code in codes]
+    counts: Counter = Counter()
+    for h, owners in index.items():
+        if h not in ignored and len(owners) > 1:
+            counts.update(combinations(owners, 2))
+    pairs = []
+    for (i, j), shared in counts.items():
+        if shared < MIN_SHARED:
+            continue
+        common = frozenset(h for h in codes[i].fingerprints
+                           if h in codes[j].fingerprints and h not in ignored)
+        pairs.append(Pair(codes[i].student, codes[j].student, 2 * shared / (sizes[i] + sizes[j]),
+                          shared, shared / sizes[i], shared / sizes[j], common))
+    pairs.sort(key=lambda p: (-p.score, -p.shared, p.a, p.b))
+    return pairs[:top]
+
+
+# ------------------------------------------------------------------------------------------------
+# The page
+# ------------------------------------------------------------------------------------------------
+
+_PAGE_STYLE = """<style>
+.pair{margin:.3rem 0;border:1px solid #ddd;border-radius:.3rem;padding:.3rem .6rem}
+.pair>summary{cursor:pointer}.sbs{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}
+.sbs pre{font-size:.8rem;background:#f7f7f7;padding:.4rem;overflow-x:auto;white-space:pre}
+.sbs h4{margin:.4rem 0 .1rem;font-size:.85rem;color:#555}mark{background:#ffd27a}
+body{max-width:90rem}</style>"""
+
+
+def _highlighted(source: str, spans: list[tuple[int, int]]) -> str:
+    """``source`` escaped, with the merged ``spans`` in ``<mark>``."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, at = [], 0
+    for start, end in merged:
+        out.append(html.escape(source[at:start]))
+        out.append(f"<mark>{html.escape(source[start:end])}</mark>")
+        at = end
+    out.append(html.escape(source[at:]))
+    return "".join(out)
+
+
+def _side(code: StudentCode, common: frozenset) -> str:
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for h in common:
+        for cell, start, end in code.fingerprints.get(h, []):
+            spans[cell].append((start, end))
+    parts = [f"<h3>{html.escape(code.student)}</h3>"]
+    for i, (label, source) in enumerate(code.cells):
+        if not source.strip():
+            continue
+        parts.append(f"<h4>{html.escape(label)}</h4><pre>{_highlighted(source, spans[i])}</pre>")
+    return "<div>" + "".join(parts) + "</div>"
+
+
+def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair]) -> str:
+    """The page: the pairs, best first, each with both students' code side by side."""
+    from autograder.feedback import _CSP, _STYLE
+
+    by_student = {c.student: c for c in codes}
+    rows = []
+    for rank, p in enumerate(pairs, 1):
+        rows.append(
+            f"<details class='pair'><summary><b>{rank}.</b> {html.escape(p.a)} &amp; "
+            f"{html.escape(p.b)}: <b>{p.score:.0%}</b> alike ({p.shared} shared fingerprints; "
+            f"{p.in_a:.0%} of {html.escape(p.a)}'s code is in {html.escape(p.b)}'s, "
+            f"{p.in_b:.0%} the other way)</summary><div class='sbs'>"
+            f"{_side(by_student[p.a], p.common)}{_side(by_student[p.b], p.common)}</div></details>")
+    with_code = sum(bool(c.fingerprints) for c in codes)
+    body = "".join(rows) if rows else "<p>No two submissions share enough code to list.</p>"
+    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Similarity: "
+            f"{html.escape(problem_set)}</title>{_STYLE}{_PAGE_STYLE}</head><body>"
+            f"<h1>Similar code: {html.escape(problem_set)}</h1>"
+            f"<p class='note'>Evidence for a person to judge, never a penalty: short functions "
+            f"with one obvious solution are alike in honest work, and <code>grades.csv</code> "
+            f"does not change. Only what students wrote counts (answer cells and cells they "
+            f"added, without the release's starter code, comments and docstrings); renamed "
+            f"variables, reordered functions and spacing are seen through.</p>"
+            f"<p>{len(codes)} submissions, {with_code} with code of their own; the "
+            f"{len(pairs)} most similar pairs, best first. Score: the share of the two "
+            f"submissions' fingerprints (winnowed {K}-token sequences; any match of {K + W - 1} "
+            f"tokens or more shows) that they have in common; a fingerprint found in more than "
+            f"{_common_limit(len(codes))} submissions is an idiom and does not count. Open a "
+            f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
+            f"{body}</body></html>")
+
+
+def write_similarity(problem_set: str, submissions, out: Path, top: int = 50) -> list[Pair]:
+    """Write ``out/similarity.html`` for the submissions of ``problem_set``; return its pairs.
+
+    Parameters
+    ----------
+    problem_set : str
+    submissions : dict of str to bytes, or list of Submission
+        Each student's notebook file (``student -> bytes``, or
+        :class:`autograder.collect.Submission`).
+    out : path-like
+        The output folder (created).
+    top : int
+        How many pairs to list.
+    """
+    ps = ProblemSet(problem_set)
+    items = (sorted(submissions.items()) if isinstance(submissions, dict)
+             else [(s.student_id, s.data) for s in submissions])
+    starter = _release_lines(ps)
+    codes = [student_code(ps, student, data, starter) for student, data in items]
+    pairs = find_similar(codes, top)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "similarity.html"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(similarity_html(ps.name, codes, pairs), encoding="utf-8")
+    os.replace(tmp, path)
+    return pairs
