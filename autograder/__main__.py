@@ -1,8 +1,9 @@
 """Command line: ``python -m autograder grade ASSIGNMENT SUBMISSIONS --out DIR``.
 
 Grades a whole class in parallel, with every submission's code in a sandboxed kernel, and writes
-``DIR/grades.csv``, ``DIR/feedback/<student>/<notebook>.html`` and ``DIR/report.html``; scores
-also go into the course's nbgrader gradebook. Re-running skips unchanged submissions. With
+``DIR/grades.csv``, ``DIR/feedback/<student>/<notebook>.html`` and ``DIR/report.html``; with
+``--gradebook`` the scores also go into the course's nbgrader gradebook (never from a trial run
+that did not ask). Re-running skips unchanged submissions. With
 ``--scheduler tcp://HOST:8786`` (or ``local:N``) the notebooks are graded on a Dask cluster's
 workers instead of local processes (:mod:`autograder.cluster`); this process still writes every
 result.
@@ -55,10 +56,13 @@ def _parser() -> argparse.ArgumentParser:
                             f"gets {settings.NOTEBOOK_CELLS}x that in all")
     grade.add_argument("--memory", type=int, default=settings.MEMORY_MB,
                        help=f"MB per kernel (default {settings.MEMORY_MB})")
+    grade.add_argument("--gradebook", action="store_true",
+                       help="also record the scores in the course's nbgrader gradebook (for the "
+                            "formgrader and `nbgrader export`); without it nothing outside --out "
+                            "changes")
     grade.add_argument("--course", type=Path, default=COURSE_DIR,
-                       help="nbgrader course folder whose gradebook is updated")
-    grade.add_argument("--no-gradebook", action="store_true",
-                       help="do not write to nbgrader's gradebook")
+                       help=f"nbgrader course folder whose gradebook --gradebook updates "
+                            f"(default {COURSE_DIR})")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument("--unsafe", action="store_true",
                        help="run student code WITHOUT the sandbox (only where it cannot be built)")
@@ -117,16 +121,21 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         gradebook = None
-        if not args.no_gradebook:
+        if args.gradebook:
             from autograder.gradebook import GradebookWriter
 
             gradebook = GradebookWriter(ProblemSet(args.assignment), args.course)
-        options = GradingOptions(cell_timeout_s=args.timeout, notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
-                                 memory_mb=args.memory, unsafe=args.unsafe)
+        options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
+                                 notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
+                                 unsafe=args.unsafe)
         log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
-        records = grade_class(args.assignment, args.submissions, args.out, workers=args.workers,
-                              options=options, gradebook=gradebook, quiet=args.quiet, log=log,
-                              scheduler=args.scheduler)
+        try:
+            records = grade_class(args.assignment, args.submissions, args.out,
+                                  workers=args.workers, options=options, gradebook=gradebook,
+                                  quiet=args.quiet, log=log, scheduler=args.scheduler)
+        finally:
+            if gradebook is not None:
+                gradebook.close()
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 The process that runs the command (the coordinator) connects to a Dask scheduler, checks every
 worker, and then hands out the same task as the local pool, :func:`autograder.task.grade_task`,
-through the same loop (:func:`autograder.batch.run_tasks`): the notebook's bytes go out, a record
+through the same loop (:func:`autograder.schedule.run_tasks`): the notebook's bytes go out, a record
 comes back, streamed with :class:`distributed.as_completed` as tasks finish. Workers never touch a
 shared file, so they can be other machines; the coordinator stays the only writer of the output
 folder and of the gradebook.
@@ -25,7 +25,7 @@ Fault tolerance
       ``KilledWorker`` and is recorded ``crashed``.
     - A task that raises is retried twice (``retries=2``); ``grade_task`` itself catches
       everything a submission can cause, so this only covers faults of the worker.
-    - A task that hangs: the coordinator's deadline (:func:`autograder.batch.default_deadline`)
+    - A task that hangs: the coordinator's deadline (:func:`autograder.schedule.default_deadline`)
       records it as ``timeout``, cancels it and stops the worker process running it (its nanny
       starts a fresh one), so a hung thread does not hold the worker for the rest of the batch.
     - A result can only be written once: the coordinator keeps one task per student in flight and
@@ -43,6 +43,7 @@ import uuid
 
 from autograder.task import GradingOptions, TaskFailed, grade_task, grader_fingerprint
 from autograder.collect import Submission
+from autograder.status import Status
 
 __all__ = ["ClusterError", "WorkerUnfit", "DaskBackend", "worker_report", "grade_on_worker",
            "parse_scheduler"]
@@ -127,7 +128,7 @@ def _exit_soon() -> str:
 
 
 class DaskBackend:
-    """Runs :func:`grade_on_worker` on a Dask cluster: a backend of :func:`.batch.run_tasks`.
+    """Runs :func:`grade_on_worker` on a Dask cluster: a backend of :func:`.schedule.run_tasks`.
 
     Parameters
     ----------
@@ -279,7 +280,7 @@ class DaskBackend:
             if isinstance(exc, KilledWorker):
                 out.append((future, TaskFailed(
                     f"{exc.allowed_failures + 1} grading workers died while running it; the "
-                    f"scheduler gave up on it", "crashed")))
+                    f"scheduler gave up on it", Status.CRASHED)))
             else:
                 out.append((future, TaskFailed(f"{type(exc).__name__}: {exc}")))
         return out

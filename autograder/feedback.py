@@ -25,9 +25,12 @@ text-align:left;vertical-align:top}.ok{color:#176b2c}.partial{color:#8a5a00}.bad
 .note{background:#fff6d6;padding:.6rem;border-radius:.3rem}</style>"""
 
 _STATUS_WORDS = {
-    "graded": "All autograded questions were scored. Written answers are graded by hand.",
-    "needs-manual-grading": "Some answers could not be scored automatically; an instructor will "
-                            "look at them.",
+    "graded": "Every question was scored, the written answers included.",
+    "awaiting-manual-grading": "All autograded questions were scored. Your written answers are "
+                               "graded by hand; their points are added later.",
+    "missing-answer-cell": "An answer cell was missing from your notebook (deleted or changed "
+                           "beyond recognition), so that question scored 0; an instructor will "
+                           "look at it.",
     "timeout": "Your notebook did not finish within the time limit; answers recorded before that "
                "were scored.",
     "crashed": "Your notebook's kernel stopped (it crashed or exited); answers recorded before "

@@ -10,6 +10,7 @@ local process pool or on a cluster.
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
@@ -20,20 +21,12 @@ from coursedata.grading import RESULTS_ENV
 from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.scoring import CellScore, score_results
+from autograder.status import Status
 
 __all__ = ["Execution", "GradeResult", "grade_submission", "STATUSES"]
 
-#: Every status a result can have, in the order the report lists them:
-#:
-#: - ``graded``: every autograded cell was scored (written answers still await a human);
-#: - ``needs-manual-grading``: an answer cell is missing from the submission;
-#: - ``timeout``, ``crashed``: the notebook stopped early; what it recorded before was scored;
-#: - ``invalid-notebook``: the file is not a readable notebook; nothing was scored;
-#: - ``unmatched``: the student's files hold no notebook for this problem set;
-#: - ``grader-error``: a trusted check (or the grader itself) failed; the scores are not final
-#:   and the instructor gets the traceback, the student never does.
-STATUSES = ("graded", "needs-manual-grading", "timeout", "crashed", "invalid-notebook",
-            "unmatched", "grader-error")
+#: Every status a record can have, in the order the report lists them (see :class:`Status`).
+STATUSES = tuple(s for s in Status if s is not Status.OK)
 
 
 @dataclass
@@ -41,8 +34,9 @@ class Execution:
     """What an executor returns: the executed notebook and how the run ended."""
 
     notebook: nbformat.NotebookNode
-    status: str  # "ok", "timeout" or "crashed"
+    status: str  # Status.OK, Status.TIMEOUT or Status.CRASHED
     message: str = ""
+    timings: dict = field(default_factory=dict)  # "start_s", "execute_s" when measured
 
 
 class Executor(Protocol):
@@ -55,9 +49,9 @@ class GradeResult:
 
     Attributes
     ----------
-    status : str
-        One of :data:`STATUSES`. ``graded`` means every autograded cell was scored (written
-        answers still await a human); anything else is a reason the total may not be final.
+    status : Status
+        One of :data:`STATUSES`: ``graded`` or ``awaiting-manual-grading`` when every cell that
+        could be scored was; anything else is a reason the total may not be final.
     scores : list of CellScore
         One per graded cell of the problem set, in notebook order.
     notes : list of str
@@ -71,6 +65,7 @@ class GradeResult:
     scores: list[CellScore]
     notes: list[str] = field(default_factory=list)
     executed: nbformat.NotebookNode | None = None
+    timings: dict = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -111,7 +106,7 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
     try:
         submitted = read_notebook_bytes(data)
     except InvalidNotebook as exc:
-        return GradeResult(ps.name, "invalid-notebook", _zero_scores(ps, str(exc)), [str(exc)])
+        return GradeResult(ps.name, Status.INVALID, _zero_scores(ps, str(exc)), [str(exc)])
     assembly = ps.assemble(submitted)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         # A folder of its own below a folder of its own: the sandbox hides the parent.
@@ -120,19 +115,27 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         results.mkdir(parents=True, exist_ok=True)
         env = {RESULTS_ENV: str(results)}
         run = executor(assembly.notebook, work, env)
+        start = time.perf_counter()
         scores = score_results(ps, results, run.notebook)
+        timings = {**run.timings, "score_s": time.perf_counter() - start}
     causes, scores = explain(run.notebook, run.status, scores, ps.solution_ids)
     notes = list(assembly.notes)
     if run.message:
         notes.append(run.message)
     notes += causes
+    return GradeResult(ps.name, _status(ps, run, scores, assembly.missing), scores, notes,
+                       run.notebook, timings)
+
+
+def _status(ps: ProblemSet, run: Execution, scores: list[CellScore], missing: list[str]) -> Status:
     if any(getattr(s, "error", None) for s in scores):
-        status = "grader-error"
-    elif run.status == "ok":
-        status = "needs-manual-grading" if assembly.missing else "graded"
-    else:
-        status = run.status
-    return GradeResult(ps.name, status, scores, notes, run.notebook)
+        return Status.GRADER_ERROR
+    if run.status != Status.OK:
+        return Status(run.status)
+    if missing:
+        return Status.MISSING_ANSWER
+    manual = any(not c.autograded for c in ps.grade_cells)
+    return Status.AWAITING_MANUAL if manual else Status.GRADED
 
 
 def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Callable:
@@ -151,10 +154,11 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
+            start = time.perf_counter()
             client.execute(cwd=str(workdir))
-            return Execution(nb, "ok")
+            return Execution(nb, Status.OK, timings={"execute_s": time.perf_counter() - start})
         except DeadKernelError as exc:
-            return Execution(nb, "crashed", f"the kernel died: {exc}")
+            return Execution(nb, Status.CRASHED, f"the kernel died: {exc}")
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -181,6 +185,7 @@ def sandbox_executor(config=None) -> Callable:
         cfg = dataclasses.replace(base, env={**base.env, **env})
         run = execute_notebook(nb, workdir, cfg)
         # A cell stopped at its own time limit is named by autograder.diagnose.
-        return Execution(run.notebook, run.status, run.message if run.status != "ok" else "")
+        return Execution(run.notebook, run.status, run.message if run.status != "ok" else "",
+                         dict(getattr(run, "timings", None) or {}))
 
     return execute

@@ -5,7 +5,7 @@ writes its scores where nbgrader keeps them: a ``Grade`` row per graded cell (``
 written answers are flagged ``needs_manual_grade`` for formgrader), the check's message as the
 cell's automatic comment, and the submitted and executed notebooks under ``submitted/`` and
 ``autograded/``, where formgrader looks for them. Those two are copies without active content
-(:func:`autograder.sanitize.safe_notebook_bytes`): formgrader shows a notebook's HTML as it is,
+(:func:`autograder.sanitize.formgrader_copies`, made by the grading worker): formgrader shows a notebook's HTML as it is,
 in the instructor's logged-in session. A submission that is not a readable notebook is not copied.
 """
 
@@ -17,12 +17,14 @@ import sys
 import warnings
 from pathlib import Path
 
+from sqlalchemy import update
 from sqlalchemy.exc import SAWarning
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import (Assignment, BaseCell, Comment, Grade, Gradebook, MissingEntry, Notebook,
+                          Student, SubmittedAssignment, SubmittedNotebook)
 
 from autograder.problemset import ProblemSet
-from autograder.sanitize import safe_notebook_bytes
+from autograder.status import Status
 
 __all__ = ["GradebookWriter"]
 
@@ -44,6 +46,7 @@ class GradebookWriter:
         self.course = Path(course_dir).resolve()
         self.db_url = f"sqlite:///{self.course / 'gradebook.db'}"
         self.notebook_id = Path(problem_set.notebook_name).stem
+        self._gb: Gradebook | None = None
         # nbgrader runs the `alembic` program of this environment to create or migrate the db.
         bin_dir = str(Path(sys.executable).parent)
         if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
@@ -66,42 +69,113 @@ class GradebookWriter:
             raise RuntimeError(f"nbgrader generate_assignment {self.ps.name} failed:\n"
                                f"{done.stderr[-2000:]}")
 
-    def record(self, record: dict, submitted: bytes, executed: str | None) -> None:
-        """Store one record (from :func:`autograder.task.grade_task`) for its student.
+    def record(self, record: dict, copies: dict | None = None) -> None:
+        """Store one record; see :meth:`record_many`."""
+        self.record_many([(record, copies)])
+
+    def record_many(self, items: list[tuple[dict, dict | None]]) -> None:
+        """Store records (from :func:`autograder.task.grade_task`) in one transaction.
+
+        A few queries per batch, not per cell: the students and submissions missing from the
+        gradebook are added as ``nbgrader``'s own ``add_submission`` would (one ``Grade`` per
+        graded cell, one ``Comment`` per answer cell), then every score and comment is set by
+        one bulk update each.
 
         Parameters
         ----------
-        record : dict
-            The scores, status and notes.
-        submitted : bytes
-            The file the student handed in (untrusted).
-        executed : str or None
-            The notebook as it ran, as JSON text (its outputs are untrusted too).
+        items : list of (record, copies)
+            The scores, status and notes; and the formgrader's copies of the notebook handed in
+            and of the notebook as it ran, already sanitised
+            (:func:`autograder.sanitize.formgrader_copies`), or None.
         """
-        student, name = record["student_id"], self.ps.name
-        for folder, notebook in (("submitted", submitted), ("autograded", executed)):
-            content = safe_notebook_bytes(notebook)
+        for record, copies in items:
+            self._copy_notebooks(record["student_id"], copies or {})
+        if not items:
+            return
+        records = {r["student_id"]: r for r, _ in items}
+        with warnings.catch_warnings():
+            # nbgrader's own models trip a harmless SQLAlchemy autoflush warning.
+            warnings.simplefilter("ignore", SAWarning)
+            gb = self._gradebook()
+            try:
+                self._add_missing(gb, sorted(records))
+                grades, comments = self._rows(gb, records)
+                gb.db.execute(update(Grade), grades)
+                gb.db.execute(update(Comment), comments)
+                gb.db.commit()
+            except BaseException:
+                gb.db.rollback()
+                raise
+
+    def _add_missing(self, gb: Gradebook, students: list[str]) -> None:
+        """Add the students and the submissions of this problem set the gradebook lacks."""
+        known = {s for (s,) in gb.db.query(Student.id).filter(Student.id.in_(students))}
+        gb.db.add_all(Student(id=s) for s in students if s not in known)
+        assignment = gb.find_assignment(self.ps.name)
+        submitted = {s for (s,) in gb.db.query(SubmittedAssignment.student_id).filter(
+            SubmittedAssignment.assignment_id == assignment.id,
+            SubmittedAssignment.student_id.in_(students))}
+        for student in students:
+            if student in submitted:
+                continue
+            submission = SubmittedAssignment(assignment=assignment, student_id=student)
+            for notebook in assignment.notebooks:  # as nbgrader's add_submission
+                nb = SubmittedNotebook(notebook=notebook, assignment=submission)
+                for cell in notebook.grade_cells:
+                    Grade(cell_id=cell.id, notebook=nb)
+                for cell in list(notebook.solution_cells) + list(notebook.task_cells):
+                    Comment(cell_id=cell.id, notebook=nb)
+                for cell in notebook.task_cells:
+                    Grade(cell_id=cell.id, notebook=nb)
+            gb.db.add(submission)
+        gb.db.flush()
+
+    def _rows(self, gb: Gradebook, records: dict[str, dict]) -> tuple[list[dict], list[dict]]:
+        """The bulk updates: ``Grade`` and ``Comment`` rows by primary key."""
+        def ids(model):
+            query = gb.db.query(model.id, SubmittedAssignment.student_id, BaseCell.name) \
+                .join(BaseCell, BaseCell.id == model.cell_id) \
+                .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id) \
+                .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
+                .join(SubmittedAssignment,
+                      SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
+                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
+                .filter(Assignment.name == self.ps.name, Notebook.name == self.notebook_id,
+                        SubmittedAssignment.student_id.in_(list(records)))
+            return {(student, cell): row_id for row_id, student, cell in query}
+
+        grade_ids, comment_ids = ids(Grade), ids(Comment)
+        grades, comments = [], []
+        for student, record in records.items():
+            flagged = record["status"] not in (Status.GRADED, Status.AWAITING_MANUAL)
+            for score in record["scores"]:
+                key = (student, score["grade_id"])
+                if score["points"] is None:  # a written answer: a human grades it
+                    grades.append({"id": grade_ids[key], "auto_score": None,
+                                   "needs_manual_grade": True})
+                else:
+                    grades.append({"id": grade_ids[key], "auto_score": score["points"],
+                                   "needs_manual_grade": bool(
+                                       flagged and score["points"] < score["max_points"])})
+                if key in comment_ids:
+                    comments.append({"id": comment_ids[key], "auto_comment": score["message"]})
+        return grades, comments
+
+    def _gradebook(self) -> Gradebook:
+        if self._gb is None:  # opened once: a connection per result costs ~100 ms
+            self._gb = Gradebook(self.db_url)
+        return self._gb
+
+    def close(self) -> None:
+        if self._gb is not None:
+            self._gb.close()
+            self._gb = None
+
+    def _copy_notebooks(self, student: str, copies: dict) -> None:
+        """nbgrader's ``submitted`` and ``autograded`` copies (sanitised by the worker)."""
+        for folder in ("submitted", "autograded"):
+            content = copies.get(folder)
             if content is not None:
-                path = self.course / folder / student / name / self.ps.notebook_name
+                path = self.course / folder / student / self.ps.name / self.ps.notebook_name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(content)
-        flagged = record["status"] != "graded"
-        with Gradebook(self.db_url) as gb, warnings.catch_warnings():
-            # nbgrader's own add_submission trips a harmless SQLAlchemy autoflush warning.
-            warnings.simplefilter("ignore", SAWarning)
-            gb.update_or_create_student(student)
-            gb.update_or_create_submission(name, student)
-            for score in record["scores"]:
-                grade = gb.find_grade(score["grade_id"], self.notebook_id, name, student)
-                if score["points"] is None:  # a written answer: a human grades it
-                    grade.auto_score = None
-                    grade.needs_manual_grade = True
-                else:
-                    grade.auto_score = score["points"]
-                    grade.needs_manual_grade = flagged and score["points"] < score["max_points"]
-                try:
-                    comment = gb.find_comment(score["grade_id"], self.notebook_id, name, student)
-                    comment.auto_comment = score["message"]
-                except MissingEntry:
-                    pass
-            gb.db.commit()

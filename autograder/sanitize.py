@@ -456,3 +456,20 @@ def safe_notebook_bytes(data: bytes | str | None) -> bytes | None:
     except InvalidNotebook:
         return None
     return nbformat.writes(sanitize_notebook(nb)).encode("utf-8")
+
+
+def formgrader_copies(submitted: bytes, executed: str | None) -> dict[str, bytes | None]:
+    """nbgrader's ``submitted`` and ``autograded`` copies of one submission, made safe.
+
+    Computed by the grading worker (:func:`autograder.task.grade_task`), so the coordinator only
+    writes them: sanitising takes tens of milliseconds per notebook.
+
+    Returns
+    -------
+    dict
+        ``{"submitted": bytes or None, "autograded": bytes or None}``: the
+        :func:`safe_notebook_bytes` of the file handed in and of the notebook as it ran (None
+        when unreadable).
+    """
+    return {"submitted": safe_notebook_bytes(submitted),
+            "autograded": safe_notebook_bytes(executed)}

@@ -21,6 +21,8 @@ from autograder.grade import (GradeResult, _zero_scores, grade_submission, local
                               sandbox_executor)
 from autograder.problemset import ProblemSet
 from autograder.recorded import grade_and_sign
+from autograder.sanitize import formgrader_copies
+from autograder.status import Status
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
            "WORKER_LOST", "GRADE_DECIDING", "DATA_PACKAGES"]
@@ -107,19 +109,22 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
     dict
         ``student_id``, ``problem_set``, ``sha256``, ``status``, ``scores`` (list of dicts with
         ``grade_id``, ``points``, ``max_points``, ``message``), ``notes``, ``total``, ``max_auto``,
-        ``max_manual``, ``elapsed_s``, ``executed`` (the executed notebook as JSON text, for
-        the instructor) and ``grader_error`` (the traceback of a fault of the grader, or None;
-        for the instructor only).
+        ``max_manual``, ``elapsed_s``, ``started_at``, ``timings`` (seconds per phase: ``start_s``
+        the sandbox's start, ``execute_s`` the cells, ``score_s`` the trusted checks; the
+        coordinator adds ``wait_s``), ``copies`` (the submitted and the executed notebook,
+        sanitised, for the formgrader: :func:`autograder.sanitize.formgrader_copies`) and
+        ``grader_error`` (the traceback of a fault of the grader, or None; for the instructor
+        only).
     """
     import nbformat
 
-    start = time.monotonic()
+    started_at, start = time.time(), time.monotonic()
     ps = ProblemSet(problem_set)
     recorded: dict = {}  # per autograded cell, a signature of its recorded values (the report's)
     try:
         result, recorded = grade_and_sign(ps, data, _executor(options))
     except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
-        result = GradeResult(ps.name, "grader-error", _zero_scores(
+        result = GradeResult(ps.name, Status.GRADER_ERROR, _zero_scores(
             ps, "not graded yet: the grader failed on this submission; your instructor has been "
                 "told"), [])
         grader_error = traceback.format_exc()
@@ -137,14 +142,18 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
         "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
         "elapsed_s": round(time.monotonic() - start, 3),
-        "executed": nbformat.writes(result.executed) if result.executed is not None else None,
+        "started_at": started_at,  # wall clock, for the coordinator's waiting time
+        "timings": {k: round(v, 3) for k, v in result.timings.items()},
+        # The formgrader's copies, sanitised here on the worker; for the instructor only.
+        "copies": formgrader_copies(data, nbformat.writes(result.executed)
+                                    if result.executed is not None else None),
         "grader_error": grader_error or None,  # a traceback for the instructor, never the student
         "recorded": recorded,
     }
 
 
 #: The outcome of a task whose worker process died under it (the task may be innocent).
-WORKER_LOST = "worker-lost"
+WORKER_LOST = "worker-lost"  # never a record's status: the task is run again
 
 
 @dataclass(frozen=True)
@@ -156,21 +165,22 @@ class TaskFailed:
     """
 
     message: str
-    status: str = "grader-error"
+    status: Status = Status.GRADER_ERROR
 
 
-def failed_record(ps: ProblemSet, sub: Submission, why: str, status: str = "crashed") -> dict:
+def failed_record(ps: ProblemSet, sub: Submission, why: str,
+                  status: Status = Status.CRASHED) -> dict:
     """A record for a submission that got no result; a grader fault's ``why`` is kept for the
     instructor (``grader_error``) and never shown to the student."""
-    why_zero = {"timeout": "not graded: no result in time",
-                "unmatched": "not graded: no notebook for this problem set was found",
-                "crashed": "not graded: the notebook stopped its grading worker"}.get(
+    why_zero = {Status.TIMEOUT: "not graded: no result in time",
+                Status.UNMATCHED: "not graded: no notebook for this problem set was found",
+                Status.CRASHED: "not graded: the notebook stopped its grading worker"}.get(
                     status, "not graded yet: the grader failed; your instructor has been told")
-    grader_error = why if status == "grader-error" else None
+    grader_error = why if status == Status.GRADER_ERROR else None
     scores = [s.to_dict() for s in _zero_scores(ps, why_zero)]
     return {"student_id": sub.student_id, "problem_set": ps.name, "sha256": sub.sha256,
             "status": status, "scores": scores, "notes": [] if grader_error else [why],
             "total": 0.0,
             "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
             "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
-            "elapsed_s": 0.0, "executed": None, "grader_error": grader_error}
+            "elapsed_s": 0.0, "timings": {}, "copies": None, "grader_error": grader_error}

@@ -31,6 +31,7 @@ import autograder
 from autograder.collect import collect_submissions
 from autograder.problemset import ProblemSet
 from autograder.sandbox import sandbox_available
+from autograder.status import Status
 from tests import submissions as sb
 from tests.environment import require
 from tests.psharness import generate_release
@@ -180,8 +181,8 @@ def battery():
             (subs / student).mkdir(parents=True)
             (subs / student / NB).write_bytes(data)
         run, elapsed = cli(PS, str(subs), "--out", str(out), "--workers", "2",
-                           "--timeout", str(CELL_TIMEOUT), "--course", str(course), "--quiet",
-                           timeout=1200)
+                           "--timeout", str(CELL_TIMEOUT), "--course", str(course),
+                           "--gradebook", "--quiet", timeout=1200)
         print(f"\nbattery of {len(students)} graded in {elapsed:.0f} s")
         yield Battery(base, course, subs, out, students, run, elapsed, marker, targets, listener)
     finally:
@@ -214,14 +215,14 @@ def lost_on(points: dict, reference: dict) -> set[str]:
 
 def test_correct_gets_full_marks(battery):
     rec = battery.record("correct")
-    assert rec["status"] == "graded", rec["notes"]
+    assert rec["status"] == Status.AWAITING_MANUAL, rec["notes"]
     assert rec["total"] == FULL and rec["max_auto"] == FULL
     assert all(s["message"] == "correct" for s in rec["scores"] if s["points"] is not None)
 
 
 def test_blank_release_gets_zero(battery):
     rec = battery.record("blank")
-    assert rec["status"] == "graded"
+    assert rec["status"] == Status.AWAITING_MANUAL
     assert rec["total"] == 0 and rec["max_auto"] == FULL
 
 
@@ -229,7 +230,7 @@ def test_blank_release_gets_zero(battery):
 def test_wrong_answer_loses_points_on_its_question_only(battery, student, question):
     # the variances with divisor N - 1; the components (and so the structure) are right
     rec = battery.record(student)
-    assert rec["status"] == "graded"
+    assert rec["status"] == Status.AWAITING_MANUAL
     assert 0 < rec["total"] < FULL
     lost = lost_on(battery.points(student), battery.points("correct"))
     assert lost and lost <= set(QUESTIONS[question]), lost
@@ -239,7 +240,7 @@ def test_edited_and_deleted_test_cells_change_nothing(battery):
     # the test cells come from the source: the visible test edited to `assert True` gains
     # nothing, and the deleted ones are still run and scored
     rec = battery.record("wrong-edited")
-    assert rec["status"] == "graded"
+    assert rec["status"] == Status.AWAITING_MANUAL
     assert battery.points("wrong-edited") == battery.points("wrong")
     full = battery.points("correct")
     assert all(battery.points("wrong-edited")[g] == full[g] for g in EDITED_DELETED)
@@ -247,7 +248,7 @@ def test_edited_and_deleted_test_cells_change_nothing(battery):
 
 def test_deleted_answer_needs_manual_grading(battery):
     rec, points = battery.record("answer-deleted"), battery.points("answer-deleted")
-    assert rec["status"] == "needs-manual-grading"
+    assert rec["status"] == Status.MISSING_ANSWER
     assert any("'project'" in n and "missing" in n for n in rec["notes"])
     assert lost_on(points, battery.points("correct")) == set(QUESTIONS["project"])
     assert points["project_visible"] == points["project_hidden"] == 0
@@ -255,7 +256,7 @@ def test_deleted_answer_needs_manual_grading(battery):
 
 def test_stripped_metadata_is_graded_by_position(battery):
     rec = battery.record("stripped")
-    assert rec["status"] == "graded"
+    assert rec["status"] == Status.AWAITING_MANUAL
     assert rec["total"] == FULL
     assert any("by position" in n for n in rec["notes"])
 
@@ -272,7 +273,7 @@ def test_loop_inside_a_function_costs_that_question_only(battery):
     rec, points = battery.record("loop-fn"), battery.points("loop-fn")
     # each cell calling it is interrupted at the cell limit and the notebook runs on
     # (sandbox docstring: status "ok", so the submission is graded)
-    assert rec["status"] == "graded"
+    assert rec["status"] == Status.AWAITING_MANUAL
     assert lost_on(points, battery.points("correct")) == set(QUESTIONS["best_rank_k"])
     assert points["best_rank_k_visible"] == points["best_rank_k_hidden"] == 0
     assert battery.errors("loop-fn").count("CellTimeoutError") == 2
@@ -296,7 +297,7 @@ def test_import_of_the_reference_fails_and_scores_as_if_absent(battery):
     outputs = "".join(o.get("text", "") for c in battery.executed("snoop").cells
                       for o in c.get("outputs", []))
     assert "import failed: ModuleNotFoundError" in outputs
-    assert battery.record("snoop")["status"] == "graded"
+    assert battery.record("snoop")["status"] == Status.AWAITING_MANUAL
     # as the same notebook without the import: the stub of best_rank_k scores zero
     points = battery.points("snoop")
     assert all(points[g] == 0 for g in QUESTIONS["best_rank_k"])
@@ -322,7 +323,7 @@ def test_course_submissions_and_output_folders_are_invisible(battery):
 def test_edited_assertion_helpers_gain_nothing(battery):
     # np.isclose/allclose/testing.assert_allclose and AssertionError replaced, wrong answers
     patched, wrong = battery.points("monkeypatch"), battery.points("wrong")
-    assert battery.record("monkeypatch")["status"] == "graded"
+    assert battery.record("monkeypatch")["status"] == Status.AWAITING_MANUAL
     assert all(p is None or p <= wrong[g] for g, p in patched.items()), patched
 
 
@@ -330,7 +331,7 @@ def test_edited_assertion_helpers_gain_nothing(battery):
 
 def test_hostile_notebook_is_graded_normally(battery):
     rec = battery.record("hostile")
-    assert rec["status"] == "graded", rec["notes"]
+    assert rec["status"] == Status.AWAITING_MANUAL, rec["notes"]
     assert rec["total"] == FULL
 
 
@@ -476,7 +477,7 @@ def test_parallel_and_serial_grading_agree(battery):
         (folder / student).mkdir(parents=True)
         (folder / student / NB).write_bytes(battery.students[student])
     run, _ = cli(PS, str(folder), "--out", str(out), "--workers", "1",
-                 "--timeout", str(CELL_TIMEOUT), "--no-gradebook", "--quiet")
+                 "--timeout", str(CELL_TIMEOUT), "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     for student in subset:
         serial = json.loads((out / "records" / f"{student}.json").read_text())
@@ -511,10 +512,10 @@ def test_forty_submissions_in_parallel_grade_as_one_at_a_time(battery):
         (copies / f"s{i:02d}").mkdir(parents=True)
         (copies / f"s{i:02d}" / NB).write_bytes(battery.students[kind])
     serial, _ = cli(PS, str(originals), "--out", str(battery.base / "forty-serial"), "--workers",
-                    "1", "--timeout", str(CELL_TIMEOUT), "--no-gradebook", "--quiet")
+                    "1", "--timeout", str(CELL_TIMEOUT), "--quiet")
     parallel, elapsed = cli(PS, str(copies), "--out", str(battery.base / "forty-out"),
-                            "--workers", "2", "--timeout", str(CELL_TIMEOUT), "--no-gradebook",
-                            "--quiet", timeout=1800)
+                            "--workers", "2", "--timeout", str(CELL_TIMEOUT), "--quiet",
+                            timeout=1800)
     print(f"\n40 submissions graded by 2 workers in {elapsed:.0f} s")
     assert serial.returncode == parallel.returncode == 0, parallel.stderr[-3000:]
     expected = {kind: json.loads((battery.base / "forty-serial" / "records" / f"{kind}.json")

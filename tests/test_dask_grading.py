@@ -6,7 +6,7 @@ sandboxed kernels: by the local pool (``--workers 2``), and by a real
 (``--scheduler tcp://...``), one of whose workers is killed mid-batch, as soon as the first results
 are written. The two ``grades.csv`` must be equal row for row, and the cluster's run must hold
 every student exactly once. Everything lives under ``/var/tmp`` (the sandbox has a private
-``/tmp``) and uses ``--no-gradebook``.
+``/tmp``) and writes no gradebook.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def submissions(base):
 def local_run(base, submissions):
     out = base / "local"
     run = cli(PS, str(submissions[0]), "--out", str(out), "--workers", "2",
-              "--timeout", CELL_TIMEOUT, "--no-gradebook", "--quiet")
+              "--timeout", CELL_TIMEOUT, "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     return out
 
@@ -131,7 +131,7 @@ def cluster_run(base, submissions, cluster, local_run):
     logs.mkdir()
     args = [sys.executable, "-m", "autograder", "grade", PS, str(submissions[0]), "--out",
             str(out), "--scheduler", cluster.scheduler.address, "--timeout", CELL_TIMEOUT,
-            "--no-gradebook", "--quiet"]
+            "--quiet"]
     with open(logs / "stdout", "w") as stdout, open(logs / "stderr", "w") as stderr:
         proc = subprocess.Popen(args, cwd=ROOT, stdout=stdout, stderr=stderr, text=True)
         killed = None
@@ -162,7 +162,7 @@ def test_cluster_grades_equal_the_local_run(local_run, cluster_run, submissions)
     # the battery is what it claims: every status, and full and zero marks where expected
     rows = {r[0]: dict(zip(local[0], r)) for r in local[1:]}
     statuses = {r["status"] for r in rows.values()}
-    assert statuses == {"graded", "needs-manual-grading", "timeout", "crashed",
+    assert statuses == {"awaiting-manual-grading", "missing-answer-cell", "timeout", "crashed",
                         "invalid-notebook"}
     assert float(rows["correct-a"]["autograded_total"]) == FULL
     assert float(rows["blank-a"]["autograded_total"]) == 0
@@ -192,7 +192,7 @@ def test_resumed_cluster_run_grades_nothing_again(cluster_run, submissions, clus
     out = cluster_run[0]
     before = (out / "grades.csv").read_text()
     run = cli(PS, str(submissions[0]), "--out", str(out), "--scheduler",
-              cluster.scheduler.address, "--timeout", CELL_TIMEOUT, "--no-gradebook")
+              cluster.scheduler.address, "--timeout", CELL_TIMEOUT)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "20 of 20 submissions unchanged" in run.stderr
     assert (out / "grades.csv").read_text() == before
@@ -206,7 +206,7 @@ def test_worker_without_sandbox_stops_the_batch(base, submissions):
                          dashboard_address=":0", env={"PATH": "/nonexistent"}) as c:
         worker = next(iter(c.scheduler.workers))
         run = cli(PS, str(submissions[0]), "--out", str(out), "--scheduler",
-                  c.scheduler.address, "--no-gradebook", "--quiet")
+                  c.scheduler.address, "--quiet")
     assert run.returncode == 2
     assert worker in run.stderr and "bubblewrap is not installed" in run.stderr
     assert not list((out / "records").glob("*.json"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import autograder.task as task
-from autograder.batch import _Writer
+from autograder.output import OutputWriter
 from autograder.task import GRADE_DECIDING, grader_fingerprint
 from autograder.collect import Submission
 from autograder.problemset import ProblemSet
@@ -75,12 +75,12 @@ def test_the_source_notebook_and_package_versions_count(copy_root, monkeypatch):
 
 def test_a_changed_fingerprint_makes_the_resume_grade_again(tmp_path):
     sub = Submission("alice", b"{}", "alice/ps3_mle.ipynb")
-    old = _Writer(PS, tmp_path, "aaaa", None)
+    old = OutputWriter(PS, tmp_path, "aaaa", None)
     old.record_path("alice").parent.mkdir(parents=True)
     old.record_path("alice").write_text(json.dumps(
         {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "graded"}))
     assert old.is_current(sub)
-    assert not _Writer(PS, tmp_path, "bbbb", None).is_current(sub)
+    assert not OutputWriter(PS, tmp_path, "bbbb", None).is_current(sub)
     old.record_path("alice").write_text(json.dumps(
         {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "grader-error"}))
     assert not old.is_current(sub), "a grader error is graded again"

@@ -11,8 +11,9 @@ import json
 import pytest
 
 import autograder.batch as batch
+import autograder.output as output
 from autograder.__main__ import main
-from autograder.batch import _Writer
+from autograder.output import OutputWriter
 from autograder.task import GradingOptions, grade_task
 from autograder.collect import Submission
 from autograder.problemset import ProblemSet
@@ -48,7 +49,7 @@ def test_a_broken_check_is_a_grader_error_with_the_traceback_for_the_instructor(
 
 
 def test_the_outputs_show_no_score_and_keep_the_traceback_from_the_student(record, tmp_path):
-    writer = _Writer(PS, tmp_path, "fp", None)
+    writer = OutputWriter(PS, tmp_path, "fp", None)
     sub = Submission("alice", PS.path.read_bytes(), "alice/ps1_pca.ipynb")
     writer.write(record, sub)
     writer.finish()
@@ -72,12 +73,12 @@ def test_the_outputs_show_no_score_and_keep_the_traceback_from_the_student(recor
 def test_the_command_exits_non_zero_and_names_the_report(record, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(batch, "grade_class", lambda *a, **k: [record])
     code = main(["grade", PS.name, str(tmp_path), "--out", str(tmp_path / "out"), "--unsafe",
-                 "--no-gradebook", "--quiet"])
+                 "--quiet"])
     assert code == 3
     assert "the grader failed on 1 submission" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)"])
 def test_a_note_that_looks_like_a_formula_stays_text_in_the_spreadsheet(text):
-    assert batch._inert(text) == "'" + text
-    assert batch._inert("your cell 'f' raised =1") == "your cell 'f' raised =1"
+    assert output.inert(text) == "'" + text
+    assert output.inert("your cell 'f' raised =1") == "your cell 'f' raised =1"

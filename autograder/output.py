@@ -1,0 +1,179 @@
+"""The single writer of a grading run's output folder (and, when asked, of the gradebook).
+
+Output folder layout::
+
+    DIR/grades.csv                      one row per student
+    DIR/report.html                     score distribution, failures per check
+    DIR/marking-scheme.html             the rubric of the hand-graded answers
+    DIR/collection.txt                  what collecting the submissions noticed
+    DIR/feedback/<student>/<notebook>.html
+    DIR/records/<student>.json          the full record (resume state)
+
+Each record is written as soon as it arrives (atomically), so a run killed half-way keeps every
+grade already recorded, and a re-run skips submissions whose bytes and grader are unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from pathlib import Path
+
+from autograder.collect import Submission, Unmatched
+from autograder.feedback import feedback_html, marking_scheme_html
+from autograder.report import report_html
+from autograder.problemset import ProblemSet
+from autograder.settings import COURSE_DIR
+from autograder.status import Status
+from autograder.task import failed_record
+
+__all__ = ["OutputWriter", "write_atomic", "inert"]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class OutputWriter:
+    """The single writer of the output folder and, when asked, of the course gradebook.
+
+    Parameters
+    ----------
+    ps : ProblemSet
+    out : Path
+        The output folder.
+    fingerprint : str
+        The grader's fingerprint (:func:`autograder.task.grader_fingerprint`), kept in records.
+    gradebook : autograder.gradebook.GradebookWriter, optional
+        Results go there too, in batches: one transaction per :attr:`BATCH` results or per
+        :attr:`BATCH_S` seconds, whichever comes first. A result's record (which marks it done
+        for a resumed run) is written only after its batch is in the gradebook, so an
+        interrupted run leaves no record without its gradebook entry; :meth:`flush` writes the
+        last batch and the coordinator calls it even when interrupted.
+    """
+
+    BATCH = 64
+    BATCH_S = 2.0
+
+    def __init__(self, ps: ProblemSet, out: Path, fingerprint: str, gradebook=None):
+        self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
+        self._pending: list[tuple[dict, Submission, dict | None]] = []
+        self._since = time.monotonic()
+
+    def record_path(self, student: str) -> Path:
+        return self.out / "records" / f"{student}.json"
+
+    def students(self) -> set[str]:
+        """Students with a record of this problem set in the output folder."""
+        return {r["student_id"] for r in self._records()}
+
+    def is_current(self, sub: Submission) -> bool:
+        path = self.record_path(sub.student_id)
+        try:
+            old = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return False
+        return (old.get("sha256") == sub.sha256 and old.get("fingerprint") == self.fingerprint
+                and old.get("status") != Status.GRADER_ERROR)  # a grader's fault is tried again
+
+    def write(self, record: dict, sub: Submission) -> None:
+        """Write one result: its feedback, the gradebook (batched) and, last, its record."""
+        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin}
+        copies = record.pop("copies", None)
+        if self.gradebook is None:
+            self._write_files(record, sub)
+            return
+        self._pending.append((record, sub, copies))
+        if len(self._pending) >= self.BATCH or time.monotonic() - self._since >= self.BATCH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Put the pending results into the gradebook in one transaction, then write them."""
+        pending, self._pending = self._pending, []
+        self._since = time.monotonic()
+        if not pending:
+            return
+        self.gradebook.record_many([(r, c) for r, _, c in pending
+                                    if r["status"] != Status.GRADER_ERROR])
+        for record, sub, _ in pending:
+            self._write_files(record, sub)
+
+    def _write_files(self, record: dict, sub: Submission) -> None:
+        stem = Path(self.ps.notebook_name).stem
+        write_atomic(self.out / "feedback" / sub.student_id / f"{stem}.html",
+                     feedback_html(record))
+        # Last: the record marks the submission as done for a resumed run.
+        write_atomic(self.record_path(sub.student_id), json.dumps(record, indent=1))
+
+    def write_unmatched(self, missing: Unmatched) -> None:
+        """Record a student whose files hold no gradable notebook (a row that names them).
+
+        A grade recorded earlier for that student is kept: a run on another archive never
+        replaces a real submission's grade with "unmatched".
+        """
+        try:
+            old = json.loads(self.record_path(missing.student_id).read_text())
+            if old["status"] != Status.UNMATCHED:
+                return
+        except (OSError, ValueError, KeyError):
+            pass
+        why = f"{missing.reason}: {', '.join(missing.files)}"
+        record = failed_record(self.ps, Submission(missing.student_id, b"", ""),
+                               f"not graded, {why}", Status.UNMATCHED)
+        record = {**record, "fingerprint": self.fingerprint, "origin": ", ".join(missing.files)}
+        record.pop("copies")
+        self._write_files(record, Submission(missing.student_id, b"", record["origin"]))
+
+    def _records(self) -> list[dict]:
+        records = []
+        for path in sorted((self.out / "records").glob("*.json")):
+            try:
+                rec = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue  # not ours (an editor's backup); never fatal
+            if rec.get("problem_set") == self.ps.name:
+                records.append(rec)
+        return records
+
+    def finish(self, absent: set[str] = frozenset()) -> list[dict]:
+        """Write ``grades.csv``, the report and the marking scheme from every record.
+
+        ``absent`` students (graded before, no file in this run's input) keep their row, with a
+        note saying so. Returns every record of the problem set in the folder.
+        """
+        self.flush()
+        records = self._records()
+        cells = [c.grade_id for c in self.ps.grade_cells]
+        lines = [["student_id", "status", *cells, "autograded_total", "autograded_max",
+                  "manual_max", "notes"]]
+        for rec in records:
+            # No score is shown where the grader failed: it is not the student's zero.
+            final = rec["status"] != Status.GRADER_ERROR
+            pts = {s["grade_id"]: s["points"] if final else None for s in rec["scores"]}
+            notes = (["no file in the latest run's input; grade from an earlier run"]
+                     if rec["student_id"] in absent else []) + rec["notes"]
+            lines.append([rec["student_id"], rec["status"],
+                          *["" if pts.get(c) is None else f"{pts[c]:g}" for c in cells],
+                          f"{rec['total']:g}" if final else "", f"{rec['max_auto']:g}",
+                          f"{rec['max_manual']:g}", inert(" | ".join(notes)[:500])])
+        tmp = self.out / ".grades.csv.tmp"
+        with tmp.open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows(lines)
+        os.replace(tmp, self.out / "grades.csv")
+        rubric = COURSE_DIR / "rubrics" / f"{self.ps.name}.md"
+        if rubric.is_file():
+            write_atomic(self.out / "marking-scheme.html",
+                         marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")))
+        write_atomic(self.out / "report.html", report_html(self.ps.name, records,
+                                                           rubric.is_file()))
+        return records
+
+
+def inert(text: str) -> str:
+    """A CSV field a spreadsheet shows as text: one that starts like a formula gets a quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
