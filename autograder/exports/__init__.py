@@ -1,0 +1,28 @@
+"""Grades and feedback back into the LMS, from a grading run's records.
+
+One module per format, each writing from the same per-student :class:`~autograder.exports.
+summary.Summary` (autograded points, hand-graded points from the gradebook, late penalty, final
+score), so that ``grades.csv``, the gradebook and every export agree:
+
+- :mod:`.canvas`: Canvas's gradebook import CSV;
+- :mod:`.moodle`: Moodle's assignment grading worksheet and its gradebook import CSV;
+- :mod:`.gradescope`: Gradescope's autograder ``results.json``;
+- :mod:`.archive`: the feedback pages, named for the LMS's bulk feedback upload.
+
+A record is a dict as :mod:`autograder.task` writes it (``student_id``, ``problem_set``,
+``status``, ``scores`` = ``[{grade_id, points, max_points, message}]`` with ``points`` None for a
+hand-graded cell, ``total``, ``max_auto``, ``max_manual``, ``notes``, ``origin``), plus
+``manual`` = ``{grade_id: points}`` (the hand-graded scores, from the gradebook), ``late`` (a
+:class:`autograder.late.Lateness` as a dict) and ``lms`` (a :class:`autograder.collect.LmsInfo`
+as a dict, or None).
+"""
+
+from autograder.exports.archive import write_feedback_archive
+from autograder.exports.canvas import canvas_column, write_canvas_csv
+from autograder.exports.gradescope import results_json, write_gradescope
+from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
+from autograder.exports.summary import Summary, summarize
+
+__all__ = ["Summary", "summarize", "canvas_column", "write_canvas_csv", "write_moodle_worksheet",
+           "write_moodle_gradebook", "results_json", "write_gradescope",
+           "write_feedback_archive"]

@@ -1,0 +1,61 @@
+"""The feedback pages in one zip, named for the LMS's bulk feedback upload.
+
+- **Canvas** (Assignment → "Re-Upload Submissions"): a flat zip whose files keep the download's
+  prefix ``<name>_<user id>_<attachment id>_``; Canvas takes the first two all-digit parts of a
+  file's name as the user and the attachment of that user's submission, and attaches the file
+  to the submission as a comment (canvas-lms ``app/models/assignment.rb``,
+  ``generate_comments_from_files`` / ``infer_comment_context_from_filename``). A Canvas file
+  name without its attachment id (an old or renamed download) cannot be re-uploaded: reported.
+- **Moodle** (Assignment → "Upload multiple feedback files in a zip", ``assignfeedback_file``):
+  one folder per student named as in the download, ``<Full Name>_<participant id>_
+  assignsubmission_file``, the participant id being its second ``_`` part (moodle
+  ``mod/assign/feedback/file/importziplib.php``, ``is_valid_filename_for_import``).
+- **plain** (any other source): ``<student>/<notebook>-feedback.html``.
+
+Each archive holds the students of its kind only; the others are reported. Every page is the
+run's ``feedback/<student>/<notebook>.html``: self-contained HTML that runs no script.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+__all__ = ["write_feedback_archive", "SYSTEMS"]
+
+SYSTEMS = ("canvas", "moodle", "plain")
+
+
+def _member(record: dict, system: str, name: str) -> tuple[str | None, str]:
+    lms = record.get("lms") or {}
+    if system == "plain":
+        return f"{record['student_id']}/{name}", ""
+    if lms.get("system") != system:
+        return None, f"not graded from a {system.capitalize()} download"
+    if system == "canvas":
+        if not lms.get("attachment_id"):
+            return None, "its Canvas file name has no attachment id"
+        return f"{lms['prefix']}{name}", ""
+    return f"{lms['prefix']}/{name}", ""
+
+
+def write_feedback_archive(records: list[dict], run_dir: str | Path, notebook_stem: str,
+                           path: str | Path, system: str) -> list[str]:
+    """Zip every student's feedback page for ``system`` into ``path``; return one line per
+    student left out, and why."""
+    if system not in SYSTEMS:
+        raise ValueError(f"the feedback archive is for one of {', '.join(SYSTEMS)}; "
+                         f"got {system!r}")
+    skipped = []
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for record in records:
+            page = Path(run_dir) / "feedback" / record["student_id"] / f"{notebook_stem}.html"
+            member, why = _member(record, system, f"{notebook_stem}-feedback.html")
+            if member is None or not page.is_file():
+                skipped.append(f"{record['student_id']}: left out, "
+                               f"{why or 'no feedback page in ' + str(page.parent)}")
+                continue
+            archive.writestr(member, page.read_bytes())
+    return skipped

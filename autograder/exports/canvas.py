@@ -1,0 +1,58 @@
+"""Canvas's gradebook import CSV.
+
+The layout is the one Canvas's own gradebook export writes and its import reads back
+(canvas-lms ``app/models/course.rb``, ``gradebook_to_csv``): the columns ``Student``, ``ID``,
+``SIS User ID``, ``SIS Login ID``, ``Section``, then one column per assignment titled
+``<assignment name> (<assignment id>)`` (``Assignment#title_with_id``), and a second row
+``Points Possible`` under it. ``ID`` is Canvas's user id, which the download's file names carry
+(:class:`autograder.collect.LmsInfo`); a student graded from a plain folder has no Canvas id and
+gets their student id as ``SIS Login ID`` instead.
+
+Only this problem set's column is written, holding the final score (late penalty taken off); a
+student whose score is not final (written answers pending, grader failed, no notebook) gets an
+empty cell, which the import leaves unchanged. The penalty itself is in ``grades.csv`` and each
+student's feedback, not a second column here: the import would read any other column as a
+further assignment.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from autograder.exports.summary import inert, number, summarize
+
+__all__ = ["canvas_column", "write_canvas_csv", "HEADER"]
+
+HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def canvas_column(name: str, assignment_id: str | int | None = None) -> str:
+    """The assignment's column title: ``Problem set 3 (1234)`` (the id from Canvas's export or
+    the assignment's address); without an id Canvas matches the column by its title."""
+    if assignment_id is not None and not str(assignment_id).isdigit():
+        raise ValueError(f"a Canvas assignment id is a number (the end of the assignment's "
+                         f"address, .../assignments/1234); got {assignment_id!r}")
+    return f"{name} ({assignment_id})" if assignment_id is not None else name
+
+
+def write_canvas_csv(records: list[dict], path: str | Path, column: str) -> list[str]:
+    """Write the import file; return one line per student whose cell was left empty, and why."""
+    rows = [HEADER + [column]]
+    summaries = [(r, summarize(r)) for r in records]
+    top = max((s.max_points for _, s in summaries), default=0.0)
+    rows.append(["Points Possible", "", "", "", "", number(top)])
+    skipped = []
+    for record, summary in summaries:
+        lms = record.get("lms") or {}
+        canvas = lms.get("system") == "canvas"
+        rows.append([inert(lms["name"] if canvas else record["student_id"]),
+                     lms["user_id"] if canvas else "", "",
+                     "" if canvas else record["student_id"], "", number(summary.final)])
+        if summary.final is None:
+            skipped.append(f"{record['student_id']}: left empty, {summary.why_not}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return skipped
