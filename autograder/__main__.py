@@ -9,7 +9,8 @@ workers instead of local processes (:mod:`autograder.cluster`); this process sti
 result.
 
 ``python -m autograder release NAME...`` releases problem sets to students
-(:mod:`autograder.release`).
+(:mod:`autograder.release`); ``python -m autograder formgrader`` opens nbgrader's formgrader on the
+course for hand-grading (:mod:`autograder.formgrader`).
 
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
@@ -82,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
                          help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
     similar.add_argument("--out", type=Path, required=True, help="output folder")
     similar.add_argument("--top", type=int, default=50, help="pairs listed (default 50)")
+    formgrader = sub.add_parser("formgrader", help="open nbgrader's formgrader on the course "
+                                "(hand-grading; its Autograde button points to `grade`)")
+    formgrader.add_argument("--course", type=Path, default=COURSE_DIR,
+                            help=f"nbgrader course folder (default {COURSE_DIR})")
+    formgrader.add_argument("--port", type=int, default=8899, help="port (default 8899)")
+    formgrader.add_argument("--token", default=None,
+                            help="the server's access token (default: a random one, printed)")
+    formgrader.add_argument("--browser", action="store_true", help="open a web browser")
     return parser
 
 
@@ -93,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         return release_main(args)
     if args.command == "similarity":
         return _similarity(args)
+    if args.command == "formgrader":
+        from autograder.formgrader import main as formgrader_main
+
+        return formgrader_main(args)
     from autograder.batch import grade_class
     from autograder.problemset import ProblemSet
     from autograder.task import GradingOptions
