@@ -54,7 +54,7 @@ _TOKEN = re.compile(r"""
   | (?P<number>\d[\w.]*(?:[eE][-+]?\d+)?j?|\.\d[\w]*)
   | (?P<op>\*\*=?|//=?|==|!=|<=|>=|->|:=|[-+*/%@&|^<>]=|\S)
 """, re.VERBOSE)
-_KEEP = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+_KEEP = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)) - {"_"}
 _MAGIC = re.compile(r"^[ \t]*[%!].*$", re.M)  # IPython magics and shell lines
 
 
@@ -116,6 +116,12 @@ def _release_lines(ps: ProblemSet, release: Path | None = None) -> frozenset[str
 def _tokens(source: str, starter: frozenset[str]) -> list[tuple[str, int, int]]:
     """Normalised tokens of ``source`` with their spans, outside the starter lines; comments,
     docstrings (strings that are a whole statement), magics and blank space dropped."""
+    return [t for segment in _segments(source, starter) for t in segment]
+
+
+def _segments(source: str, starter: frozenset[str]) -> list[list[tuple[str, int, int]]]:
+    """:func:`_tokens` cut at every starter line: no k-gram runs from one function's body into
+    the next one's across their ``def`` lines, so reordered functions keep their fingerprints."""
     text = _MAGIC.sub(lambda m: " " * len(m.group()), source)
     skip = set()  # line numbers of starter lines
     for number, line in enumerate(text.split("\n")):
@@ -130,14 +136,24 @@ def _tokens(source: str, starter: frozenset[str]) -> list[tuple[str, int, int]]:
         kind = m.lastgroup
         while line + 1 < len(line_starts) and line_starts[line + 1] <= m.start():
             line += 1
-        if kind == "comment" or line in skip:
+        if kind == "comment":
+            continue
+        if line in skip:
+            if raw and raw[-1] is not None:
+                raw.append(None)  # a cut
             continue
         raw.append((kind, m.group(), m.start(), m.end(), line))
-    out = []
+    segments: list[list[tuple[str, int, int]]] = [[]]
+    out = segments[0]
     depth = 0
-    for i, (kind, tok, start, end, line) in enumerate(raw):
-        prev = raw[i - 1] if i else None
-        nxt = raw[i + 1] if i + 1 < len(raw) else None
+    for i, item in enumerate(raw):
+        if item is None:
+            out = []
+            segments.append(out)
+            continue
+        kind, tok, start, end, line = item
+        prev = raw[i - 1] if i and raw[i - 1] is not None else None
+        nxt = raw[i + 1] if i + 1 < len(raw) and raw[i + 1] is not None else None
         if kind == "op":
             depth += tok in "([{"
             depth -= tok in ")]}" and depth > 0
@@ -155,7 +171,7 @@ def _tokens(source: str, starter: frozenset[str]) -> list[tuple[str, int, int]]:
             out.append((tok if keep else "V", start, end))
         else:
             out.append((tok, start, end))
-    return out
+    return [segment for segment in segments if segment]
 
 
 def _hash(tokens: list[str]) -> int:
@@ -206,8 +222,9 @@ def student_code(ps: ProblemSet, student: str, data: bytes,
             continue
         index = len(code.cells)
         code.cells.append((label, cell.source))
-        for h, start, end in _winnow(_tokens(cell.source, starter)):
-            code.fingerprints.setdefault(h, []).append((index, start, end))
+        for segment in _segments(cell.source, starter):
+            for h, start, end in _winnow(segment):
+                code.fingerprints.setdefault(h, []).append((index, start, end))
     return code
 
 
