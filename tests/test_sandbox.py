@@ -255,8 +255,8 @@ def test_no_sandbox_process_outlives_its_execution(hostile):
         require(False, "sandbox users are only distinct from the grader's when it runs as root")
         pytest.skip("sandbox users are only distinct from the grader's when it runs as root")
     # Only this process's executions: each grader process draws its 64 sandbox user ids from a
-    # block of its own (see sandbox._sandbox_uid), and other suites or workers may be grading
-    # on the same machine at the same time.
+    # block of its own (see autograder.sandbox.plan._sandbox_uid), and other suites or workers
+    # may be grading on the same machine at the same time.
     first = 1_000_000_000 + (os.getpid() % 2**22) * 64
     leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit()
                  and _uid(p) is not None and first <= _uid(p) < first + 64]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
+from autograder.sandbox import plan
 from autograder.sandbox import SandboxConfig, SandboxError
 
 
@@ -50,7 +50,7 @@ def _make_tree(tmp_path: Path) -> dict[str, Path]:
 
 
 def _plan(tree, **kw):
-    args = sandbox._mount_args(
+    args = plan._mount_args(
         hidden=kw.get("hidden", [tree["course"], tree["home"], tree["course/hidden_too"]]),
         packages=kw.get("packages", [tree["course/solutions"]]),
         visible=kw.get("visible", [tree["course/coursedata"], tree["venv"]]),
@@ -112,7 +112,7 @@ def argv(tree, tmp_path, monkeypatch):
                            env={"GRADER_RESULTS_DIR": str(tree["work/sub"])})
 
     def build(uid=-1, workdir=tree["work/sub"]):
-        return sandbox._sandbox_argv(config, workdir, tmp_path, uid, ["python", "-m", "kernel"])
+        return plan._sandbox_argv(config, workdir, tmp_path, uid, ["python", "-m", "kernel"])
     return build
 
 

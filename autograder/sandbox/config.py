@@ -1,0 +1,156 @@
+"""What a sandboxed execution is given and what it returns: the configuration, the result, the
+error a grader sees when the sandbox cannot be built, and their defaults."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from autograder import settings
+
+__all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "kernel_environment",
+           "PROJECT_ROOT"]
+
+PROJECT_ROOT = settings.ROOT
+"""The course's root folder, hidden from student code."""
+
+_MiB = 2**20
+
+
+def _real(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _default_hidden_paths() -> tuple[Path, ...]:
+    return (PROJECT_ROOT, settings.COURSE_DIR, Path.home(), Path("/root"), Path("/home"),
+            Path("/run"), Path("/mnt"), Path("/media"), Path("/srv"), Path("/opt"))
+
+
+def _default_visible_paths() -> tuple[Path, ...]:
+    return (Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
+            Path(sys.base_exec_prefix), PROJECT_ROOT / "coursedata")
+
+
+def kernel_environment() -> dict[str, str]:
+    """The environment of a grading kernel besides its results folder (see SandboxConfig.env).
+
+    Returns
+    -------
+    dict of str to str
+        Matplotlib's Agg backend, one BLAS/OpenMP thread (parallel grading workers share the
+        cores fairly, and the thread count stays well inside ``max_processes``) and a fixed
+        hash seed.
+    """
+    return {"MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Limits and visibility of a sandboxed kernel.
+
+    Parameters
+    ----------
+    cell_timeout_s : float, default :data:`autograder.settings.CELL_TIMEOUT_S` (30)
+        Wall time of one cell; the cell is then interrupted and fails, later cells still run.
+    notebook_timeout_s : float, default :data:`autograder.settings.NOTEBOOK_TIMEOUT_S` (300)
+        Wall time of all cells together (the kernel's start-up is not counted); the kernel is then
+        killed and the status is ``"timeout"``.
+    startup_timeout_s : float, default 60
+        Time the kernel may take to start; exceeding it raises :class:`SandboxError`.
+    memory_mb : int, default :data:`autograder.settings.MEMORY_MB` (2048)
+        Address-space limit of each process in the sandbox (``RLIMIT_AS``).
+    max_processes : int, default 64
+        Processes plus threads the sandbox may hold at once (``RLIMIT_NPROC``); an idle kernel
+        uses about 10.
+    max_file_mb : int, default 64
+        Largest file the kernel may write (``RLIMIT_FSIZE``).
+    tmp_mb : int, default 64
+        Size of the private ``/tmp`` and of ``/dev/shm`` (each), which live in memory.
+    max_output_bytes : int, default 1_000_000
+        Output (text, images, tracebacks) kept in the executed notebook, all cells together;
+        once it is used up, later output is dropped (errors keep their name, not traceback).
+    hidden_paths : tuple of Path
+        Folders replaced by an empty read-only folder. Paths that do not exist are ignored. The
+        default is the project root, the course folder (:data:`autograder.settings.COURSE_DIR`,
+        which may live elsewhere), home folders, ``/run``, ``/mnt``, ``/media``, ``/srv`` and
+        ``/opt``; the parent of the working folder is always hidden too unless it is a top-level
+        folder.
+    hidden_packages : tuple of str, default ("solutions", "autograder")
+        Top-level packages whose installed folder is hidden wherever it is.
+    visible_paths : tuple of Path
+        Folders bound back read-only at their own path, even under a hidden folder: by default
+        the virtual environment, the Python installation and the ``coursedata`` package.
+    python_path : tuple of Path, default (PROJECT_ROOT,)
+        ``PYTHONPATH`` inside the sandbox, so that packages bound back from the project root
+        import under their usual name.
+    env : Mapping of str to str
+        Extra environment of the kernel; everything else from the grader's environment is
+        cleared. By default: ``MPLBACKEND=Agg``, one BLAS/OpenMP thread, ``PYTHONHASHSEED=0``.
+    python : str, default sys.executable
+        The Python interpreter that runs the kernel (it needs ``ipykernel``).
+    """
+
+    cell_timeout_s: float = settings.CELL_TIMEOUT_S
+    notebook_timeout_s: float = settings.NOTEBOOK_TIMEOUT_S
+    startup_timeout_s: float = 60
+    memory_mb: int = settings.MEMORY_MB
+    max_processes: int = 64
+    max_file_mb: int = 64
+    tmp_mb: int = 64
+    max_output_bytes: int = 1_000_000
+    hidden_paths: tuple[Path, ...] = field(default_factory=_default_hidden_paths)
+    hidden_packages: tuple[str, ...] = ("solutions", "autograder")
+    visible_paths: tuple[Path, ...] = field(default_factory=_default_visible_paths)
+    python_path: tuple[Path, ...] = (PROJECT_ROOT,)
+    env: Mapping[str, str] = field(default_factory=kernel_environment)
+    python: str = sys.executable
+
+    def __post_init__(self) -> None:
+        for name in ("cell_timeout_s", "notebook_timeout_s", "startup_timeout_s", "memory_mb",
+                     "max_processes", "max_file_mb", "tmp_mb", "max_output_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
+                raise ValueError(f"SandboxConfig.{name} must be a positive number, got {value!r}")
+
+
+@dataclass
+class ExecutionResult:
+    """The outcome of :func:`autograder.sandbox.execute_notebook`.
+
+    Attributes
+    ----------
+    notebook : nbformat.NotebookNode
+        The executed copy of the notebook (the caller's notebook is not modified). Cells that did
+        not run have no outputs.
+    status : {"ok", "timeout", "crashed"}
+        See :mod:`autograder.sandbox`.
+    message : str
+        What happened, for a human.
+    cell_timeouts : list of int
+        Indices of the cells interrupted by the per-cell time limit.
+    output_truncated : bool
+        Whether output was dropped because of ``max_output_bytes``.
+    removed_files : list of str
+        Paths, relative to the working folder, of the symbolic links, pipes and sockets the
+        kernel left there; they were deleted so the grader only finds regular files and folders.
+    elapsed_s : float
+        Wall time of the whole execution, kernel start-up included.
+    """
+
+    notebook: nbformat.NotebookNode
+    status: str
+    message: str
+    cell_timeouts: list[int] = field(default_factory=list)
+    output_truncated: bool = False
+    removed_files: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot be built or its kernel cannot start (a grader-side problem)."""

@@ -1,0 +1,247 @@
+"""Executing a notebook in the sandbox: the availability probe and the orchestration."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import copy
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import zmq.asyncio
+from nbclient.exceptions import DeadKernelError
+
+from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
+from autograder.sandbox.kernel import (_INTERRUPT_GRACE_S, _describe_exit, _end_sandbox,
+                                       _kernel_spec, _KernelStuck, _open_sandbox_process,
+                                       _SandboxClient, _SandboxKernelManager, _TolerantChannel)
+from autograder.sandbox.plan import _hidden_folders, _sandbox_argv, _sandbox_uid
+from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
+
+__all__ = ["sandbox_available", "execute_notebook"]
+
+log = logging.getLogger("autograder.sandbox")
+
+
+@functools.lru_cache(maxsize=None)
+def sandbox_available() -> tuple[bool, str]:
+    """Whether the sandbox can be built on this machine.
+
+    Runs a trivial Python command in a sandbox built exactly as for a kernel.
+
+    Returns
+    -------
+    available : bool
+    reason : str
+        The bwrap version when available, otherwise what is missing or what failed.
+    """
+    if not sys.platform.startswith("linux"):
+        return False, f"the sandbox needs Linux namespaces; this is {sys.platform}"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False, "bubblewrap is not installed (Debian/Ubuntu: apt-get install -y bubblewrap)"
+    uid = _sandbox_uid()
+    with tempfile.TemporaryDirectory(prefix="nbsbx-check-") as tmp:
+        tmp = _real(tmp)
+        for name in ("work", "run"):  # a private sibling of "work" would be hidden
+            (tmp / name).mkdir()
+            if uid >= 0:
+                os.chown(tmp / name, uid, uid)
+        probe = "import ipykernel, os; print('sandbox-ok', os.getuid())"
+        argv = _sandbox_argv(SandboxConfig(), tmp / "work", tmp, uid,
+                             [sys.executable, "-c", probe])
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"bwrap could not run: {exc}"
+    if proc.returncode != 0 or "sandbox-ok" not in proc.stdout:
+        return False, (f"a test sandbox failed (exit status {proc.returncode}): "
+                       f"{proc.stderr.strip()[-500:]}")
+    version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip()
+    return True, f"{version} at {bwrap}"
+
+
+async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, tmp: Path,
+               uid: int) -> ExecutionResult:
+    rundir = tmp / "run"
+    rundir.mkdir(mode=0o700)
+    if uid >= 0:
+        os.chown(rundir, uid, uid)
+    kernel_cmd = [config.python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                  "--HistoryManager.hist_file=:memory:"]
+    info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
+    argv = _sandbox_argv(config, workdir, tmp, uid, kernel_cmd)
+    argv[1:1] = ["--info-fd", str(info_write)]
+    spec = _kernel_spec(argv, tmp)
+    km = _SandboxKernelManager(spec, uid, kernel_name="python3-sandboxed", transport="ipc",
+                               ip=str(rundir / "k"), connection_file=str(rundir / "kernel.json"))
+    client = _SandboxClient(nb, km, max_output_bytes=config.max_output_bytes,
+                            timeout=config.cell_timeout_s, allow_errors=True,
+                            kernel_name="python3-sandboxed", record_timing=False,
+                            iopub_timeout=_INTERRUPT_GRACE_S)
+    context = zmq.asyncio.Context()
+    log_path = tmp / "kernel.log"
+    kc = None
+    sandbox = None
+    try:
+        try:
+            with open(log_path, "wb") as kernel_log:
+                await km.start_kernel(cwd=str(workdir), stdout=subprocess.DEVNULL,
+                                      stderr=kernel_log, stdin=subprocess.DEVNULL,
+                                      pass_fds=(info_write,))
+        finally:
+            os.close(info_write)
+        kc = km.client(context=context, shell_channel_class=_TolerantChannel,
+                       iopub_channel_class=_TolerantChannel)
+        kc.start_channels()
+        try:
+            await asyncio.wait_for(kc.wait_for_ready(timeout=config.startup_timeout_s),
+                                   config.startup_timeout_s + 5)
+        except (RuntimeError, asyncio.TimeoutError) as exc:
+            log_tail = log_path.read_text(errors="replace")[-2000:]
+            raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
+        sandbox = _open_sandbox_process(info_read)
+        client.kc = kc
+        task = asyncio.ensure_future(client.async_execute())
+        done, _ = await asyncio.wait({task}, timeout=config.notebook_timeout_s)
+        where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
+        if not done:
+            await km.shutdown_kernel(now=True)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            status, message = "timeout", (
+                f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
+                f"was stopped while running {where}")
+        else:
+            error = task.exception()
+            if error is None:
+                status, message = "ok", "every cell ran"
+            elif isinstance(error, _KernelStuck):
+                status, message = "timeout", (
+                    f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
+                    f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped")
+            elif isinstance(error, DeadKernelError) or not await km.is_alive():
+                code = await km.provisioner.poll() if km.provisioner else None
+                status, message = "crashed", f"the kernel died while running {where} " + (
+                    _describe_exit(code))
+            else:
+                # The kernel sent something nbclient cannot handle (forged or garbled messages,
+                # e.g. from a process forked off the kernel): a student's doing, so no exception.
+                log.warning("execution stopped by an unexpected error", exc_info=error)
+                status, message = "crashed", (
+                    f"the kernel was stopped while running {where} after it sent a message the "
+                    f"grader could not process ({type(error).__name__}: {str(error)[:200]})")
+        if client.cell_timeouts:
+            message += f"; cells interrupted by the {config.cell_timeout_s:g} s cell limit: " + \
+                ", ".join(map(str, client.cell_timeouts))
+        if client.output_truncated:
+            message += f"; output beyond {config.max_output_bytes} bytes was dropped"
+        return ExecutionResult(client.nb, status, message, client.cell_timeouts,
+                               client.output_truncated)
+    finally:
+        os.close(info_read)
+        if sandbox is not None:  # first, so that nothing of the student's code survives
+            await asyncio.to_thread(_end_sandbox, sandbox)
+        if kc is not None:
+            kc.stop_channels()
+        try:
+            if km.has_kernel:
+                await km.shutdown_kernel(now=True)
+            else:
+                await km.cleanup_resources()
+        finally:
+            context.destroy(linger=0)
+
+
+def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
+                     config: SandboxConfig | None = None) -> ExecutionResult:
+    """Execute every code cell of ``nb`` in a sandboxed kernel whose working folder is ``workdir``.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook; it is not modified (a copy, with outputs cleared, is executed).
+    workdir : path-like
+        An existing folder: the kernel's current directory and the only place on the host it
+        can write to. Files it writes there stay afterwards. It must not contain a hidden folder;
+        give each execution a folder of its own below a folder of its own (for example
+        ``<scratch>/<student>/``): its parent is hidden so sibling folders are invisible.
+        When the grader runs as root, the kernel runs as another, unprivileged user: folders
+        above the working folder that are not hidden must be searchable by others.
+    config : SandboxConfig, optional
+        Limits and visibility; ``SandboxConfig()`` by default.
+
+    Returns
+    -------
+    ExecutionResult
+        The executed notebook with a status of ``"ok"``, ``"timeout"`` or ``"crashed"``.
+
+    Raises
+    ------
+    TypeError
+        If ``nb`` is not a notebook node.
+    ValueError
+        If ``workdir`` does not exist, is not a folder, or contains a hidden folder.
+    SandboxError
+        If the sandbox is unavailable or the kernel cannot start.
+
+    Examples
+    --------
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1 + 1)")])
+    >>> result = execute_notebook(nb, workdir)  # doctest: +SKIP
+    >>> result.status, result.notebook.cells[0].outputs[0].text  # doctest: +SKIP
+    ('ok', '2\\n')
+    """
+    if not isinstance(nb, nbformat.NotebookNode):
+        raise TypeError(f"nb must be an nbformat.NotebookNode, got {type(nb).__name__}")
+    workdir = _real(workdir)
+    if not workdir.is_dir():
+        raise ValueError(f"workdir {workdir} is not an existing folder")
+    config = config or SandboxConfig()
+    _hidden_folders(config, workdir)  # ValueError before anything is touched
+    available, reason = sandbox_available()
+    if not available:
+        raise SandboxError(f"the notebook sandbox is unavailable: {reason}")
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    start = time.monotonic()
+    uid = _sandbox_uid()
+    owners: dict[Path, tuple[int, int]] = {}
+    removed: list[str] = []
+    tmp = _real(tempfile.mkdtemp(prefix="nbsbx-"))
+    if len(str(tmp)) > 64:  # the kernel's Unix sockets live in tmp/run: paths of 107 bytes at most
+        shutil.rmtree(tmp)
+        tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
+    try:
+        if uid >= 0:
+            owners = _lend(workdir, uid)
+        coroutine = _run(nb, workdir, config, tmp, uid)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            result = asyncio.run(coroutine)
+        else:  # called from a running event loop (e.g. a notebook): use a thread of its own
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                result = pool.submit(asyncio.run, coroutine).result()
+    finally:
+        removed = _remove_special_files(workdir)
+        if owners:
+            _take_back(workdir, uid, owners)
+        shutil.rmtree(tmp, ignore_errors=True)
+    if removed:
+        result.removed_files = removed
+        result.message += (f"; removed {len(removed)} symbolic links or special files from the "
+                           f"working folder")
+    result.elapsed_s = time.monotonic() - start
+    return result

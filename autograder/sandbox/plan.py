@@ -1,0 +1,191 @@
+"""The sandbox's plan: the bubblewrap command line, its mounts and the sandbox user.
+
+Everything here is pure (no process is started), so it is unit-tested on every machine
+(``tests/test_sandbox_plan.py``) whether bubblewrap is installed or not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from autograder.sandbox.config import _MiB, SandboxConfig, SandboxError, _real
+
+# Unprivileged user ids for kernels started by a root grader: far above ordinary accounts and the
+# usual subordinate-id ranges of containers. 64 ids per grader process (pid_max is at most 2**22).
+_UID_BASE = 1_000_000_000
+_uid_counter = itertools.count()
+
+# Runs inside the sandbox before the kernel: drop to the sandbox user (root grader only), set the
+# resource limits, then exec the kernel. Written without braces: the kernel command is formatted
+# by jupyter_client, which substitutes ``{name}`` fields.
+_START_STEP = """\
+import os, resource, sys
+uid = int(sys.argv[1])
+if uid >= 0:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+for item in sys.argv[2].split(','):
+    name, value = item.split('=')
+    resource.setrlimit(getattr(resource, name), (int(value), int(value)))
+os.umask(0o022)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
+
+def _package_folders(names: Iterable[str]) -> list[Path]:
+    """Folders of installed top-level packages, found without importing them."""
+    import importlib.util
+
+    folders = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        locations = list(spec.submodule_search_locations or [])
+        if not locations and spec.origin:
+            locations = [os.path.dirname(spec.origin)]
+        folders += [_real(p) for p in locations]
+    return folders
+
+
+def _sandbox_uid() -> int:
+    """A fresh unprivileged user id for a root grader, or -1 (keep the grader's user)."""
+    if os.geteuid() != 0:
+        return -1
+    return _UID_BASE + (os.getpid() % 2**22) * 64 + next(_uid_counter) % 64
+
+
+def _mount_args(hidden: Iterable[Path], packages: Iterable[Path], visible: Iterable[Path],
+                writable: Iterable[Path], tmp_bytes: int, blocker: Path) -> list[str]:
+    """bwrap options for the file system: parents are mounted before their children.
+
+    A hidden folder already inside another hidden folder is skipped (an empty folder would be
+    importable as a namespace package); a hidden package folder gets ``blocker`` as its
+    ``__init__.py``, so that importing it fails.
+    """
+    precedence = {"hide": 0, "package": 0, "scratch": 1, "ro": 2, "rw": 3}
+    kinds: dict[Path, str] = {Path("/tmp"): "scratch"}
+    for kind, paths in (("hide", hidden), ("package", packages), ("ro", visible),
+                        ("rw", writable)):
+        for path in paths:
+            path = _real(path)
+            if path == Path("/") or not path.exists():
+                continue
+            if path not in kinds or precedence[kind] > precedence[kinds[path]]:
+                kinds[path] = kind
+    order = sorted(kinds, key=lambda p: (len(p.parts), precedence[kinds[p]], str(p)))
+    args: list[str] = []
+    mounted: dict[Path, str] = {Path("/"): "ro"}
+    for path in order:
+        kind = kinds[path]
+        parent = next(a for a in path.parents if a in mounted)
+        if kind in ("hide", "package") and mounted[parent] in ("hide", "package", "scratch"):
+            kinds[path] = "skip"  # already invisible
+            continue
+        if mounted[parent] in ("hide", "package", "scratch"):
+            # bwrap would create the missing folders between a tmpfs and a mount point with
+            # mode 0700, which an unprivileged kernel could not traverse.
+            for rel in reversed(path.relative_to(parent).parents[:-1]):
+                folder = parent / rel
+                if folder not in mounted:
+                    args += ["--perms", "0755", "--dir", str(folder)]
+                    mounted[folder] = mounted[parent]
+        if kind in ("hide", "package"):
+            args += ["--perms", "0755", "--size", str(_MiB), "--tmpfs", str(path)]
+            if kind == "package":
+                args += ["--ro-bind", str(blocker), str(path / "__init__.py")]
+        elif kind == "scratch":
+            args += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", str(path)]
+        elif kind == "ro":
+            args += ["--ro-bind", str(path), str(path)]
+        else:
+            args += ["--bind", str(path), str(path)]
+        mounted[path] = kind
+    # Hidden folders become read-only once their mount points exist (not recursive).
+    for path in order:
+        if kinds[path] in ("hide", "package"):
+            args += ["--remount-ro", str(path)]
+    return args
+
+
+def _hidden_folders(config: SandboxConfig, workdir: Path) -> tuple[list[Path], list[Path]]:
+    """Hidden folders and hidden package folders; raise if ``workdir`` would expose one."""
+    hidden = [_real(p) for p in config.hidden_paths]
+    if len(workdir.parent.parts) > 2:  # not "/" or a top-level folder such as /srv
+        hidden.append(workdir.parent)
+    packages = _package_folders(config.hidden_packages)
+    for path in hidden + packages:
+        if path == workdir or workdir in path.parents:
+            raise ValueError(f"the working folder {workdir} contains the hidden folder {path}")
+    return hidden, packages
+
+
+def _kernel_env(config: SandboxConfig, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a sandboxed kernel (the grader's own is cleared)."""
+    return {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "PATH": f"{Path(config.python).parent}:/usr/local/bin:/usr/bin:/bin",
+            "PYTHONPATH": os.pathsep.join(str(p) for p in config.python_path),
+            "IPYTHONDIR": "/tmp/.ipython", "MPLCONFIGDIR": "/tmp/.matplotlib",
+            **dict(config.env), **(extra or {})}
+
+
+def _limits(config: SandboxConfig) -> dict[str, int]:
+    """The resource limits of every process of a kernel, by ``resource`` constant name."""
+    return {"RLIMIT_AS": config.memory_mb * _MiB, "RLIMIT_NPROC": config.max_processes,
+            "RLIMIT_FSIZE": config.max_file_mb * _MiB, "RLIMIT_CORE": 0,
+            "RLIMIT_CPU": int(2 * config.notebook_timeout_s + config.startup_timeout_s) + 10}
+
+
+def _bwrap_argv(config: SandboxConfig, hidden: list[Path], packages: list[Path],
+                writable: list[Path], blocker: Path, uid: int, caps: Iterable[str],
+                env: dict[str, str], cwd: Path) -> list[str]:
+    """bwrap and its options up to the command: namespaces, mounts, environment."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+    blocker.write_text('raise ImportError("this package is not available in the sandbox")\n')
+    blocker.chmod(0o644)
+    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
+            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    if uid >= 0:
+        # Privileged bwrap: no user namespace; the start-up step switches to ``uid``.
+        for cap in caps:
+            argv += ["--cap-add", cap]
+    else:
+        argv += ["--unshare-user", "--disable-userns"]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += _mount_args(hidden, packages, config.visible_paths, writable,
+                        config.tmp_mb * _MiB, blocker)
+    argv += ["--perms", "1777", "--size", str(config.tmp_mb * _MiB), "--tmpfs", "/dev/shm"]
+    argv += ["--clearenv"]
+    for name, value in env.items():
+        argv += ["--setenv", name, value]
+    return argv + ["--chdir", str(cwd)]
+
+
+def _sandbox_argv(config: SandboxConfig, workdir: Path, tmp: Path, uid: int,
+                  command: list[str]) -> list[str]:
+    """The command line that runs ``command`` in the sandbox with the limits applied.
+
+    ``tmp`` is a private folder of the executor; its ``run`` subfolder (for the kernel's
+    sockets) is bound read-write into the sandbox.
+    """
+    if shutil.which("bwrap") is None:
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+    hidden, packages = _hidden_folders(config, workdir)
+    argv = _bwrap_argv(config, hidden, packages, [workdir, tmp / "run"],
+                       tmp / "hidden_package.py", uid, ("CAP_SETUID", "CAP_SETGID"),
+                       _kernel_env(config), workdir)
+    argv += ["--", config.python, "-I", "-S", "-c", _START_STEP, str(uid),
+             ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())]
+    return argv + command
+
