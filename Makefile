@@ -21,6 +21,14 @@ KIT_SOURCES := kit/pyproject.toml kit/README.md kit/build.py $(wildcard courseda
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
 MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)
+# JupyterLite in the book (_ext/course_lite.py): the Pyodide core from the pinned npm package,
+# checked by its hash (the version jupyterlite-pyodide-kernel expects), and the wheels of
+# lite/wheels.txt from PyPI, pinned by their hashes.
+PYODIDE_VERSION := 314.0.6
+PYODIDE_SHA256 := d78ac549b28a2a58600cd06f44e017024151775f8c6b2d73fab1475400d38ea2
+LITE_CACHE := _build/lite-cache
+PYODIDE := $(LITE_CACHE)/.pyodide-$(PYODIDE_VERSION)
+LITE_WHEELS := $(LITE_CACHE)/.wheels
 
 .PHONY: all book test benchmark clean distclean browser
 
@@ -66,21 +74,41 @@ $(MATHJAX):
 	rm -rf _build/mathjax-pkg
 	touch $@
 
+$(PYODIDE):
+	rm -rf $(LITE_CACHE)/pyodide $(LITE_CACHE)/.pyodide-* $(LITE_CACHE)/pyodide-pkg
+	mkdir -p $(LITE_CACHE)/pyodide-pkg $(LITE_CACHE)/pyodide
+	cd $(LITE_CACHE)/pyodide-pkg && npm pack --silent --loglevel=error pyodide@$(PYODIDE_VERSION) >/dev/null
+	echo "$(PYODIDE_SHA256)  $(LITE_CACHE)/pyodide-pkg/pyodide-$(PYODIDE_VERSION).tgz" | sha256sum --check --quiet -
+	@# What a browser loads: the module, the interpreter, the standard library and the lock file.
+	tar -xzf $(LITE_CACHE)/pyodide-pkg/pyodide-$(PYODIDE_VERSION).tgz -C $(LITE_CACHE)/pyodide \
+	  --strip-components=1 package/pyodide.mjs package/pyodide.asm.mjs package/pyodide.asm.wasm \
+	  package/python_stdlib.zip package/pyodide.js package/pyodide-lock.json package/package.json
+	rm -rf $(LITE_CACHE)/pyodide-pkg
+	touch $@
+
+$(LITE_WHEELS): lite/wheels.txt $(INSTALLED)
+	rm -rf $(LITE_CACHE)/wheels
+	$(PY) -m pip download -q --disable-pip-version-check --no-deps --require-hashes \
+	  --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any \
+	  -r lite/wheels.txt -d $(LITE_CACHE)/wheels
+	touch $@
+
 # The browser of the offline-maths test (Debian's chromium).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "note: install chromium (sudo apt-get install chromium) for the browser tests"; fi; }
 
-## book: set up and build the web book into _build/html (warnings are errors)
-book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(RELEASES)
+## book: set up and build the web book into _build/html (warnings are errors), with its
+## JupyterLite site in _build/html/lite/
+book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	  $(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
 ## test: set up and run every test: unit tests, every chapter and problem-set source under
 ## nbval, the graders' self-tests, a from-scratch book build with -W (tests/test_book.py), the
 ## student kit in a clean environment (tests/test_kit.py) and the site in Chromium (tests/test_site.py)
-test: $(INSTALLED) $(KIT) $(MATHJAX) $(RELEASES) browser
+test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) browser
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \

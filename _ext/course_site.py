@@ -12,7 +12,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_si
   ``kit/<wheel>`` (built by ``make`` into ``_build/kit/``) and each released problem set at
   ``problem-sets/<name>.ipynb`` (``course/release/``, written by ``python -m autograder
   release``, which puts the same kit URL into its setup cell). A missing or stale file fails the
-  build.
+  build. ``{{ problem_set_list }}`` also links each problem set in the book's JupyterLite site
+  (``_ext/course_lite.py``).
 - Serves MathJax from the site: ``mathjax_path`` (in ``_config.yml``) is relative to ``_static/``,
   and this adds ``_build/static/`` (where ``make`` unpacks the pinned npm package) to the static
   path, failing the build if the script is not there.
@@ -24,6 +25,8 @@ import shutil
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
+
+from course_lite import lite_link  # _ext/ is on the path (a local extension)
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT_DIR = ROOT / "_build" / "kit"
@@ -75,7 +78,9 @@ def _config_inited(app, config) -> None:
             raise ExtensionError(f"{path} does not name the kit at {kit_url}: it is stale, "
                                  f"release it again (python -m autograder release {name})")
         items.append(f'- <a href="{PROBLEM_SETS}/{name}.ipynb" download>{name}.ipynb</a>: '
-                     f"{_title(path)}")
+                     f"{_title(path)} "
+                     f'(<a class="jupyterlite-link" href="{lite_link(f"{PROBLEM_SETS}/{name}.ipynb")}">'
+                     "open it in JupyterLite</a>)")
     config.myst_substitutions = {
         **(config.myst_substitutions or {}),
         "course_url": site,
