@@ -173,17 +173,15 @@ def sandbox_executor(config=None) -> Callable:
     """An executor that runs the notebook in the bubblewrap sandbox (:mod:`autograder.sandbox`).
 
     The environment ``env`` given by :func:`grade_submission` (the results folder) is added to the
-    sandbox's own, which is otherwise cleared.
+    sandbox's own, which is otherwise cleared; it is passed apart from the configuration, so every
+    submission's kernel is forked from the same warm zygote.
     """
-    import dataclasses
-
     from autograder.sandbox import SandboxConfig, execute_notebook
 
     base = config or SandboxConfig()
 
     def execute(nb, workdir: Path, env: dict) -> Execution:
-        cfg = dataclasses.replace(base, env={**base.env, **env})
-        run = execute_notebook(nb, workdir, cfg)
+        run = execute_notebook(nb, workdir, base, env=env)
         # A cell stopped at its own time limit is named by autograder.diagnose.
         return Execution(run.notebook, run.status, run.message if run.status != "ok" else "",
                          dict(getattr(run, "timings", None) or {}))

@@ -93,11 +93,13 @@ def _executor(options: GradingOptions):
     if options.unsafe:
         return local_executor(timeout=options.cell_timeout_s)
     from autograder.sandbox import SandboxConfig
+    from autograder.sandbox.warm import grading_preload
 
     defaults = SandboxConfig()
+    # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.
     return sandbox_executor(SandboxConfig(
         cell_timeout_s=options.cell_timeout_s, notebook_timeout_s=options.notebook_timeout_s,
-        memory_mb=options.memory_mb,
+        memory_mb=options.memory_mb, preload=grading_preload(),
         hidden_paths=defaults.hidden_paths + tuple(Path(p) for p in options.hidden_paths)))
 
 

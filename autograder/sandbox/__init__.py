@@ -61,10 +61,23 @@ Statuses
 Student misbehaviour never raises. :class:`SandboxError` is raised only when the sandbox cannot be
 built or the kernel cannot start, which is the grader's problem, not the student's.
 
+Warm sandboxes
+--------------
+By default (``SandboxConfig.warm``) a root grader does not start a new bubblewrap and interpreter
+per notebook: each grading process keeps a *zygote* (:mod:`~autograder.sandbox.warm`), an
+interpreter in a sandbox built as above with the problem sets' imports done, and forks it once per
+notebook into a fresh sandbox of its own (:mod:`~autograder.sandbox.zygote`): new mount, pid, IPC,
+UTS and network namespaces, a fresh ``/tmp`` and ``/dev/shm``, only that notebook's working folder
+bound read-write (its parent hidden), the same limits, its own unprivileged user, no capabilities
+and ``no_new_privs``; its pid 1 dies with the kernel and takes every process of the notebook with
+it. The zygote never runs notebook code. Where this cannot be built (an unprivileged grader, an
+old Linux), the execution falls back to the cold sandbox above and logs why.
+
 The package, read in order: :mod:`~autograder.sandbox.config` (what an execution is given and
 returns), :mod:`~autograder.sandbox.plan` (the pure bubblewrap command and mount plan),
 :mod:`~autograder.sandbox.workdir` (lending the working folder), :mod:`~autograder.sandbox.kernel`
-(the Jupyter side) and :mod:`~autograder.sandbox.execute` (the orchestration).
+(the Jupyter side), :mod:`~autograder.sandbox.warm` and :mod:`~autograder.sandbox.zygote` (warm
+sandboxes) and :mod:`~autograder.sandbox.execute` (the orchestration).
 """
 
 from autograder.sandbox.config import (PROJECT_ROOT, ExecutionResult, SandboxConfig,

@@ -94,6 +94,17 @@ class SandboxConfig:
         cleared. By default: ``MPLBACKEND=Agg``, one BLAS/OpenMP thread, ``PYTHONHASHSEED=0``.
     python : str, default sys.executable
         The Python interpreter that runs the kernel (it needs ``ipykernel``).
+    warm : bool, default True
+        Fork each kernel from this process's warm zygote (:mod:`autograder.sandbox.warm`): a
+        fresh sandbox of its own per execution, with the imports already done. Where a warm
+        sandbox cannot be built (an unprivileged grader, an old Linux), the execution falls back
+        to a cold sandbox (a new bubblewrap and interpreter) and logs why; ``False`` always
+        uses a cold one.
+    preload : tuple of str, default ()
+        Modules the warm zygote imports besides ipykernel's own
+        (:data:`autograder.sandbox.warm.KERNEL_PRELOAD`); the grader gives the problem sets'
+        (:func:`autograder.sandbox.warm.grading_preload`). Every kernel then starts with them
+        imported, which also makes its ``fork()`` as slow as after importing them.
     """
 
     cell_timeout_s: float = settings.CELL_TIMEOUT_S
@@ -110,6 +121,8 @@ class SandboxConfig:
     python_path: tuple[Path, ...] = (PROJECT_ROOT,)
     env: Mapping[str, str] = field(default_factory=kernel_environment)
     python: str = sys.executable
+    warm: bool = True
+    preload: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("cell_timeout_s", "notebook_timeout_s", "startup_timeout_s", "memory_mb",
@@ -141,6 +154,9 @@ class ExecutionResult:
         kernel left there; they were deleted so the grader only finds regular files and folders.
     elapsed_s : float
         Wall time of the whole execution, kernel start-up included.
+    timings : dict of str to float
+        ``start_s``, the seconds until the kernel was ready (a zygote's start included, when
+        one had to start), and ``execute_s``, the seconds the cells took.
     """
 
     notebook: nbformat.NotebookNode
@@ -150,6 +166,7 @@ class ExecutionResult:
     output_truncated: bool = False
     removed_files: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 class SandboxError(RuntimeError):

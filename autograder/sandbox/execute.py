@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import dataclasses
 import functools
 import logging
 import os
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -23,7 +25,9 @@ from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxErr
 from autograder.sandbox.kernel import (_INTERRUPT_GRACE_S, _describe_exit, _end_sandbox,
                                        _kernel_spec, _KernelStuck, _open_sandbox_process,
                                        _SandboxClient, _SandboxKernelManager, _TolerantChannel)
-from autograder.sandbox.plan import _hidden_folders, _sandbox_argv, _sandbox_uid
+from autograder.sandbox.plan import _hidden_folders, _kernel_env, _sandbox_argv, _sandbox_uid
+from autograder.sandbox.warm import (WarmUnavailable, Zygote, _WarmKernelManager, stop_zygote,
+                                     warm_request, warm_zygote)
 from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
 
 __all__ = ["sandbox_available", "execute_notebook"]
@@ -71,25 +75,35 @@ def sandbox_available() -> tuple[bool, str]:
 
 
 async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, tmp: Path,
-               uid: int) -> ExecutionResult:
+               uid: int, env: Mapping[str, str], zygote: Zygote | None) -> ExecutionResult:
+    """Start a kernel (cold by bwrap, or forked by ``zygote``), run the cells, end the sandbox."""
+    start = time.perf_counter()
     rundir = tmp / "run"
     rundir.mkdir(mode=0o700)
     if uid >= 0:
         os.chown(rundir, uid, uid)
     kernel_cmd = [config.python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                   "--HistoryManager.hist_file=:memory:"]
-    info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
-    argv = _sandbox_argv(config, workdir, tmp, uid, kernel_cmd)
-    argv[1:1] = ["--info-fd", str(info_write)]
-    spec = _kernel_spec(argv, tmp)
-    km = _SandboxKernelManager(spec, uid, kernel_name="python3-sandboxed", transport="ipc",
-                               ip=str(rundir / "k"), connection_file=str(rundir / "kernel.json"))
+    names = dict(kernel_name="python3-sandboxed", transport="ipc", ip=str(rundir / "k"),
+                 connection_file=str(rundir / "kernel.json"))
+    log_path = tmp / "kernel.log"
+    info_read = info_write = -1
+    if zygote is None:
+        info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
+        cold = dataclasses.replace(config, env={**config.env, **env})
+        argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd)
+        argv[1:1] = ["--info-fd", str(info_write)]
+        km = _SandboxKernelManager(_kernel_spec(argv, tmp), uid, **names)
+    else:
+        request = warm_request(config, workdir, rundir, uid, _kernel_env(config, dict(env)))
+        km = _WarmKernelManager(_kernel_spec(kernel_cmd, tmp), uid, zygote=zygote,
+                                request=request, mounts=(workdir, rundir), log_path=log_path,
+                                timeout=config.startup_timeout_s, **names)
     client = _SandboxClient(nb, km, max_output_bytes=config.max_output_bytes,
                             timeout=config.cell_timeout_s, allow_errors=True,
                             kernel_name="python3-sandboxed", record_timing=False,
                             iopub_timeout=_INTERRUPT_GRACE_S)
     context = zmq.asyncio.Context()
-    log_path = tmp / "kernel.log"
     kc = None
     sandbox = None
     try:
@@ -97,9 +111,10 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
             with open(log_path, "wb") as kernel_log:
                 await km.start_kernel(cwd=str(workdir), stdout=subprocess.DEVNULL,
                                       stderr=kernel_log, stdin=subprocess.DEVNULL,
-                                      pass_fds=(info_write,))
+                                      pass_fds=(info_write,) if info_write >= 0 else ())
         finally:
-            os.close(info_write)
+            if info_write >= 0:
+                os.close(info_write)
         kc = km.client(context=context, shell_channel_class=_TolerantChannel,
                        iopub_channel_class=_TolerantChannel)
         kc.start_channels()
@@ -109,46 +124,25 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
         except (RuntimeError, asyncio.TimeoutError) as exc:
             log_tail = log_path.read_text(errors="replace")[-2000:]
             raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
-        sandbox = _open_sandbox_process(info_read)
+        if zygote is None:
+            sandbox = _open_sandbox_process(info_read)
+        else:
+            sandbox = os.dup(km.warm_process.pidfd)
+        ready = time.perf_counter()
         client.kc = kc
         task = asyncio.ensure_future(client.async_execute())
         done, _ = await asyncio.wait({task}, timeout=config.notebook_timeout_s)
-        where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
+        timings = {"start_s": ready - start, "execute_s": time.perf_counter() - ready}
         if not done:
             await km.shutdown_kernel(now=True)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            status, message = "timeout", (
-                f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
-                f"was stopped while running {where}")
-        else:
-            error = task.exception()
-            if error is None:
-                status, message = "ok", "every cell ran"
-            elif isinstance(error, _KernelStuck):
-                status, message = "timeout", (
-                    f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
-                    f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped")
-            elif isinstance(error, DeadKernelError) or not await km.is_alive():
-                code = await km.provisioner.poll() if km.provisioner else None
-                status, message = "crashed", f"the kernel died while running {where} " + (
-                    _describe_exit(code))
-            else:
-                # The kernel sent something nbclient cannot handle (forged or garbled messages,
-                # e.g. from a process forked off the kernel): a student's doing, so no exception.
-                log.warning("execution stopped by an unexpected error", exc_info=error)
-                status, message = "crashed", (
-                    f"the kernel was stopped while running {where} after it sent a message the "
-                    f"grader could not process ({type(error).__name__}: {str(error)[:200]})")
-        if client.cell_timeouts:
-            message += f"; cells interrupted by the {config.cell_timeout_s:g} s cell limit: " + \
-                ", ".join(map(str, client.cell_timeouts))
-        if client.output_truncated:
-            message += f"; output beyond {config.max_output_bytes} bytes was dropped"
+        status, message = await _outcome(client, km, config, task if done else None)
         return ExecutionResult(client.nb, status, message, client.cell_timeouts,
-                               client.output_truncated)
+                               client.output_truncated, timings=timings)
     finally:
-        os.close(info_read)
+        if info_read >= 0:
+            os.close(info_read)
         if sandbox is not None:  # first, so that nothing of the student's code survives
             await asyncio.to_thread(_end_sandbox, sandbox)
         if kc is not None:
@@ -160,10 +154,66 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
                 await km.cleanup_resources()
         finally:
             context.destroy(linger=0)
+            if getattr(km, "warm_process", None) is not None:
+                km.warm_process.close()
+
+
+async def _outcome(client: _SandboxClient, km, config: SandboxConfig,
+                   task: asyncio.Future | None) -> tuple[str, str]:
+    """The status and message of an execution; ``task`` is None when the notebook timed out."""
+    where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
+    if task is None:
+        status, message = "timeout", (
+            f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
+            f"was stopped while running {where}")
+    elif (error := task.exception()) is None:
+        status, message = "ok", "every cell ran"
+    elif isinstance(error, _KernelStuck):
+        status, message = "timeout", (
+            f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
+            f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped")
+    elif isinstance(error, DeadKernelError) or not await km.is_alive():
+        code = await km.provisioner.poll() if km.provisioner else None
+        status, message = "crashed", f"the kernel died while running {where} " + (
+            _describe_exit(code))
+    else:
+        # The kernel sent something nbclient cannot handle (forged or garbled messages, e.g.
+        # from a process forked off the kernel): a student's doing, so no exception.
+        log.warning("execution stopped by an unexpected error", exc_info=error)
+        status, message = "crashed", (
+            f"the kernel was stopped while running {where} after it sent a message the "
+            f"grader could not process ({type(error).__name__}: {str(error)[:200]})")
+    if client.cell_timeouts:
+        message += f"; cells interrupted by the {config.cell_timeout_s:g} s cell limit: " + \
+            ", ".join(map(str, client.cell_timeouts))
+    if client.output_truncated:
+        message += f"; output beyond {config.max_output_bytes} bytes was dropped"
+    return status, message
+
+
+_warned: set[str] = set()
+
+
+def _cold_because(reason: str) -> None:
+    """Log, once per reason and process, why an execution falls back to a cold sandbox."""
+    if reason not in _warned:
+        _warned.add(reason)
+        log.warning("warm sandbox unavailable, using a cold one: %s", reason)
+
+
+def _complete(coroutine) -> ExecutionResult:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    # called from a running event loop (e.g. a notebook): use a thread of its own
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
-                     config: SandboxConfig | None = None) -> ExecutionResult:
+                     config: SandboxConfig | None = None,
+                     env: Mapping[str, str] | None = None) -> ExecutionResult:
     """Execute every code cell of ``nb`` in a sandboxed kernel whose working folder is ``workdir``.
 
     Parameters
@@ -179,6 +229,9 @@ def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
         above the working folder that are not hidden must be searchable by others.
     config : SandboxConfig, optional
         Limits and visibility; ``SandboxConfig()`` by default.
+    env : Mapping of str to str, optional
+        Environment of this execution only, on top of ``config.env`` (for example its results
+        folder); a warm zygote is shared by executions that differ only here.
 
     Returns
     -------
@@ -207,6 +260,7 @@ def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
     if not workdir.is_dir():
         raise ValueError(f"workdir {workdir} is not an existing folder")
     config = config or SandboxConfig()
+    env = dict(env or {})
     _hidden_folders(config, workdir)  # ValueError before anything is touched
     available, reason = sandbox_available()
     if not available:
@@ -216,24 +270,29 @@ def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     start = time.monotonic()
+    zygote, zygote_s = None, 0.0
+    if config.warm:
+        try:
+            zygote, zygote_s = warm_zygote(config)
+        except WarmUnavailable as exc:
+            _cold_because(str(exc))
     uid = _sandbox_uid()
     owners: dict[Path, tuple[int, int]] = {}
     removed: list[str] = []
-    tmp = _real(tempfile.mkdtemp(prefix="nbsbx-"))
-    if len(str(tmp)) > 64:  # the kernel's Unix sockets live in tmp/run: paths of 107 bytes at most
-        shutil.rmtree(tmp)
-        tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
+    # Under /tmp: the kernel's Unix sockets live in tmp/run (paths of 107 bytes at most), and a
+    # warm sandbox's fresh /tmp has room for its way there.
+    tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
     try:
         if uid >= 0:
             owners = _lend(workdir, uid)
-        coroutine = _run(nb, workdir, config, tmp, uid)
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            result = asyncio.run(coroutine)
-        else:  # called from a running event loop (e.g. a notebook): use a thread of its own
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                result = pool.submit(asyncio.run, coroutine).result()
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, zygote))
+        except WarmUnavailable as exc:  # nothing ran: start again in a cold sandbox
+            _cold_because(str(exc))
+            stop_zygote()
+            shutil.rmtree(tmp / "run", ignore_errors=True)
+            zygote_s = 0.0
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, None))
     finally:
         removed = _remove_special_files(workdir)
         if owners:
@@ -243,5 +302,6 @@ def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
         result.removed_files = removed
         result.message += (f"; removed {len(removed)} symbolic links or special files from the "
                            f"working folder")
+    result.timings["start_s"] = result.timings.get("start_s", 0.0) + zygote_s
     result.elapsed_s = time.monotonic() - start
     return result

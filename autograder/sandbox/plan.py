@@ -189,3 +189,23 @@ def _sandbox_argv(config: SandboxConfig, workdir: Path, tmp: Path, uid: int,
              ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())]
     return argv + command
 
+
+#: Capabilities the zygote of a root grader keeps: to build each submission's namespaces, mounts
+#: and loopback, and to drop to its user. A submission's processes have none of them.
+_ZYGOTE_CAPS = ("CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_SETGID")
+
+
+def _zygote_argv(config: SandboxConfig, zdir: Path, command: list[str]) -> list[str]:
+    """The command line of a warm sandbox's zygote (a root grader only).
+
+    The zygote sees what a kernel sees (the same hidden and visible folders and environment)
+    except a working folder: it gets its private folder ``zdir`` read-write instead, and keeps
+    :data:`_ZYGOTE_CAPS`. It never runs student code.
+    """
+    if shutil.which("bwrap") is None:
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+    hidden = [_real(p) for p in config.hidden_paths]
+    packages = _package_folders(config.hidden_packages)
+    argv = _bwrap_argv(config, hidden, packages, [zdir], zdir / "hidden_package.py", 0,
+                       _ZYGOTE_CAPS, _kernel_env(config), zdir)
+    return argv + ["--", *command]
