@@ -59,7 +59,7 @@ def signatures(ps: ProblemSet, results_dir: str | Path) -> dict[str, str]:
     type if the function raised, or ``missing``. Untrusted files are read with the checks' own
     reader (:class:`autograder.checks.Answers`: no pickles, bounded sizes).
     """
-    from autograder.checks.common import AnswerUnavailable, Answers
+    from autograder.checks.answers import AnswerUnavailable, Answers
 
     results_dir = Path(results_dir)
     if not results_dir.is_dir():

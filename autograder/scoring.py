@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from autograder.checks import Answers, load_checks
-from autograder.checks.common import AnswerUnavailable
+from autograder.checks.answers import AnswerUnavailable
 from autograder.problemset import ProblemSet
 
 __all__ = ["CellScore", "score_results", "check_coverage", "failed_visible_cells",

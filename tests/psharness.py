@@ -69,7 +69,7 @@ import re as _re  # noqa: E402
 import numpy as np  # noqa: E402
 
 from autograder.checks import load_checks  # noqa: E402
-from autograder.checks.common import Answers  # noqa: E402
+from autograder.checks.answers import Answers  # noqa: E402
 
 _RECORD = _re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']\s*,\s*([A-Za-z_][A-Za-z0-9_]*)""")
 

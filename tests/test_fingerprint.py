@@ -41,7 +41,9 @@ def _touch(path: Path) -> None:
     "coursedata/inputs/ps3_mle.py",        # the seeded inputs
     "coursedata/grading.py",               # how answers are recorded
     "autograder/checks/ps3_mle.py",        # the trusted checks
-    "autograder/checks/common.py",
+    "autograder/checks/answers.py",        # reading the recorded answers
+    "autograder/checks/compare.py",
+    "autograder/checks/outcome.py",
     "solutions/mle.py",                    # the reference
     "solutions/_validation.py",
     "autograder/scoring.py",

@@ -25,7 +25,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from autograder.checks.common import Answers, Outcome
+from autograder.checks.answers import Answers
+from autograder.checks.outcome import Outcome
 
 __all__ = ["Answers", "Outcome", "load_checks"]
 

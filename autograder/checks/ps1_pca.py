@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks.common import (Answers, Outcome, compare, first_problem, guarded,
-                                      rows_up_to_sign, scalar, unpack, weighted)
+from autograder.checks.answers import Answers, scalar, unpack
+from autograder.checks.compare import compare, rows_up_to_sign
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from solutions.pca import PCA, low_rank_approximation
 
 PROBLEM_SET = "ps1_pca"

@@ -34,8 +34,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
-                                      guarded, unpack, weighted)
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import check_shape, compare
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from coursedata.inputs.ps2_matrix_completion import START_SEEDS
 from solutions.matrix_completion import ALS, objective, rmse
 
@@ -47,7 +48,7 @@ RUN_TOL = {"rtol": 1e-6, "atol": 1e-7}
 
 
 # --------------------------------------------------------------------------------------------
-# Generic helpers (candidates for common.py)
+# Generic helpers (candidates for compare.py)
 # --------------------------------------------------------------------------------------------
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, compare_extended,
-                                      compare_relative, first_problem, guarded, unpack, weighted)
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import check_shape, compare, compare_extended, compare_relative
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from solutions.mle import (bernoulli_log_likelihood, categorical_mle, gamma_log_likelihood,
                            gamma_mle, gamma_score, gaussian_mle)
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from autograder.checks.common import (Answers, Outcome, compare, compare_extended,
-                                      first_problem, guarded, log_probability_rows,
-                                      rows_up_to_constant, unpack, weighted)
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import (compare, compare_extended, log_probability_rows,
+                                       rows_up_to_constant)
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from solutions.map_estimation import beta_bernoulli_map
 from solutions.naive_bayes import BernoulliNB, CategoricalNB
 

@@ -18,9 +18,9 @@ import functools
 
 import numpy as np
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
-                                      guarded, integrates_to_one, log_probability_rows, scalar,
-                                      unpack, weighted)
+from autograder.checks.answers import Answers, scalar, unpack
+from autograder.checks.compare import check_shape, compare, integrates_to_one, log_probability_rows
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from coursedata.grading import inputs
 from solutions.kde import (KernelDensity, epanechnikov_kernel, loo_log_likelihood,
                            select_bandwidth, uniform_kernel)

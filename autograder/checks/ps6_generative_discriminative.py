@@ -30,8 +30,9 @@ import warnings
 import numpy as np
 from scipy.stats import norm
 
-from autograder.checks.common import (Answers, Outcome, check_shape, compare, first_problem,
-                                      guarded, rows_up_to_constant, unpack, weighted)
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import check_shape, compare, rows_up_to_constant
+from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from coursedata.grading import inputs
 from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
                                           log_softmax, softmax, softmax_cross_entropy)

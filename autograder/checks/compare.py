@@ -1,170 +1,24 @@
-"""Building blocks of the trusted checks: reading recorded answers, comparing them, scoring.
+"""Comparisons of a student's answer with the reference.
 
-The module is in three parts, in this order:
-
-- data access: :class:`Answers` (the recorded answers and their seeded inputs), :func:`unpack`
-  and :func:`scalar`, which raise :class:`AnswerUnavailable` with a message for the student;
-- comparisons: functions ``(got, ..., what, *, tolerances) -> str | None`` that return a message
-  describing what is wrong, or ``None`` when the answer is accepted;
-- outcomes: :class:`Outcome` and the ways to turn messages into one (:func:`guarded`,
-  :func:`weighted`, :func:`first_problem`).
-
-Every comparison accepts all correct answers and explains a wrong one in words a student can act
-on. Tolerances are set by the problem's conditioning (for example ``rtol=1e-6`` for a closed form
-computed in double precision), never tuned to our own implementation's rounding.
+Each is a function ``(got, ..., what, *, tolerances) -> str | None`` that returns a message
+describing what is wrong, or ``None`` when the answer is accepted. Every comparison accepts all
+correct answers and explains a wrong one in words a student can act on. Tolerances are set by the
+problem's conditioning (for example ``rtol=1e-6`` for a closed form computed in double
+precision), never tuned to our own implementation's rounding.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy.special import logsumexp
 
-from coursedata.grading import CASE_NAME, inputs
-
 __all__ = [
-    # data access
-    "AnswerUnavailable", "Answers", "unpack", "scalar",
-    # comparisons
     "check_shape", "compare", "compare_extended", "compare_relative",
     "columns_up_to_sign", "rows_up_to_sign", "rows_up_to_constant",
     "probability_rows", "log_probability_rows", "integrates_to_one",
-    # outcomes
-    "Outcome", "guarded", "weighted", "first_problem",
 ]
-
-MAX_RESULT_BYTES = 64 * 2**20
-
-
-# ============================================================================================
-# Data access
-# ============================================================================================
-
-
-class AnswerUnavailable(Exception):
-    """The student's answer for a case was not recorded, raised an error, or is malformed."""
-
-
-class Answers:
-    """Read-only access to the answers a submission recorded, and to their seeded inputs.
-
-    Parameters
-    ----------
-    problem_set : str
-        Name of the problem set (selects the input generators).
-    results_dir : path-like
-        The folder the hidden cells wrote into. Its files come from untrusted code: they are
-        loaded with ``allow_pickle=False`` and refused above ``MAX_RESULT_BYTES``.
-    """
-
-    def __init__(self, problem_set: str, results_dir):
-        self.problem_set = problem_set
-        self.results_dir = Path(results_dir)
-        self._cache: dict[str, tuple] = {}
-
-    def inputs(self, case: str) -> dict:
-        """Fresh copies of the seeded inputs of ``case`` (the same the hidden cell used)."""
-        return inputs(self.problem_set, case)
-
-    def get(self, case: str) -> tuple:
-        """Return the recorded output of ``case`` as a tuple of arrays.
-
-        Raises
-        ------
-        AnswerUnavailable
-            With a message for the student: the function raised, was not run, or returned
-            something that is not numeric.
-        """
-        if not CASE_NAME.match(case):
-            raise ValueError(f"invalid case name {case!r}")
-        if case in self._cache:
-            return self._cache[case]
-        error = self.results_dir / f"{case}.error.json"
-        data = self.results_dir / f"{case}.npz"
-        if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
-            try:
-                with np.load(data, allow_pickle=False) as z:
-                    keys = sorted(z.files, key=lambda k: (len(k), k))
-                    if keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys)):
-                        value = tuple(np.array(z[k]) for k in keys)
-                        if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
-                            raise AnswerUnavailable("your function returned complex numbers; "
-                                                    "the answer is real")
-                        value = tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
-                        self._cache[case] = value
-                        return value
-            except AnswerUnavailable:
-                raise
-            except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
-                pass
-            raise AnswerUnavailable("your function's result could not be read back; "
-                                    "return numbers or numpy arrays")
-        if data.is_file():
-            raise AnswerUnavailable("your function returned an object too large to grade")
-        if error.is_file() and error.stat().st_size <= 16_384:
-            try:
-                info = json.loads(error.read_text())
-                message = str(info.get("message", ""))[:500]
-            except (ValueError, UnicodeDecodeError, AttributeError):
-                message = "an error"
-            raise AnswerUnavailable(f"your function raised {message}")
-        raise AnswerUnavailable("your function was not run by this check (was it defined, "
-                                "and did the notebook run to this point?)")
-
-
-def unpack(answers: Answers, case: str, n: int) -> tuple:
-    """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1).
-
-    Raises
-    ------
-    AnswerUnavailable
-        If the answer is unavailable (see :meth:`Answers.get`) or has another number of values.
-    """
-    out = answers.get(case)
-    if len(out) != n:
-        noun = "value" if n == 1 else "values"
-        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
-    return out
-
-
-def scalar(answers: Answers, case: str, what: str, *, of: int = 1, index: int = 0) -> np.ndarray:
-    """Element ``index`` of the ``of``-tuple recorded for ``case``, which must be one number.
-
-    Parameters
-    ----------
-    answers : Answers
-    case : str
-        The recorded case.
-    what : str
-        The quantity, for the message (e.g. ``"the chosen bandwidth"``).
-    of : int
-        How many values the student's function returns (see :func:`unpack`).
-    index : int
-        Which of them is the number.
-
-    Returns
-    -------
-    numpy.ndarray
-        A 0-d array.
-
-    Raises
-    ------
-    AnswerUnavailable
-        As :func:`unpack` does, or if the value is not 0-d (shape ``()``).
-    """
-    value = unpack(answers, case, of)[index]
-    if value.shape != ():
-        raise AnswerUnavailable(f"{what} should be one number; yours has shape {value.shape}")
-    return value
-
-
-# ============================================================================================
-# Comparisons: each returns a message for the student, or None when the answer is accepted
-# ============================================================================================
 
 
 def _at(idx: tuple, ndim: int) -> str:
@@ -428,64 +282,3 @@ def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | N
         return (f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "
                 f"a density estimate must integrate to one")
     return None
-
-
-# ============================================================================================
-# Outcomes
-# ============================================================================================
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of one check: the fraction of the cell's points earned and why."""
-
-    fraction: float
-    message: str
-
-    def __post_init__(self):
-        if not 0.0 <= self.fraction <= 1.0:
-            raise ValueError(f"fraction must lie in [0, 1]; got {self.fraction}")
-
-    @classmethod
-    def passed(cls, message: str = "correct") -> "Outcome":
-        return cls(1.0, message)
-
-    @classmethod
-    def failed(cls, message: str) -> "Outcome":
-        return cls(0.0, message)
-
-
-def guarded(problem) -> str | None:
-    """Evaluate ``problem()`` (a message or None); an unavailable answer becomes its message."""
-    try:
-        return problem()
-    except AnswerUnavailable as exc:
-        return str(exc)
-
-
-def weighted(*parts: tuple[float, str | None]) -> Outcome:
-    """An outcome earning the weights of the parts whose problem is ``None``.
-
-    Parameters
-    ----------
-    *parts : (weight, problem) pairs
-        Weights sum to one; ``problem`` is a message, or ``None`` when that part is right.
-    """
-    total = sum(w for w, _ in parts)
-    if abs(total - 1.0) > 1e-9:
-        raise ValueError(f"weights must sum to one; got {total}")
-    earned = sum(w for w, problem in parts if problem is None)
-    problems = [p for _, p in parts if p is not None]
-    return Outcome(min(1.0, round(earned, 9)), "correct" if not problems else "; ".join(problems))
-
-
-def first_problem(*problems: str | None) -> Outcome:
-    """All or nothing: fail with the first message among ``problems``, else pass.
-
-    Parameters
-    ----------
-    *problems : str or None
-        Messages in order of priority; ``None`` (or an empty string) means no problem.
-    """
-    first = next((p for p in problems if p), None)
-    return Outcome.failed(first) if first else Outcome.passed()

@@ -1,0 +1,137 @@
+"""Reading the answers a submission recorded, and their seeded inputs.
+
+:class:`Answers` gives the recorded answers as tuples of arrays; :func:`unpack` and :func:`scalar`
+also check how many values there are and their shape. Each raises :class:`AnswerUnavailable`
+with a message for the student when an answer was not recorded, raised an error, or is malformed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from coursedata.grading import CASE_NAME, inputs
+
+__all__ = ["AnswerUnavailable", "Answers", "unpack", "scalar"]
+
+#: Recorded result files larger than this (bytes) are refused unread.
+MAX_RESULT_BYTES = 64 * 2**20
+
+
+class AnswerUnavailable(Exception):
+    """The student's answer for a case was not recorded, raised an error, or is malformed."""
+
+
+class Answers:
+    """Read-only access to the answers a submission recorded, and to their seeded inputs.
+
+    Parameters
+    ----------
+    problem_set : str
+        Name of the problem set (selects the input generators).
+    results_dir : path-like
+        The folder the hidden cells wrote into. Its files come from untrusted code: they are
+        loaded with ``allow_pickle=False`` and refused above ``MAX_RESULT_BYTES``.
+    """
+
+    def __init__(self, problem_set: str, results_dir):
+        self.problem_set = problem_set
+        self.results_dir = Path(results_dir)
+        self._cache: dict[str, tuple] = {}
+
+    def inputs(self, case: str) -> dict:
+        """Fresh copies of the seeded inputs of ``case`` (the same the hidden cell used)."""
+        return inputs(self.problem_set, case)
+
+    def get(self, case: str) -> tuple:
+        """Return the recorded output of ``case`` as a tuple of arrays.
+
+        Raises
+        ------
+        AnswerUnavailable
+            With a message for the student: the function raised, was not run, or returned
+            something that is not numeric.
+        """
+        if not CASE_NAME.match(case):
+            raise ValueError(f"invalid case name {case!r}")
+        if case in self._cache:
+            return self._cache[case]
+        error = self.results_dir / f"{case}.error.json"
+        data = self.results_dir / f"{case}.npz"
+        if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
+            try:
+                with np.load(data, allow_pickle=False) as z:
+                    keys = sorted(z.files, key=lambda k: (len(k), k))
+                    if keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys)):
+                        value = tuple(np.array(z[k]) for k in keys)
+                        if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
+                            raise AnswerUnavailable("your function returned complex numbers; "
+                                                    "the answer is real")
+                        value = tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
+                        self._cache[case] = value
+                        return value
+            except AnswerUnavailable:
+                raise
+            except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
+                pass
+            raise AnswerUnavailable("your function's result could not be read back; "
+                                    "return numbers or numpy arrays")
+        if data.is_file():
+            raise AnswerUnavailable("your function returned an object too large to grade")
+        if error.is_file() and error.stat().st_size <= 16_384:
+            try:
+                info = json.loads(error.read_text())
+                message = str(info.get("message", ""))[:500]
+            except (ValueError, UnicodeDecodeError, AttributeError):
+                message = "an error"
+            raise AnswerUnavailable(f"your function raised {message}")
+        raise AnswerUnavailable("your function was not run by this check (was it defined, "
+                                "and did the notebook run to this point?)")
+
+
+def unpack(answers: Answers, case: str, n: int) -> tuple:
+    """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1).
+
+    Raises
+    ------
+    AnswerUnavailable
+        If the answer is unavailable (see :meth:`Answers.get`) or has another number of values.
+    """
+    out = answers.get(case)
+    if len(out) != n:
+        noun = "value" if n == 1 else "values"
+        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
+    return out
+
+
+def scalar(answers: Answers, case: str, what: str, *, of: int = 1, index: int = 0) -> np.ndarray:
+    """Element ``index`` of the ``of``-tuple recorded for ``case``, which must be one number.
+
+    Parameters
+    ----------
+    answers : Answers
+    case : str
+        The recorded case.
+    what : str
+        The quantity, for the message (e.g. ``"the chosen bandwidth"``).
+    of : int
+        How many values the student's function returns (see :func:`unpack`).
+    index : int
+        Which of them is the number.
+
+    Returns
+    -------
+    numpy.ndarray
+        A 0-d array.
+
+    Raises
+    ------
+    AnswerUnavailable
+        As :func:`unpack` does, or if the value is not 0-d (shape ``()``).
+    """
+    value = unpack(answers, case, of)[index]
+    if value.shape != ():
+        raise AnswerUnavailable(f"{what} should be one number; yours has shape {value.shape}")
+    return value

@@ -1,0 +1,70 @@
+"""Outcomes of checks: :class:`Outcome`, and the ways to turn messages into one.
+
+A comparison (:mod:`autograder.checks.compare`) gives a message or ``None``; :func:`guarded` turns
+an unavailable answer into its message, and :func:`weighted` (partial credit) and
+:func:`first_problem` (all or nothing) turn messages into an :class:`Outcome`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.checks.answers import AnswerUnavailable
+
+__all__ = ["Outcome", "guarded", "weighted", "first_problem"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one check: the fraction of the cell's points earned and why."""
+
+    fraction: float
+    message: str
+
+    def __post_init__(self):
+        if not 0.0 <= self.fraction <= 1.0:
+            raise ValueError(f"fraction must lie in [0, 1]; got {self.fraction}")
+
+    @classmethod
+    def passed(cls, message: str = "correct") -> "Outcome":
+        return cls(1.0, message)
+
+    @classmethod
+    def failed(cls, message: str) -> "Outcome":
+        return cls(0.0, message)
+
+
+def guarded(problem) -> str | None:
+    """Evaluate ``problem()`` (a message or None); an unavailable answer becomes its message."""
+    try:
+        return problem()
+    except AnswerUnavailable as exc:
+        return str(exc)
+
+
+def weighted(*parts: tuple[float, str | None]) -> Outcome:
+    """An outcome earning the weights of the parts whose problem is ``None``.
+
+    Parameters
+    ----------
+    *parts : (weight, problem) pairs
+        Weights sum to one; ``problem`` is a message, or ``None`` when that part is right.
+    """
+    total = sum(w for w, _ in parts)
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(f"weights must sum to one; got {total}")
+    earned = sum(w for w, problem in parts if problem is None)
+    problems = [p for _, p in parts if p is not None]
+    return Outcome(min(1.0, round(earned, 9)), "correct" if not problems else "; ".join(problems))
+
+
+def first_problem(*problems: str | None) -> Outcome:
+    """All or nothing: fail with the first message among ``problems``, else pass.
+
+    Parameters
+    ----------
+    *problems : str or None
+        Messages in order of priority; ``None`` (or an empty string) means no problem.
+    """
+    first = next((p for p in problems if p), None)
+    return Outcome.failed(first) if first else Outcome.passed()
