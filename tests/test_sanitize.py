@@ -263,8 +263,8 @@ def graded():
         (subs / STUDENT / NB).write_bytes(data)
         done = subprocess.run(
             [sys.executable, "-m", "autograder", "grade", PS, str(subs), "--out", str(out),
-             "--course", str(course), "--unsafe", "--workers", "1", "--timeout", "60",
-             "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+             "--course", str(course), "--gradebook", "--unsafe", "--workers", "1",
+             "--timeout", "60", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-3000:]
         (base / "pages").mkdir()
         yield {"base": base, "course": course, "out": out, "original": subs / STUDENT / NB,
