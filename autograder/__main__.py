@@ -27,6 +27,7 @@ from pathlib import Path
 from autograder import settings
 from autograder.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
+from autograder.visibility import MODES
 
 
 def _scheduler(value: str) -> str:
@@ -64,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--course", type=Path, default=COURSE_DIR,
                        help=f"nbgrader course folder whose gradebook --gradebook updates "
                             f"(default {COURSE_DIR})")
+    grade.add_argument("--dry-run", action="store_true",
+                       help="regrade into a scratch copy and print, per student whose score "
+                            "changes, the old and new score and the cells that changed; write "
+                            "nothing")
+    grade.add_argument("--hidden-feedback", choices=MODES, default=None,
+                       help="what the feedback shows of hidden checks: full messages, "
+                            "pass-fail only, or none (default: course/feedback.toml, else full)")
+    grade.add_argument("--late-policy", type=Path, default=None, metavar="FILE",
+                       help="late policy (default: course/late.toml if it exists, else none)")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument("--unsafe", action="store_true",
                        help="run student code WITHOUT the sandbox (only where it cannot be built)")
@@ -83,6 +93,32 @@ def _parser() -> argparse.ArgumentParser:
                          help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
     similar.add_argument("--out", type=Path, required=True, help="output folder")
     similar.add_argument("--top", type=int, default=50, help="pairs listed (default 50)")
+    export = sub.add_parser("export", help="merge the hand-graded scores of the gradebook into "
+                            "a grading run's grades.csv and feedback, and write the LMS files")
+    export.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
+    export.add_argument("--out", type=Path, required=True,
+                        help="the grading run's output folder (exports go to OUT/exports/)")
+    export.add_argument("--course", type=Path, default=COURSE_DIR,
+                        help=f"nbgrader course whose gradebook holds the hand-graded scores "
+                             f"(default {COURSE_DIR})")
+    for name, what in (("canvas", "Canvas gradebook import CSV"),
+                       ("moodle", "Moodle grading worksheet and gradebook import CSV"),
+                       ("gradescope", "Gradescope results.json per student"),
+                       ("feedback-archive", "feedback pages zipped for the LMS's bulk upload")):
+        export.add_argument(f"--{name}", action="store_true", help=f"{what} (default: all)")
+    export.add_argument("--lms-name", default=None,
+                        help="the assignment's (grade item's) title in the LMS (default: the "
+                             "problem set's name)")
+    export.add_argument("--canvas-id", default=None,
+                        help="the Canvas assignment id (the number ending its address)")
+    export.add_argument("--moodle-identifier", default="username",
+                        choices=("username", "useremail", "useridnumber", "userid"),
+                        help="what the student ids are, for Moodle's gradebook import")
+    export.add_argument("--hidden-feedback", choices=MODES, default=None,
+                        help="what the feedback shows of hidden checks (default: "
+                             "course/feedback.toml, else full)")
+    export.add_argument("--late-policy", type=Path, default=None, metavar="FILE",
+                        help="late policy (default: course/late.toml if it exists, else none)")
     formgrader = sub.add_parser("formgrader", help="open nbgrader's formgrader on the course "
                                 "(hand-grading; its Autograde button points to `grade`)")
     formgrader.add_argument("--course", type=Path, default=COURSE_DIR,
@@ -106,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.formgrader import main as formgrader_main
 
         return formgrader_main(args)
+    if args.command == "export":
+        from autograder.exports.command import main as export_main
+
+        return export_main(args)
     from autograder.batch import grade_class
     from autograder.problemset import ProblemSet
     from autograder.task import GradingOptions
@@ -132,7 +172,17 @@ def main(argv: list[str] | None = None) -> int:
         if value is not None and value <= 0:
             print(f"error: {name} must be positive; got {value}", file=sys.stderr)
             return 2
+    from autograder.exports.command import read_records
+    from autograder.late import load_policy
+    from autograder.regrade import diff_records, format_diff
+    from autograder.visibility import load_visibility
+
     try:
+        policy = load_policy(args.late_policy)
+        visibility = load_visibility(args.assignment, args.hidden_feedback)
+        before = {r["student_id"]: r for r in read_records(args.out, args.assignment)}
+        if args.dry_run:
+            return _dry_run(args, before, policy, visibility)
         gradebook = None
         if args.gradebook:
             from autograder.gradebook import GradebookWriter
@@ -145,13 +195,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             records = grade_class(args.assignment, args.submissions, args.out,
                                   workers=args.workers, options=options, gradebook=gradebook,
-                                  quiet=args.quiet, log=log, scheduler=args.scheduler)
+                                  quiet=args.quiet, log=log, scheduler=args.scheduler,
+                                  visibility=visibility, policy=policy)
         finally:
             if gradebook is not None:
                 gradebook.close()
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if before:
+        changes = diff_records(before, {r["student_id"]: r for r in records})
+        print(format_diff(changes, len(records) - len(changes)))
     counts = Counter(r["status"] for r in records)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
@@ -165,6 +219,33 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.assignment}; see the 'unmatched' rows and {args.out}/collection.txt",
               file=sys.stderr)
         return 1
+    return 0
+
+
+def _dry_run(args, before: dict, policy, visibility) -> int:
+    """``grade --dry-run``: grade into a scratch copy of the run's records (unchanged
+    submissions are skipped as usual), print the diff, write nothing."""
+    import shutil
+    import tempfile
+
+    from autograder.batch import grade_class
+    from autograder.regrade import diff_records, format_diff
+    from autograder.task import GradingOptions
+
+    options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
+                             notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
+                             unsafe=args.unsafe)
+    with tempfile.TemporaryDirectory(prefix="regrade-") as scratch:
+        if (args.out / "records").is_dir():
+            shutil.copytree(args.out / "records", Path(scratch) / "records")
+        records = grade_class(args.assignment, args.submissions, scratch, workers=args.workers,
+                              options=options, gradebook=None, quiet=args.quiet,
+                              log=(lambda *a: None), scheduler=args.scheduler,
+                              visibility=visibility, policy=policy)
+    changes = diff_records(before, {r["student_id"]: r for r in records})
+    print(format_diff(changes, len(records) - len(changes)))
+    print(f"dry run: nothing written (run the same command without --dry-run to write "
+          f"{args.out} and{' the gradebook' if args.gradebook else ' no gradebook'})")
     return 0
 
 

@@ -57,7 +57,7 @@ def _progress(total: int, quiet: bool):
 def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
                 workers: int | None = None, options: GradingOptions = GradingOptions(),
                 gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
-                deadline_s: float | None = None) -> list[dict]:
+                deadline_s: float | None = None, visibility=None, policy=None) -> list[dict]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
     Parameters
@@ -84,6 +84,9 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     deadline_s : float, optional
         Seconds after which a task without result is recorded ``timeout`` and stopped; default
         :func:`default_deadline`.
+    visibility, policy : optional
+        What the feedback shows of hidden checks and the late policy (see
+        :class:`autograder.output.OutputWriter`; default: the course's settings).
 
     Returns
     -------
@@ -103,7 +106,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
         submissions, out, getattr(gradebook, "course", None)))
     found = collect_submissions(submissions, ps.notebook_name)
     subs = found.submissions
-    writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook)
+    writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
     for note in found.notes + roster:
         log(f"note: {note}")

@@ -6,11 +6,19 @@ failed, in words a student can act on. It never contains the source of a check (
 only messages written by :mod:`autograder.checks`, and the student's own error messages, escaped.
 Every text that comes from a record is escaped, and each page forbids scripts, frames and requests
 by its Content-Security-Policy (a second wall: the instructor opens the report in a browser).
+
+What the hidden checks' messages show follows the instructor's choice
+(:class:`autograder.visibility.Visibility`: in full, pass/fail only, or nothing until a date);
+the visible checks are always shown in full. Hand-graded scores (the record's ``manual``, merged
+from the gradebook by ``python -m autograder export``) and the late penalty (``late``) are shown
+with the total they give (:func:`autograder.exports.summary.summarize`).
 """
 
 from __future__ import annotations
 
 import html
+
+from autograder.exports.summary import cell_points, number, summarize
 
 __all__ = ["feedback_html", "marking_scheme_html"]
 
@@ -51,27 +59,53 @@ def _title(grade_id: str) -> str:
     return grade_id.replace("_", " ")
 
 
-def feedback_html(record: dict) -> str:
-    """Feedback page for one graded submission (a record from :mod:`autograder.batch`)."""
+def feedback_html(record: dict, visibility=None) -> str:
+    """Feedback page for one graded submission (a record from :mod:`autograder.batch`).
+
+    ``visibility`` (an :class:`autograder.visibility.Visibility`) decides what the hidden
+    checks' messages show; None shows them in full."""
     rows = []
+    manual = record.get("manual") or {}
     for s in record["scores"]:
-        if s["points"] is None:
+        points = cell_points(s, manual)
+        if points is None:
             css, pts = "", f"– / {s['max_points']:g}"
         else:
-            css = "ok" if s["points"] == s["max_points"] else ("partial" if s["points"] > 0 else "bad")
-            pts = f"{s['points']:g} / {s['max_points']:g}"
+            css = "ok" if points == s["max_points"] else ("partial" if points > 0 else "bad")
+            pts = f"{points:g} / {s['max_points']:g}"
+        message = visibility.message(s) if visibility is not None else s["message"]
         rows.append(f"<tr><td>{html.escape(_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
-                    f"<td>{html.escape(s['message'])}</td></tr>")
+                    f"<td>{html.escape(message)}</td></tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
     return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Feedback: "
             f"{html.escape(record['problem_set'])}</title>{_STYLE}</head><body>"
             f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
             f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
-            f"<b>{_score(record)}</b>.</p>"
+            f"<b>{_score(record)}</b>.{_totals(record)}</p>"
             f"<p class='note'>{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
             + (f"<ul>{notes}</ul>" if notes else "") +
             "<table><tr><th>Question</th><th>Points</th><th>What we found</th></tr>"
             + "".join(rows) + "</table></body></html>")
+
+
+def _totals(record: dict) -> str:
+    """The hand-graded points, the late penalty and the total, where the record has them."""
+    summary = summarize(record)
+    if summary.auto is None or summary.status == "unmatched":
+        return ""
+    parts = []
+    if summary.max_manual:
+        parts.append(f" Written answers: <b>{number(summary.manual)} / "
+                     f"{number(summary.max_manual)}</b>" + (" (not all graded yet)"
+                                                            if summary.pending else "") + ".")
+    late = record.get("late") or {}
+    if summary.late_days:
+        parts.append(f" Late penalty: <b>−{number(summary.penalty)}</b> points "
+                     f"({number(summary.late_percent)}%: "
+                     f"{html.escape(str(late.get('reason', '')))}).")
+    if summary.final is not None:
+        parts.append(f" Total: <b>{number(summary.final)} / {number(summary.max_points)}</b>.")
+    return "".join(parts)
 
 
 def _score(record: dict) -> str:

@@ -7,6 +7,11 @@ cell's automatic comment, and the submitted and executed notebooks under ``submi
 ``autograded/``, where formgrader looks for them. Those two are copies without active content
 (:func:`autograder.sanitize.formgrader_copies`, made by the grading worker): formgrader shows a notebook's HTML as it is,
 in the instructor's logged-in session. A submission that is not a readable notebook is not copied.
+
+Regrading keeps the hand-grading: a hand-given score (``Grade.manual_score``, from the
+formgrader) stays, and a written answer whose text is unchanged since the copy under
+``submitted/`` stays graded (``needs_manual_grade`` false); a written answer the student changed
+loses its old score and waits for a human again.
 """
 
 from __future__ import annotations
@@ -88,8 +93,15 @@ class GradebookWriter:
             and of the notebook as it ran, already sanitised
             (:func:`autograder.sanitize.formgrader_copies`), or None.
         """
+        changed = {}
         for record, copies in items:
+            hand = [s["grade_id"] for s in record["scores"] if s["points"] is None]
+            old = self._written(self._submitted_path(record["student_id"]), hand)
             self._copy_notebooks(record["student_id"], copies or {})
+            new = self._written(self._submitted_path(record["student_id"]), hand) \
+                if (copies or {}).get("submitted") is not None else {}
+            changed[record["student_id"]] = {g for g in hand
+                                             if g not in old or old[g] != new.get(g)}
         if not items:
             return
         records = {r["student_id"]: r for r, _ in items}
@@ -99,7 +111,7 @@ class GradebookWriter:
             gb = self._gradebook()
             try:
                 self._add_missing(gb, sorted(records))
-                grades, comments = self._rows(gb, records)
+                grades, comments = self._rows(gb, records, changed)
                 gb.db.execute(update(Grade), grades)
                 gb.db.execute(update(Comment), comments)
                 gb.db.commit()
@@ -130,8 +142,32 @@ class GradebookWriter:
             gb.db.add(submission)
         gb.db.flush()
 
-    def _rows(self, gb: Gradebook, records: dict[str, dict]) -> tuple[list[dict], list[dict]]:
-        """The bulk updates: ``Grade`` and ``Comment`` rows by primary key."""
+    def _submitted_path(self, student: str) -> Path:
+        return self.course / "submitted" / student / self.ps.name / self.ps.notebook_name
+
+    @staticmethod
+    def _written(path: Path, grade_ids: list[str]) -> dict[str, str]:
+        """The text of the written answers ``grade_ids`` in the notebook at ``path``."""
+        import nbformat
+
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except (OSError, ValueError, nbformat.reader.NotJSONError):
+            return {}
+        found = {}
+        for cell in nb.cells:
+            gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+            if gid in grade_ids:
+                found[gid] = cell.source
+        return found
+
+    def _rows(self, gb: Gradebook, records: dict[str, dict],
+              changed: dict[str, set[str]] | None = None) -> tuple[list[dict], list[dict]]:
+        """The bulk updates: ``Grade`` and ``Comment`` rows by primary key.
+
+        ``changed`` names, per student, the written answers whose text differs from the last
+        copy (or that had none): they lose their hand-given score; every other hand-given
+        score is kept."""
         def ids(model):
             query = gb.db.query(model.id, SubmittedAssignment.student_id, BaseCell.name) \
                 .join(BaseCell, BaseCell.id == model.cell_id) \
@@ -145,18 +181,25 @@ class GradebookWriter:
             return {(student, cell): row_id for row_id, student, cell in query}
 
         grade_ids, comment_ids = ids(Grade), ids(Comment)
+        given = dict(gb.db.query(Grade.id, Grade.manual_score).filter(
+            Grade.id.in_(list(grade_ids.values()))))
         grades, comments = [], []
         for student, record in records.items():
             flagged = record["status"] not in (Status.GRADED, Status.AWAITING_MANUAL)
+            fresh = (changed or {}).get(student, set())
             for score in record["scores"]:
                 key = (student, score["grade_id"])
+                manual = None if score["grade_id"] in fresh else given.get(grade_ids[key])
                 if score["points"] is None:  # a written answer: a human grades it
                     grades.append({"id": grade_ids[key], "auto_score": None,
-                                   "needs_manual_grade": True})
+                                   "manual_score": manual,
+                                   "needs_manual_grade": manual is None})
                 else:
                     grades.append({"id": grade_ids[key], "auto_score": score["points"],
+                                   "manual_score": manual,
                                    "needs_manual_grade": bool(
-                                       flagged and score["points"] < score["max_points"])})
+                                       manual is None and flagged
+                                       and score["points"] < score["max_points"])})
                 if key in comment_ids:
                     comments.append({"id": comment_ids[key], "auto_comment": score["message"]})
         return grades, comments

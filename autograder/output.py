@@ -15,19 +15,22 @@ grade already recorded, and a re-run skips submissions whose bytes and grader ar
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import time
 from pathlib import Path
 
 from autograder.collect import Submission, Unmatched
+from autograder.exports.gradestable import write_grades_csv
+from autograder.exports.merge import annotate
 from autograder.feedback import feedback_html, marking_scheme_html
+from autograder.late import LatePolicy, load_policy
 from autograder.report import report_html
 from autograder.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from autograder.status import Status
 from autograder.task import failed_record
+from autograder.visibility import Visibility, load_visibility
 
 __all__ = ["OutputWriter", "write_atomic", "inert"]
 
@@ -55,13 +58,23 @@ class OutputWriter:
         for a resumed run) is written only after its batch is in the gradebook, so an
         interrupted run leaves no record without its gradebook entry; :meth:`flush` writes the
         last batch and the coordinator calls it even when interrupted.
+    visibility : autograder.visibility.Visibility, optional
+        What the feedback shows of hidden checks (default: the course's setting for the problem
+        set, :func:`autograder.visibility.load_visibility`).
+    policy : autograder.late.LatePolicy, optional
+        The late policy (default: the course's, :func:`autograder.late.load_policy`); each
+        record keeps its file's LMS ids (``lms``), time (``submitted_at``) and lateness
+        (``late``), and ``grades.csv`` its penalty.
     """
 
     BATCH = 64
     BATCH_S = 2.0
 
-    def __init__(self, ps: ProblemSet, out: Path, fingerprint: str, gradebook=None):
+    def __init__(self, ps: ProblemSet, out: Path, fingerprint: str, gradebook=None,
+                 visibility: Visibility | None = None, policy: LatePolicy | None = None):
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
+        self.visibility = visibility or load_visibility(ps.name)
+        self.policy = policy or load_policy()
         self._pending: list[tuple[dict, Submission, dict | None]] = []
         self._since = time.monotonic()
 
@@ -83,7 +96,11 @@ class OutputWriter:
 
     def write(self, record: dict, sub: Submission) -> None:
         """Write one result: its feedback, the gradebook (batched) and, last, its record."""
-        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin}
+        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin,
+                  "lms": sub.lms.to_dict() if sub.lms is not None else None,
+                  "submitted_at": sub.submitted_at}
+        record["late"] = self.policy.for_problem_set(self.ps.name).assess(
+            sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)).to_dict()
         copies = record.pop("copies", None)
         if self.gradebook is None:
             self._write_files(record, sub)
@@ -106,7 +123,7 @@ class OutputWriter:
     def _write_files(self, record: dict, sub: Submission) -> None:
         stem = Path(self.ps.notebook_name).stem
         write_atomic(self.out / "feedback" / sub.student_id / f"{stem}.html",
-                     feedback_html(record))
+                     feedback_html(record, self.visibility))
         # Last: the record marks the submission as done for a resumed run.
         write_atomic(self.record_path(sub.student_id), json.dumps(record, indent=1))
 
@@ -148,23 +165,13 @@ class OutputWriter:
         """
         self.flush()
         records = self._records()
-        cells = [c.grade_id for c in self.ps.grade_cells]
-        lines = [["student_id", "status", *cells, "autograded_total", "autograded_max",
-                  "manual_max", "notes"]]
-        for rec in records:
-            # No score is shown where the grader failed: it is not the student's zero.
-            final = rec["status"] != Status.GRADER_ERROR
-            pts = {s["grade_id"]: s["points"] if final else None for s in rec["scores"]}
-            notes = (["no file in the latest run's input; grade from an earlier run"]
-                     if rec["student_id"] in absent else []) + rec["notes"]
-            lines.append([rec["student_id"], rec["status"],
-                          *["" if pts.get(c) is None else f"{pts[c]:g}" for c in cells],
-                          f"{rec['total']:g}" if final else "", f"{rec['max_auto']:g}",
-                          f"{rec['max_manual']:g}", inert(" | ".join(notes)[:500])])
-        tmp = self.out / ".grades.csv.tmp"
-        with tmp.open("w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows(lines)
-        os.replace(tmp, self.out / "grades.csv")
+        # The hand-graded scores: the gradebook's when this run writes it, else the records'
+        # (as the last `export` merged them); no score is shown where the grader failed.
+        merged = annotate(records, self.ps.name,
+                          self.gradebook.course if self.gradebook is not None else None,
+                          self.policy)
+        write_grades_csv(merged, [c.grade_id for c in self.ps.grade_cells],
+                         self.out / "grades.csv", absent)
         rubric = COURSE_DIR / "rubrics" / f"{self.ps.name}.md"
         if rubric.is_file():
             write_atomic(self.out / "marking-scheme.html",

@@ -1,6 +1,8 @@
 """One student's grade as every export states it: autograded, hand-graded, late penalty, final.
 
-The final score is ``autograded + hand-graded − penalty`` (the penalty a percentage of the two,
+A cell's points are the hand-given score when the gradebook has one (``Grade.manual_score``: a
+written answer's, or an override of a check in the formgrader), else the check's, as nbgrader's
+``Grade.score``. The final score is ``autograded + hand-graded − penalty`` (the penalty a percentage of the two,
 :func:`autograder.late.penalty_points`). It exists only when it is the student's: not where the
 grader failed (``grader-error``), no notebook was found (``unmatched``), or a written answer
 still waits for its hand-graded score; those rows say why instead, and the exports leave the
@@ -13,7 +15,15 @@ from dataclasses import dataclass
 
 from autograder.late import penalty_points
 
-__all__ = ["Summary", "summarize", "number", "inert"]
+__all__ = ["Summary", "summarize", "number", "inert", "cell_points"]
+
+
+def cell_points(score: dict, manual: dict) -> float | None:
+    """A cell's points as nbgrader's ``Grade.score`` counts them: the hand-given score when
+    there is one (a written answer's, or an instructor's override of a check), else the
+    check's."""
+    given = manual.get(score["grade_id"])
+    return given if given is not None else score["points"]
 
 
 def inert(text: str) -> str:
@@ -58,7 +68,7 @@ def summarize(record: dict) -> Summary:
     manual_given = record.get("manual") or {}
     hand = [s["grade_id"] for s in record["scores"] if s["points"] is None]
     auto = None if status == "grader-error" else sum(
-        s["points"] for s in record["scores"] if s["points"] is not None)
+        cell_points(s, manual_given) for s in record["scores"] if s["points"] is not None)
     if status == "invalid-notebook":  # nothing was handed in that a human could grade
         manual, pending = float(sum(manual_given.get(g) or 0.0 for g in hand)), ()
     else:

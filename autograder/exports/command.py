@@ -1,0 +1,134 @@
+"""``python -m autograder export PS --out DIR``: merge hand-grading, then write the LMS files.
+
+``DIR`` is a grading run's folder (``python -m autograder grade PS ... --out DIR``). The command
+
+1. reads its records and merges the course gradebook's hand-graded scores (the formgrader's
+   ``Grade.manual_score``) and the late policy into them (:mod:`autograder.exports.merge`),
+   writing the merged records back;
+2. rewrites ``DIR/grades.csv`` and every ``DIR/feedback/<student>/<notebook>.html`` from them, so
+   the gradebook, ``grades.csv``, the feedback and the exports state the same scores;
+3. writes the exports asked for (all of them by default) into ``DIR/exports/``:
+   ``canvas.csv``, ``moodle-worksheet.csv`` (students from a Moodle download),
+   ``moodle-gradebook.csv``, ``gradescope/<student>/results.json`` and
+   ``feedback-canvas.zip`` / ``feedback-moodle.zip`` / ``feedback.zip`` (by where each student's
+   file came from), and prints every student whose LMS cell was left empty, and why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from autograder.exports.archive import write_feedback_archive
+from autograder.exports.canvas import canvas_column, write_canvas_csv
+from autograder.exports.gradescope import write_gradescope
+from autograder.exports.gradestable import write_grades_csv
+from autograder.exports.merge import annotate
+from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
+from autograder.exports.summary import summarize
+from autograder.late import load_policy
+from autograder.problemset import ProblemSet
+from autograder.visibility import load_visibility
+
+__all__ = ["FORMATS", "export", "read_records", "main"]
+
+FORMATS = ("canvas", "moodle", "gradescope", "feedback-archive")
+
+
+def read_records(out: Path, problem_set: str) -> list[dict]:
+    """The records of ``problem_set`` in a grading run's folder, by student id."""
+    records = []
+    for path in sorted((Path(out) / "records").glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not a record (an editor's backup)
+        if record.get("problem_set") == problem_set:
+            records.append(record)
+    return records
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def export(problem_set: str, out: str | Path, course: str | Path | None, *,
+           formats: tuple[str, ...] = FORMATS, canvas_name: str | None = None,
+           canvas_id: str | None = None, moodle_identifier: str = "username",
+           hidden_feedback: str | None = None, late_policy: str | Path | None = None,
+           log=print) -> list[dict]:
+    """Merge and export; see the module docstring. Returns the merged records.
+
+    Raises ValueError for a folder without records, an unknown format or a bad setting."""
+    from autograder.feedback import feedback_html
+
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        raise ValueError(f"unknown export {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    ps, out = ProblemSet(problem_set), Path(out)
+    records = read_records(out, ps.name)
+    if not records:
+        raise ValueError(f"{out / 'records'} holds no record of {ps.name}; grade it first "
+                         f"(python -m autograder grade {ps.name} SUBMISSIONS --out {out})")
+    visibility = load_visibility(ps.name, hidden_feedback)
+    policy = load_policy(late_policy)
+    course_has_it = course is not None and (Path(course) / "gradebook.db").is_file()
+    if course is not None and not course_has_it:
+        log(f"note: {course} has no gradebook; no hand-graded score merged (grade with "
+            f"--gradebook and grade the written answers in the formgrader first)")
+    merged = annotate(records, ps.name, course if course_has_it else None, policy)
+    stem = Path(ps.notebook_name).stem
+    for record in merged:
+        _write_json(out / "records" / f"{record['student_id']}.json", record)
+        page = out / "feedback" / record["student_id"] / f"{stem}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(feedback_html(record, visibility), encoding="utf-8")
+    write_grades_csv(merged, [c.grade_id for c in ps.grade_cells], out / "grades.csv")
+    target = out / "exports"
+    target.mkdir(exist_ok=True)
+    skipped: list[str] = []
+    if "canvas" in formats:
+        skipped += [f"canvas.csv: {s}" for s in write_canvas_csv(
+            merged, target / "canvas.csv", canvas_column(canvas_name or ps.name, canvas_id))]
+    if "moodle" in formats:
+        if any((r.get("lms") or {}).get("system") == "moodle" for r in merged):
+            skipped += [f"moodle-worksheet.csv: {s}" for s in write_moodle_worksheet(
+                merged, target / "moodle-worksheet.csv")]
+        skipped += [f"moodle-gradebook.csv: {s}" for s in write_moodle_gradebook(
+            merged, target / "moodle-gradebook.csv", canvas_name or ps.name, moodle_identifier)]
+    if "gradescope" in formats:
+        write_gradescope(merged, target / "gradescope", visibility)
+    if "feedback-archive" in formats:
+        systems = Counter((r.get("lms") or {}).get("system") or "plain" for r in merged)
+        for system in sorted(systems):
+            name = "feedback.zip" if system == "plain" else f"feedback-{system}.zip"
+            others = [r for r in merged if ((r.get("lms") or {}).get("system") or "plain")
+                      == system]
+            skipped += [f"{name}: {s}" for s in write_feedback_archive(
+                others, out, stem, target / name, system)]
+    final = sum(summarize(r).final is not None for r in merged)
+    log(f"{len(merged)} students of {ps.name}: {final} with a final score, "
+        f"{len(merged) - final} without; exports in {target}")
+    for line in dict.fromkeys(skipped):
+        log(f"note: {line}")
+    return merged
+
+
+def main(args) -> int:
+    """The ``export`` subcommand (arguments parsed by :mod:`autograder.__main__`)."""
+    import sys
+
+    formats = tuple(f for f in FORMATS if getattr(args, f.replace("-", "_"))) or FORMATS
+    try:
+        export(args.assignment, args.out, args.course, formats=formats,
+               canvas_name=args.lms_name, canvas_id=args.canvas_id,
+               moodle_identifier=args.moodle_identifier, hidden_feedback=args.hidden_feedback,
+               late_policy=args.late_policy,
+               log=lambda m: print(m, file=sys.stderr if m.startswith("note") else sys.stdout))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
