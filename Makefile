@@ -30,7 +30,7 @@ LITE_CACHE := _build/lite-cache
 PYODIDE := $(LITE_CACHE)/.pyodide-$(PYODIDE_VERSION)
 LITE_WHEELS := $(LITE_CACHE)/.wheels
 
-.PHONY: all book test benchmark clean distclean browser
+.PHONY: all book test benchmark clean distclean browser setup release formgrader
 
 all: book
 
@@ -113,6 +113,18 @@ test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) brows
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \
 	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope
+
+## setup: only the environment (.venv) and the sandbox, for grading (see the README's instructor part)
+setup: $(INSTALLED)
+
+## release PS=NAME: the student version of one problem set, in course/release/NAME/
+release: $(INSTALLED)
+	@test -n "$(PS)" || { echo "usage: make release PS=ps3_mle"; exit 2; }
+	$(PY) -m autograder release $(PS)
+
+## formgrader: nbgrader's formgrader on the course, for grading written answers by hand
+formgrader: $(INSTALLED)
+	$(PY) -m autograder formgrader
 
 ## benchmark: print our time / peer time for the reference package
 benchmark: $(INSTALLED)
