@@ -31,6 +31,12 @@ def _total(record: dict | None) -> float | None:
     return round(sum(s["points"] for s in record["scores"] if s["points"] is not None), 6)
 
 
+def _kind(status) -> str:
+    """A status as the regrade compares it: ``graded`` and ``awaiting-manual-grading`` differ
+    only by the hand-grading, which a regrade keeps, so they count as one."""
+    return "scored" if status in ("graded", "awaiting-manual-grading") else str(status)
+
+
 def diff_records(old: dict[str, dict], new: dict[str, dict]) -> list[Change]:
     """The students whose graded cells or status differ between ``old`` and ``new`` (records
     by student id), in student order."""
@@ -41,7 +47,7 @@ def diff_records(old: dict[str, dict], new: dict[str, dict]) -> list[Change]:
         now = {s["grade_id"]: s["points"] for s in after["scores"]}
         cells = tuple((g, was.get(g), now.get(g)) for g in now
                       if was.get(g) != now.get(g) or g not in was)
-        status_changed = before is None or before.get("status") != after.get("status")
+        status_changed = before is None or _kind(before.get("status")) != _kind(after["status"])
         if cells or status_changed:
             changes.append(Change(student, _total(before), _total(after),
                                   before.get("status") if before else None,
@@ -59,8 +65,8 @@ def format_diff(changes: list[Change], unchanged: int) -> str:
         return f"regrade: no score changes ({unchanged} students unchanged)"
     lines = [f"regrade: {len(changes)} student(s) change, {unchanged} unchanged"]
     for c in changes:
-        status = (f" [{c.old_status} -> {c.new_status}]" if c.old_status != c.new_status
-                  else "")
+        status = (f" [{c.old_status} -> {c.new_status}]"
+                  if _kind(c.old_status) != _kind(c.new_status) else "")
         cells = ", ".join(f"{g} {_num(a)} -> {_num(b)}" for g, a, b in c.cells)
         lines.append(f"  {c.student_id}: {_num(c.old_total)} -> {_num(c.new_total)}{status}"
                      + (f" ({cells})" if cells else ""))

@@ -241,6 +241,8 @@ def test_the_instructor_loop(loop):
     assert float(table["roejohn"]["late_penalty"]) == pytest.approx((full + 6.0) * 0.2)
     assert float(table["roejohn"]["final"]) == pytest.approx(roejohn)
     assert table["kimbo"]["final"] == "" and table["kimbo"]["manual_total"] == "0"
+    assert table["doejane"]["status"] == "graded"  # every written answer has its score
+    assert table["kimbo"]["status"] == "awaiting-manual-grading"
     assert_gradebook_agrees(course, out)
     assert_exports_agree(out)
     page = (out / "feedback" / "roejohn" / "ps3_mle.html").read_text()
@@ -274,6 +276,7 @@ def test_the_instructor_loop(loop):
             assert book[student][cell] == {"score": points, "manual": points, "needs": False}
     assert book["kimbo"]["bias_derivation"]["needs"] is True
     table = grades_csv(out)
+    assert table["doejane"]["status"] == "graded"  # the gradebook's hand-grading, merged
     assert float(table["leeann"]["final"]) > before_leeann
     assert float(table["doejane"]["final"]) == full + 6.5  # unchanged
     assert_gradebook_agrees(course, out)

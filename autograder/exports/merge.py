@@ -8,6 +8,8 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
 
 - ``manual``: ``{grade_id: manual_score}`` for every cell of the student's submission with a
   hand-given score (written answers, and overrides of checks), read from the gradebook;
+- ``status``: ``graded`` once every written answer has its score in the gradebook (else
+  ``awaiting-manual-grading``, as the grader wrote it);
 - ``late``: the :class:`autograder.late.Lateness` of the file the record was graded from
   (its LMS mark and file time, kept in the record as ``lms`` and ``submitted_at``), under the
   course's policy (:mod:`autograder.late`).
@@ -55,6 +57,10 @@ def annotate(records: list[dict], problem_set: str, course: str | Path | None = 
         record = dict(record)
         if manual is not None:
             record["manual"] = manual.get(record["student_id"], {})
+        if manual is not None and record.get("status") in ("awaiting-manual-grading", "graded"):
+            hand = [c["grade_id"] for c in record["scores"] if c["points"] is None]
+            done = all(record["manual"].get(g) is not None for g in hand)
+            record["status"] = "graded" if done else "awaiting-manual-grading"
         lms = record.get("lms") or {}
         if record.get("status") != "unmatched":
             record["late"] = rule.assess(record["student_id"], record.get("submitted_at"),
