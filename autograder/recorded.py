@@ -24,8 +24,9 @@ _SUFFIX = re.compile(r"_(visible|hidden)$")
 
 
 def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
-    """For each autograded cell, the cases its values come from: those its hidden part records,
-    or, for a cell that records none, those of the other cells of its question."""
+    """For each autograded cell, the cases its check may read: a visible cell's own cases (its
+    check holds what its hidden part recorded), and for any other cell every case of its question
+    (a hidden check also reads the visible cell's cases)."""
     own: dict[str, list[str]] = {}
     for cell in ps.source.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -37,8 +38,9 @@ def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
             continue
         gid = grade_cell.grade_id
         question = _SUFFIX.sub("", gid)
-        out[gid] = own.get(gid) or sorted({c for g, cases in own.items()
-                                           if _SUFFIX.sub("", g) == question for c in cases})
+        everything = sorted({c for g, cases in own.items()
+                             if _SUFFIX.sub("", g) == question for c in cases})
+        out[gid] = (own.get(gid) if gid.endswith("_visible") else None) or everything
     return out
 
 

@@ -10,8 +10,9 @@ students.
 Wrong answers are grouped by what the student's function returned: a record's ``recorded`` holds,
 per autograded cell, a signature of the values its hidden part recorded
 (:mod:`autograder.recorded`), and students with the same signature made the same mistake on the
-same seeded inputs. A record without signatures (written by an older grader) is grouped by the
-check's message, which also names the values. Every text that comes from a record is escaped, and
+same seeded inputs; the check's verdict (its message without numbers) must agree too. A record
+without signatures (written by an older grader) is grouped by its full message, which names the
+first wrong value. Every text that comes from a record is escaped, and
 the page forbids scripts, frames and requests (the Content-Security-Policy of
 :mod:`autograder.feedback`).
 """
@@ -35,6 +36,8 @@ STATUS_ORDER = ("graded", "awaiting-manual-grading", "missing-answer-cell", "tim
 #: Statuses whose scores say nothing about the questions (nothing ran, or the grader failed).
 _NOT_RUN = frozenset({"invalid-notebook", "unmatched", "grader-error"})
 _SUFFIX = re.compile(r"_(visible|hidden)$")
+#: Numbers in a check's message (its verdict is the rest; the values are in the signature).
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 #: Clusters shown per graded cell before the rest is folded away.
 SHOWN = 5
 
@@ -50,7 +53,7 @@ class Cluster:
     """Students who gave the same wrong answer to one graded cell."""
 
     grade_id: str
-    key: str  # the values' signature, or ``message:`` and the check's message
+    key: str  # the values' signature (or ``message``) and the check's message
     students: list[str] = field(default_factory=list)
     messages: Counter = field(default_factory=Counter)
     points: list[float] = field(default_factory=list)
@@ -68,8 +71,10 @@ def _scored(records: list[dict]) -> list[dict]:
 def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
     """Per autograded cell, the wrong answers (fewer points than the most), largest group first.
 
-    Students are grouped by the signature of their recorded values for that cell when the record
-    has one, else by the check's message.
+    Students are grouped by the signature of their recorded values for that cell (when the
+    record has one) and the check's verdict (its message without the numbers): rounded values
+    alone would merge answers that a tight tolerance tells apart, and a visible test that failed
+    in the kernel is another verdict. Without signatures, the full message decides.
     """
     clusters: dict[str, dict[str, Cluster]] = defaultdict(dict)
     for r in _scored(records):
@@ -78,7 +83,10 @@ def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
             if s.get("points") is None or s["points"] >= s["max_points"]:
                 continue
             gid = s["grade_id"]
-            key = signatures.get(gid) or f"message:{s.get('message', '')}"
+            # The same values (to four digits) and the same verdict of the check: one mistake.
+            verdict = _NUMBER.sub("#", s.get("message", ""))
+            key = (f"{signatures[gid]}:{verdict}" if gid in signatures
+                   else f"message:{s.get('message', '')}")
             c = clusters[gid].setdefault(key, Cluster(gid, key))
             c.students.append(r["student_id"])
             c.messages[s.get("message", "")] += 1
@@ -91,7 +99,7 @@ def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
 # Pieces of the page
 # ------------------------------------------------------------------------------------------------
 
-def _esc(text, limit: int = 600) -> str:
+def _esc(text, limit: int = 2000) -> str:
     text = str(text)
     return html.escape(text if len(text) <= limit else text[:limit] + " …")
 
