@@ -24,7 +24,8 @@ from nbclient.exceptions import DeadKernelError
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import (_INTERRUPT_GRACE_S, _describe_exit, _end_sandbox,
                                        _kernel_spec, _KernelStuck, _open_sandbox_process,
-                                       _SandboxClient, _SandboxKernelManager, _TolerantChannel)
+                                       _SandboxClient, _SandboxKernelManager, _TolerantChannel,
+                                       _wait_for_ready)
 from autograder.sandbox.plan import _hidden_folders, _kernel_env, _sandbox_argv, _sandbox_uid
 from autograder.sandbox.warm import (WarmUnavailable, Zygote, _WarmKernelManager, stop_zygote,
                                      warm_request, warm_zygote)
@@ -119,7 +120,7 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
                        iopub_channel_class=_TolerantChannel)
         kc.start_channels()
         try:
-            await asyncio.wait_for(kc.wait_for_ready(timeout=config.startup_timeout_s),
+            await asyncio.wait_for(_wait_for_ready(kc, km, config.startup_timeout_s),
                                    config.startup_timeout_s + 5)
         except (RuntimeError, asyncio.TimeoutError) as exc:
             log_tail = log_path.read_text(errors="replace")[-2000:]

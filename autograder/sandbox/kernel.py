@@ -139,6 +139,31 @@ class _TolerantChannel(AsyncZMQSocketChannel):
                 log.warning("dropped an invalid kernel message: %s", str(exc)[:200])
 
 
+async def _wait_for_ready(kc, km, timeout: float) -> None:
+    """Wait until the kernel answers on its shell and IOPub channels.
+
+    As jupyter_client's ``wait_for_ready``, without its closing wait of 0.2 s for IOPub to fall
+    silent: nbclient skips the IOPub messages of other requests anyway.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        kc.kernel_info()
+        try:
+            reply = await kc.shell_channel.get_msg(timeout=1)
+        except Empty:
+            reply = None
+        if reply is not None and reply["msg_type"] == "kernel_info_reply":
+            try:
+                await kc.iopub_channel.get_msg(timeout=0.2)  # IOPub is connected too
+                return
+            except Empty:
+                pass
+        if not await km.is_alive():
+            raise RuntimeError("the kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the kernel did not reply within {timeout:g} s")
+
+
 def _open_sandbox_process(info_fd: int) -> int | None:
     """A pidfd of the sandbox's first process (pid 1 of its pid namespace), from bwrap's info.
 
