@@ -22,6 +22,7 @@ from autograder.output import OutputWriter, write_atomic
 from autograder.pool import LocalPool
 from autograder.problemset import ProblemSet
 from autograder.schedule import default_deadline, run_tasks
+from autograder.similarity import write_similarity
 from autograder.task import GradingOptions, grader_fingerprint
 
 __all__ = ["grade_class", "instructor_folders"]
@@ -146,6 +147,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             bar.close()
             backend.close()
             writer.flush()  # the gradebook's last batch, even when interrupted
+    # Whose code is alike: a page for a person to judge, which changes no grade.
+    write_similarity(ps.name, subs, out)
     return writer.finish(absent)
 
 

@@ -3,7 +3,8 @@
 Output folder layout::
 
     DIR/grades.csv                      one row per student
-    DIR/report.html                     score distribution, failures per check
+    DIR/report.html                     what the class missed, statuses, timings
+    DIR/similarity.html                 whose code is alike (batch.py writes it; no grade)
     DIR/marking-scheme.html             the rubric of the hand-graded answers
     DIR/collection.txt                  what collecting the submissions noticed
     DIR/feedback/<student>/<notebook>.html
@@ -176,8 +177,8 @@ class OutputWriter:
         if rubric.is_file():
             write_atomic(self.out / "marking-scheme.html",
                          marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")))
-        write_atomic(self.out / "report.html", report_html(self.ps.name, records,
-                                                           rubric.is_file()))
+        write_atomic(self.out / "report.html", report_html(
+            self.ps.name, records, rubric.is_file(), (self.out / "similarity.html").is_file()))
         return records
 
 

@@ -291,12 +291,15 @@ def _timing(records: list[dict], top: int = 10) -> str:
     return "".join(parts)
 
 
-def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> str:
+def report_html(problem_set: str, records: list[dict], rubric: bool = False,
+                similarity: bool = False) -> str:
     """Class report: the most common mistakes, students per status, the grader's faults, the
     distribution of totals, per question the points and the wrong answers, and the time taken.
 
     The grader's faults are listed with their tracebacks; those submissions count in no
-    statistic, and neither do the ones where nothing ran (invalid or unmatched)."""
+    statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
+    ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
+    be linked."""
     from autograder.feedback import _CSP, _STYLE
 
     scored = _scored(records)
@@ -314,7 +317,9 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False) -> 
             f"{html.escape(problem_set)}</title>{_STYLE}{_REPORT_STYLE}</head><body>"
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
             + ("<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
-               if rubric else "") +
+               if rubric else "")
+            + ("<p>Whose code is alike (evidence to judge, never a penalty): the <a "
+               "href='similarity.html'>similarity report</a>.</p>" if similarity else "") +
             f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g} "
             f"(median {median:g}) over the {len(scored)} whose notebooks ran.</p>{nav}"
             f"{_top_mistakes(clusters, len(scored))}"

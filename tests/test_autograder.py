@@ -401,6 +401,12 @@ def test_feedback_never_shows_hidden_tests(battery):
     assert not [s for s in HIDDEN_SOURCE if s in report]
 
 
+def test_the_same_run_writes_the_similarity_page_and_the_report_links_it(battery):
+    page = (battery.out / "similarity.html").read_text()
+    assert "href='similarity.html'" in (battery.out / "report.html").read_text()
+    assert "<script" not in page.lower() and not [s for s in HIDDEN_SOURCE if s in page]
+
+
 # --- how a submission is put back together (no kernel) -------------------------------------
 
 def _count(nb, text: str) -> int:
