@@ -25,6 +25,7 @@ import ctypes
 import functools
 import json
 import logging
+import multiprocessing.util
 import os
 import select
 import shutil
@@ -161,7 +162,9 @@ class Zygote:
     def __init__(self, config: SandboxConfig):
         self.key = _key(config)
         self.owner = os.getpid()  # a forked grading process starts a zygote of its own
-        self.dir = _real(tempfile.mkdtemp(prefix="nbzyg-", dir="/tmp"))  # hidden by a fresh /tmp
+        _sweep_stale()
+        # Under /tmp, which every forked sandbox replaces by a fresh one; named by its owner.
+        self.dir = _real(tempfile.mkdtemp(prefix=f"nbzyg-{os.getpid()}-", dir="/tmp"))
         self.socket = self.dir / "zygote.sock"
         source = (Path(__file__).with_name("zygote.py")).read_text()
         command = [config.python, "-c", source, json.dumps(
@@ -227,6 +230,22 @@ class Zygote:
         self.proc = None
 
 
+def _sweep_stale() -> None:
+    """Remove the private folders and logs of zygotes whose grading process is gone (killed)."""
+    for path in Path("/tmp").glob("nbzyg-*-*"):
+        try:
+            pid = int(path.name.split("-")[1])
+            if pid == os.getpid() or Path(f"/proc/{pid}").exists() or \
+                    path.lstat().st_uid != os.geteuid():
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+        except (ValueError, OSError):
+            continue
+
+
 _lock = threading.Lock()
 _zygote: Zygote | None = None
 
@@ -257,6 +276,7 @@ def warm_zygote(config: SandboxConfig) -> tuple[Zygote, float]:
             _zygote.close()
             _zygote = None
         if _zygote is None:
+            _stop_at_exit()
             _zygote = Zygote(config)
             return _zygote, _zygote.started_s
         return _zygote, 0.0
@@ -272,6 +292,16 @@ def stop_zygote() -> None:
 
 
 atexit.register(stop_zygote)
+_finalizer_pid: int | None = None
+
+
+def _stop_at_exit() -> None:
+    """Also stop the zygote when this process is a multiprocessing worker, which ends without
+    running atexit (its finalizers, registered in the process itself, run instead)."""
+    global _finalizer_pid
+    if _finalizer_pid != os.getpid():
+        _finalizer_pid = os.getpid()
+        multiprocessing.util.Finalize(None, stop_zygote, exitpriority=10)
 
 
 class _WarmProcess:
