@@ -52,6 +52,14 @@ def errors(result, index: int) -> list[str]:
     return [o.ename for o in result.notebook.cells[index].outputs if o.output_type == "error"]
 
 
+def probe_list(result, index: int) -> list[str]:
+    import ast
+
+    text = "".join(o.get("text", "") for o in result.notebook.cells[index].outputs
+                   if o.output_type == "stream")
+    return ast.literal_eval(text.strip().splitlines()[-1])
+
+
 SHM = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
        "def shm(flags):\n    return libc.shmget(0x5A5A17, 4096, flags)\n")
 
@@ -273,6 +281,33 @@ def test_time_limits_and_crashes_in_the_warm_path(tmp_path):
     work.mkdir(parents=True)
     result = execute_notebook(notebook("import os\nos._exit(3)"), work, SandboxConfig(**FAST))
     assert result.status == "crashed" and "exit status 3" in result.message
+
+
+def test_folders_bound_back_under_tmp_stay_visible_in_the_fresh_tmp(tmp_path):
+    """A checkout (and its environment) under ``/tmp``, as in a fresh clone there: the folders
+    bound back into the sandbox must survive each submission's fresh ``/tmp``, or the kernel
+    cannot import what the zygote did not import already."""
+    lib = Path(tempfile.mkdtemp(prefix="warm-lib-", dir="/tmp"))
+    try:
+        lib.chmod(0o755)
+        (lib / "late_import_probe.py").write_text("VALUE = 'seen'\n")
+        (lib / "late_import_probe.py").chmod(0o644)
+        base = SandboxConfig(**FAST)
+        config = SandboxConfig(**FAST, visible_paths=base.visible_paths + (lib,),
+                               python_path=base.python_path + (lib,))
+        work = tmp_path / "student"
+        work.mkdir()
+        result = execute_notebook(notebook(
+            "import late_import_probe, os\nprint(late_import_probe.VALUE)",
+            "import os\nprint(sorted(os.listdir('/tmp')))"), work, config)
+        assert result.status == "ok", result.message
+        assert result.notebook.cells[0].outputs[0].text.strip() == "seen", \
+            result.notebook.cells[0].outputs
+        assert warm._zygote is not None and warm._zygote.alive(), "it ran warm"
+        assert not any(n.startswith("nbzyg") for n in probe_list(result, 1)), \
+            "the zygote's own folder (its socket) stays out of the submission's /tmp"
+    finally:
+        shutil.rmtree(lib, ignore_errors=True)
 
 
 def test_the_cold_sandbox_remains_an_option(tmp_path):

@@ -47,6 +47,7 @@ CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 SYS_MOVE_MOUNT, MOVE_MOUNT_F_EMPTY_PATH, AT_FDCWD = 429, 4, -100
+SYS_OPEN_TREE, OPEN_TREE_CLONE, AT_RECURSIVE = 428, 1, 0x8000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
@@ -54,6 +55,7 @@ SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
 KEYCTL_JOIN_SESSION_KEYRING = 1
 
 libc = ctypes.CDLL(None, use_errno=True)
+OWN = "/nonexistent"  # the zygote's own folder (its socket's), set by main()
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                        ctypes.c_char_p]
 libc.syscall.restype = ctypes.c_long
@@ -91,6 +93,30 @@ def _attach(fd, path, hide_parent):
                         MOVE_MOUNT_F_EMPTY_PATH), f"move_mount {path}")
     if hidden:
         _mount(None, hidden, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _mounts_below_tmp(own):
+    """The sandbox's mounts below ``/tmp`` (a hidden project root with the folders bound back
+    into it, the environment, when the checkout lives under ``/tmp``), top-level ones only, but
+    not the zygote's own folder ``own``: the fresh ``/tmp`` of a submission must hold them too."""
+    points = set()
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = line.split()[4]
+            for escaped, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"),
+                                  ("\\134", "\\")):
+                point = point.replace(escaped, char)
+            if point.startswith("/tmp/") and point != own and not point.startswith(own + "/"):
+                points.add(point)
+    return sorted(p for p in points if not any(p.startswith(q + "/") for q in points))
+
+
+def _detached(path):
+    """A detached copy of the mount tree at ``path`` (``open_tree``), kept read-only if it was."""
+    fd = libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
+                      OPEN_TREE_CLONE | AT_RECURSIVE | os.O_CLOEXEC)
+    _check(fd, f"open_tree {path}")
+    return fd
 
 
 def _loopback_up():
@@ -200,8 +226,14 @@ def _keeper(conn, request, fds):
         _check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
                             | CLONE_NEWNET), "unshare")
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        kept = [(path, _detached(path)) for path in _mounts_below_tmp(OWN)]
         _tmpfs("/tmp", request["tmp_bytes"], "1777")
         _tmpfs("/dev/shm", request["tmp_bytes"], "1777")
+        for path, fd in kept:
+            os.makedirs(path, 0o755, exist_ok=True)
+            _check(libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
+                                MOVE_MOUNT_F_EMPTY_PATH), f"move_mount {path}")
+            os.close(fd)
         _attach(run_fd, request["run"], hide_parent=False)
         _attach(work_fd, request["workdir"], hide_parent=True)
         ready_read, ready_write = os.pipe()
@@ -258,7 +290,9 @@ def _serve(server):
 
 
 def main():
+    global OWN
     config = json.loads(sys.argv[1])
+    OWN = os.path.dirname(config["socket"])
     os.umask(0o022)
     start = time.perf_counter()
     failed = []
