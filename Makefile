@@ -112,7 +112,7 @@ test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) brows
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \
-	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope
+	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope --durations=30
 
 ## setup: only the environment (.venv) and the sandbox, for grading (see the README's instructor part)
 setup: $(INSTALLED)

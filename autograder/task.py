@@ -17,8 +17,7 @@ from pathlib import Path
 
 from autograder import settings
 from autograder.collect import Submission
-from autograder.grade import (GradeResult, _zero_scores, grade_submission, local_executor,
-                              sandbox_executor)
+from autograder.grade import GradeResult, _zero_scores, local_executor, sandbox_executor
 from autograder.problemset import ProblemSet
 from autograder.recorded import grade_and_sign
 from autograder.sanitize import formgrader_copies

@@ -24,7 +24,6 @@ import tempfile
 import time
 import urllib.error
 import zipfile
-from datetime import datetime
 from pathlib import Path
 
 import jsonschema
@@ -36,16 +35,13 @@ from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require
 from tests.test_instructor_commands import BARE_ENV, _free_port, _request
-from tests.test_lms import GRADESCOPE_SCHEMA
+from tests.test_lms import GRADESCOPE_SCHEMA, NB, PS, WRITTEN
+from tests.test_lms import WRONG as WRONG_SIGMA
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
 AVAILABLE, REASON = sandbox_available()
 pytestmark = require(AVAILABLE, f"no sandbox here: {REASON}")
 
-PS, NB = "ps3_mle", "ps3_mle.ipynb"
-WRITTEN = ("lagrange_derivation", "bias_derivation")
-WRONG_SIGMA = ("gaussian_mle", "sigma = np.sqrt(np.sum((x - mu) ** 2) / x.size)",
-               "sigma = np.sqrt(np.sum((x - mu) ** 2) / (x.size - 1))")
 CHECK = "autograder/checks/ps3_mle.py"
 STRICT = ('f"σ̂ (divisor N) for N={n}",\n                                      rtol=1e-8, atol=1e-10)')
 LOOSE = ('f"σ̂ (divisor N) for N={n}",\n                                      rtol=0.5, atol=1e-10)')
