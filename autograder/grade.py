@@ -9,6 +9,7 @@ local process pool or on a cluster.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -20,27 +21,18 @@ import nbformat
 from coursedata.grading import RESULTS_ENV
 from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.sandbox.config import ExecutionResult
 from autograder.scoring import CellScore, score_results
 from autograder.status import Status
 
-__all__ = ["Execution", "GradeResult", "grade_submission", "STATUSES"]
+__all__ = ["GradeResult", "grade_submission", "STATUSES"]
 
 #: Every status a record can have, in the order the report lists them (see :class:`Status`).
 STATUSES = tuple(s for s in Status if s is not Status.OK)
 
 
-@dataclass
-class Execution:
-    """What an executor returns: the executed notebook and how the run ended."""
-
-    notebook: nbformat.NotebookNode
-    status: str  # Status.OK, Status.TIMEOUT or Status.CRASHED
-    message: str = ""
-    timings: dict = field(default_factory=dict)  # "start_s", "execute_s" when measured
-
-
 class Executor(Protocol):
-    def __call__(self, nb: nbformat.NotebookNode, workdir: Path, env: dict) -> Execution: ...
+    def __call__(self, nb: nbformat.NotebookNode, workdir: Path, env: dict) -> ExecutionResult: ...
 
 
 @dataclass
@@ -93,7 +85,7 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
     data : bytes
         The submitted file, untrusted.
     executor : callable
-        ``executor(nb, workdir, env) -> Execution``; see :mod:`autograder.sandbox`.
+        ``executor(nb, workdir, env) -> ExecutionResult``; see :mod:`autograder.sandbox`.
     workdir : path-like, optional
         Scratch folder for the run (created and removed here when not given).
 
@@ -127,7 +119,8 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
                        run.notebook, timings)
 
 
-def _status(ps: ProblemSet, run: Execution, scores: list[CellScore], missing: list[str]) -> Status:
+def _status(ps: ProblemSet, run: ExecutionResult, scores: list[CellScore],
+            missing: list[str]) -> Status:
     if any(getattr(s, "error", None) for s in scores):
         return Status.GRADER_ERROR
     if run.status != Status.OK:
@@ -147,7 +140,7 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
-    def execute(nb, workdir: Path, env: dict) -> Execution:
+    def execute(nb, workdir: Path, env: dict) -> ExecutionResult:
         import os
 
         client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name=kernel_name)
@@ -156,9 +149,10 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
         try:
             start = time.perf_counter()
             client.execute(cwd=str(workdir))
-            return Execution(nb, Status.OK, timings={"execute_s": time.perf_counter() - start})
+            return ExecutionResult(nb, Status.OK, "",
+                                   timings={"execute_s": time.perf_counter() - start})
         except DeadKernelError as exc:
-            return Execution(nb, Status.CRASHED, f"the kernel died: {exc}")
+            return ExecutionResult(nb, Status.CRASHED, f"the kernel died: {exc}")
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -180,10 +174,9 @@ def sandbox_executor(config=None) -> Callable:
 
     base = config or SandboxConfig()
 
-    def execute(nb, workdir: Path, env: dict) -> Execution:
+    def execute(nb, workdir: Path, env: dict) -> ExecutionResult:
         run = execute_notebook(nb, workdir, base, env=env)
         # A cell stopped at its own time limit is named by autograder.diagnose.
-        return Execution(run.notebook, run.status, run.message if run.status != "ok" else "",
-                         dict(getattr(run, "timings", None) or {}))
+        return run if run.status != Status.OK else dataclasses.replace(run, message="")
 
     return execute
