@@ -63,8 +63,9 @@ def _parser() -> argparse.ArgumentParser:
                             "formgrader and `nbgrader export`); without it nothing outside --out "
                             "changes")
     grade.add_argument("--course", type=Path, default=COURSE_DIR,
-                       help=f"nbgrader course folder whose gradebook --gradebook updates "
-                            f"(default {COURSE_DIR})")
+                       help=f"nbgrader course folder: its source notebooks, rubrics, late.toml, "
+                            f"feedback.toml and releases grade, and --gradebook updates its "
+                            f"gradebook (default {COURSE_DIR}, or $AUTOGRADER_COURSE)")
     grade.add_argument("--dry-run", action="store_true",
                        help="regrade into a scratch copy and print, per student whose score "
                             "changes, the old and new score and the cells that changed; write "
@@ -93,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
     similar.add_argument("--out", type=Path, required=True, help="output folder")
     similar.add_argument("--top", type=int, default=50, help="pairs listed (default 50)")
+    similar.add_argument("--course", type=Path, default=COURSE_DIR,
+                         help=f"nbgrader course folder (default {COURSE_DIR})")
     export = sub.add_parser("export", help="merge the hand-graded scores of the gradebook into "
                             "a grading run's grades.csv and feedback, and write the LMS files")
     export.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
@@ -150,9 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.problemset import ProblemSet
     from autograder.task import GradingOptions
 
-    if args.assignment not in list_problem_sets():
-        print(f"error: unknown problem set {args.assignment!r}; choose one of "
-              f"{', '.join(list_problem_sets())}", file=sys.stderr)
+    course = _course(args)
+    if course is None:
         return 2
     if args.scheduler is not None and args.workers is not None:
         print("error: --workers sets the local pool; with --scheduler the cluster's workers "
@@ -178,16 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.visibility import load_visibility
 
     try:
-        policy = load_policy(args.late_policy)
-        visibility = load_visibility(args.assignment, args.hidden_feedback)
+        policy = load_policy(args.late_policy, course=course)
+        visibility = load_visibility(args.assignment, args.hidden_feedback, course=course)
         before = {r["student_id"]: r for r in read_records(args.out, args.assignment)}
         if args.dry_run:
-            return _dry_run(args, before, policy, visibility)
+            return _dry_run(args, course, before, policy, visibility)
         gradebook = None
         if args.gradebook:
             from autograder.gradebook import GradebookWriter
 
-            gradebook = GradebookWriter(ProblemSet(args.assignment), args.course)
+            gradebook = GradebookWriter(ProblemSet(args.assignment, course), course.root)
         options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
                                  notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
                                  unsafe=args.unsafe)
@@ -196,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             records = grade_class(args.assignment, args.submissions, args.out,
                                   workers=args.workers, options=options, gradebook=gradebook,
                                   quiet=args.quiet, log=log, scheduler=args.scheduler,
-                                  visibility=visibility, policy=policy)
+                                  visibility=visibility, policy=policy, course=course)
         finally:
             if gradebook is not None:
                 gradebook.close()
@@ -222,7 +224,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _dry_run(args, before: dict, policy, visibility) -> int:
+def _course(args):
+    """The course of ``args.course``, or None (with the error printed) when it lacks the
+    problem set ``args.assignment``."""
+    from autograder.course import Course
+
+    course = Course(args.course)
+    known = course.problem_sets()
+    if args.assignment not in known:
+        where = f"{course.root}/source" if known else f"{course.root} (no source/<name>/ folder)"
+        print(f"error: unknown problem set {args.assignment!r} in {where}; "
+              f"choose one of {', '.join(known) or 'none'}", file=sys.stderr)
+        return None
+    return course
+
+
+def _dry_run(args, course, before: dict, policy, visibility) -> int:
     """``grade --dry-run``: grade into a scratch copy of the run's records (unchanged
     submissions are skipped as usual), print the diff, write nothing."""
     import shutil
@@ -241,7 +258,7 @@ def _dry_run(args, before: dict, policy, visibility) -> int:
         records = grade_class(args.assignment, args.submissions, scratch, workers=args.workers,
                               options=options, gradebook=None, quiet=args.quiet,
                               log=(lambda *a: None), scheduler=args.scheduler,
-                              visibility=visibility, policy=policy)
+                              visibility=visibility, policy=policy, course=course)
     changes = diff_records(before, {r["student_id"]: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))
     print(f"dry run: nothing written (run the same command without --dry-run to write "
@@ -254,16 +271,16 @@ def _similarity(args) -> int:
     from autograder.problemset import ProblemSet
     from autograder.similarity import write_similarity
 
-    if args.assignment not in list_problem_sets():
-        print(f"error: unknown problem set {args.assignment!r}; choose one of "
-              f"{', '.join(list_problem_sets())}", file=sys.stderr)
+    course = _course(args)
+    if course is None:
         return 2
+    ps = ProblemSet(args.assignment, course)
     try:
-        found = collect_submissions(args.submissions, ProblemSet(args.assignment).notebook_name)
+        found = collect_submissions(args.submissions, ps.notebook_name)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    pairs = write_similarity(args.assignment, found.submissions, args.out, top=args.top)
+    pairs = write_similarity(ps, found.submissions, args.out, top=args.top)
     best = f"; most alike: {pairs[0].a} and {pairs[0].b} ({pairs[0].score:.0%})" if pairs else ""
     print(f"{len(found.submissions)} submissions compared, {len(pairs)} pairs listed in "
           f"{args.out}/similarity.html{best}")

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.collect import Collection, Submission, collect_submissions
+from autograder.course import Course
 from autograder.output import OutputWriter, write_atomic
 from autograder.pool import LocalPool
 from autograder.problemset import ProblemSet
@@ -58,7 +59,8 @@ def _progress(total: int, quiet: bool):
 def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
                 workers: int | None = None, options: GradingOptions = GradingOptions(),
                 gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
-                deadline_s: float | None = None, visibility=None, policy=None) -> list[dict]:
+                deadline_s: float | None = None, visibility=None, policy=None,
+                course: Course | str | Path | None = None) -> list[dict]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
     Parameters
@@ -88,6 +90,9 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     visibility, policy : optional
         What the feedback shows of hidden checks and the late policy (see
         :class:`autograder.output.OutputWriter`; default: the course's settings).
+    course : Course or path-like, optional
+        The course whose problem set grades (source notebook, rubric, release, policies,
+        preload list; default :meth:`Course.default`).
 
     Returns
     -------
@@ -100,11 +105,12 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
         If the cluster cannot be reached or a worker cannot grade (records written until then
         are kept).
     """
-    ps = ProblemSet(problem_set)
+    ps = ProblemSet(problem_set, Course.at(course))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    options = dataclasses.replace(options, hidden_paths=options.hidden_paths + instructor_folders(
-        submissions, out, getattr(gradebook, "course", None)))
+    options = dataclasses.replace(
+        options, course=str(ps.course.root), hidden_paths=options.hidden_paths
+        + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)))
     found = collect_submissions(submissions, ps.notebook_name)
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
@@ -148,7 +154,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             backend.close()
             writer.flush()  # the gradebook's last batch, even when interrupted
     # Whose code is alike: a page for a person to judge, which changes no grade.
-    write_similarity(ps.name, subs, out)
+    write_similarity(ps, subs, out)
     return writer.finish(absent)
 
 

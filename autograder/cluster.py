@@ -73,7 +73,7 @@ def parse_scheduler(address: str) -> tuple[str, int | None]:
 
 
 @functools.lru_cache(maxsize=16)
-def worker_report(problem_set: str) -> dict:
+def worker_report(problem_set: str, course: str | None = None) -> dict:
     """What the coordinator checks on a worker (run there; cached per worker process).
 
     The fingerprint is taken once, before the worker first grades (and imports the checks), so
@@ -84,14 +84,16 @@ def worker_report(problem_set: str) -> dict:
     dict
         ``host``, ``sandbox`` (bool) and ``reason`` from
         :func:`autograder.sandbox.sandbox_available`, and ``fingerprint``, the worker's
-        :func:`autograder.task.grader_fingerprint` of ``problem_set``.
+        :func:`autograder.task.grader_fingerprint` of ``problem_set`` in the course folder
+        ``course`` (default: the worker's default course).
     """
+    from autograder.course import Course
     from autograder.problemset import ProblemSet
     from autograder.sandbox import sandbox_available
 
     ok, reason = sandbox_available()
     return {"host": socket.gethostname(), "sandbox": ok, "reason": reason,
-            "fingerprint": grader_fingerprint(ProblemSet(problem_set))}
+            "fingerprint": grader_fingerprint(ProblemSet(problem_set, Course.at(course)))}
 
 
 def _unfit(report: dict, fingerprint: str, unsafe: bool) -> str | None:
@@ -109,7 +111,7 @@ def _unfit(report: dict, fingerprint: str, unsafe: bool) -> str | None:
 def grade_on_worker(fingerprint: str, problem_set: str, student_id: str, data: bytes,
                     options: GradingOptions) -> dict:
     """The Dask task: check this worker (once per process), then :func:`grade_task`."""
-    problem = _unfit(worker_report(problem_set), fingerprint, options.unsafe)
+    problem = _unfit(worker_report(problem_set, options.course), fingerprint, options.unsafe)
     if problem is not None:
         try:
             from distributed import get_worker
@@ -200,7 +202,8 @@ class DaskBackend:
 
     def _check(self, addresses: list[str], initial: bool) -> None:
         """Run :func:`worker_report` on ``addresses``; raise ClusterError naming unfit workers."""
-        answers = self.client.run(worker_report, self.problem_set, workers=addresses,
+        answers = self.client.run(worker_report, self.problem_set, self.options.course,
+                                  workers=addresses,
                                   on_error="return")
         problems = []
         for address, report in sorted(answers.items()):

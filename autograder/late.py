@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from autograder.settings import COURSE_DIR
+from autograder.course import Course
 
 __all__ = ["POLICY_FILE", "LateRule", "LatePolicy", "Lateness", "load_policy", "penalty_points",
            "NO_PENALTY"]
 
 #: The course's late policy.
-POLICY_FILE = COURSE_DIR / "late.toml"
+POLICY_FILE = Course.default().late_policy_file
 _KEYS = {"policy", "deadline", "percent_per_day", "cap_percent", "grace_minutes", "evidence",
          "extensions"}
 _EVIDENCE = ("lms", "file-time", "both")
@@ -211,8 +211,9 @@ def _rule(table: dict, path, name: str) -> LateRule:
                     _number(table, "grace_minutes", 0, path, name), evidence, extensions)
 
 
-def load_policy(path: str | Path | None = None) -> LatePolicy:
-    """Read and validate a late-policy file (default :data:`POLICY_FILE`).
+def load_policy(path: str | Path | None = None, *, course: Course | None = None) -> LatePolicy:
+    """Read and validate a late-policy file (default: ``course``'s ``late.toml``, or
+    :data:`POLICY_FILE` without a course).
 
     A missing default file means no policy; a missing file named explicitly is an error.
 
@@ -223,7 +224,8 @@ def load_policy(path: str | Path | None = None) -> LatePolicy:
         and the key.
     """
     explicit = path is not None
-    path = Path(path) if explicit else POLICY_FILE
+    path = Path(path) if explicit else (
+        course.late_policy_file if course is not None else POLICY_FILE)
     if not path.is_file():
         if explicit:
             raise ValueError(f"the late policy {str(path)!r} does not exist")

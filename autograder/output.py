@@ -28,7 +28,6 @@ from autograder.feedback import feedback_html, marking_scheme_html
 from autograder.late import LatePolicy, load_policy
 from autograder.report import report_html
 from autograder.problemset import ProblemSet
-from autograder.settings import COURSE_DIR
 from autograder.status import Status
 from autograder.task import failed_record
 from autograder.visibility import Visibility, load_visibility
@@ -74,8 +73,8 @@ class OutputWriter:
     def __init__(self, ps: ProblemSet, out: Path, fingerprint: str, gradebook=None,
                  visibility: Visibility | None = None, policy: LatePolicy | None = None):
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
-        self.visibility = visibility or load_visibility(ps.name)
-        self.policy = policy or load_policy()
+        self.visibility = visibility or load_visibility(ps.name, course=ps.course)
+        self.policy = policy or load_policy(course=ps.course)
         self._pending: list[tuple[dict, Submission, dict | None]] = []
         self._since = time.monotonic()
 
@@ -173,7 +172,7 @@ class OutputWriter:
                           self.policy)
         write_grades_csv(merged, [c.grade_id for c in self.ps.grade_cells],
                          self.out / "grades.csv", absent)
-        rubric = COURSE_DIR / "rubrics" / f"{self.ps.name}.md"
+        rubric = self.ps.course.rubric(self.ps.name)
         if rubric.is_file():
             write_atomic(self.out / "marking-scheme.html",
                          marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")))

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder.settings import COURSE_DIR
+from autograder.course import Course
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
            "list_problem_sets"]
 
-SOURCE_DIR = COURSE_DIR / "source"
+#: The default course's ``source/`` folder.
+SOURCE_DIR = Course.default().source_dir
 _MAX_NOTEBOOK_BYTES = 20 * 2**20
 
 
@@ -60,10 +61,10 @@ def _nbgrader(cell) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def list_problem_sets() -> list[str]:
-    """Names of the problem sets under the course's ``source/`` folder."""
-    return sorted(p.name for p in SOURCE_DIR.iterdir()
-                  if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+def list_problem_sets(course: Course | None = None) -> list[str]:
+    """Names of the problem sets under the ``source/`` folder of ``course`` (default: the
+    default course)."""
+    return Course.at(course).problem_sets()
 
 
 def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
@@ -93,15 +94,25 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
 
 @dataclass
 class ProblemSet:
-    """A problem set: its name and source notebook ``<course>/source/NAME/NAME.ipynb``."""
+    """A problem set: its name and source notebook ``<course>/source/NAME/NAME.ipynb``.
+
+    Parameters
+    ----------
+    name : str
+    course : Course, optional
+        The course it belongs to (default: :meth:`Course.default`); its other files (rubric,
+        release, policies) are read from there too.
+    """
 
     name: str
+    course: Course = field(default_factory=Course.default)
 
     def __post_init__(self):
-        if self.name not in list_problem_sets():
-            raise ValueError(f"unknown problem set {self.name!r}; "
-                             f"choose one of {', '.join(list_problem_sets())}")
-        self.path = SOURCE_DIR / self.name / f"{self.name}.ipynb"
+        known = self.course.problem_sets()
+        if self.name not in known:
+            raise ValueError(f"unknown problem set {self.name!r} in {self.course.root}; "
+                             f"choose one of {', '.join(known)}")
+        self.path = self.course.source_notebook(self.name)
         self.source = nbformat.read(self.path, as_version=4)
 
     @property

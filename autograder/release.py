@@ -99,9 +99,9 @@ def substitute(path: Path, url: str) -> int:
 def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
             url: str | None = None) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder."""
-    if name not in list_problem_sets():
-        raise ValueError(f"unknown problem set {name!r}; choose one of "
-                         f"{', '.join(list_problem_sets())}")
+    if name not in list_problem_sets(course):
+        raise ValueError(f"unknown problem set {name!r} in {course}; choose one of "
+                         f"{', '.join(list_problem_sets(course))}")
     url = url or kit_url()
     course = Path(course).resolve()
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH

@@ -36,7 +36,6 @@ from itertools import combinations
 from pathlib import Path
 
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
-from autograder.settings import COURSE_DIR
 
 __all__ = ["StudentCode", "Pair", "student_code", "find_similar", "similarity_html",
            "write_similarity", "K", "W"]
@@ -100,7 +99,7 @@ _SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n[\s\S]*?^[ \t]*### END
 
 def _release_lines(ps: ProblemSet, release: Path | None = None) -> frozenset[str]:
     """Every stripped line of the release's code cells: the starter code no student wrote."""
-    path = release or COURSE_DIR / "release" / ps.name / ps.notebook_name
+    path = release or ps.course.release_notebook(ps.name)
     if path.is_file():
         cells = read_notebook_bytes(path.read_bytes()).cells
     else:  # derive the release from the source: solution regions become the stub
@@ -336,12 +335,15 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
             f"{body}</body></html>")
 
 
-def write_similarity(problem_set: str, submissions, out: Path, top: int = 50) -> list[Pair]:
+def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
+                     top: int = 50) -> list[Pair]:
     """Write ``out/similarity.html`` for the submissions of ``problem_set``; return its pairs.
 
     Parameters
     ----------
-    problem_set : str
+    problem_set : str or ProblemSet
+        A name (of the default course) or the problem set, whose course's release holds the
+        starter code.
     submissions : dict of str to bytes, or list of Submission
         Each student's notebook file (``student -> bytes``, or
         :class:`autograder.collect.Submission`).
@@ -350,7 +352,7 @@ def write_similarity(problem_set: str, submissions, out: Path, top: int = 50) ->
     top : int
         How many pairs to list.
     """
-    ps = ProblemSet(problem_set)
+    ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
     items = (sorted(submissions.items()) if isinstance(submissions, dict)
              else [(s.student_id, s.data) for s in submissions])
     starter = _release_lines(ps)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from autograder import settings
 from autograder.collect import Submission
+from autograder.course import Course
 from autograder.grade import GradeResult, _zero_scores, local_executor, sandbox_executor
 from autograder.problemset import ProblemSet
 from autograder.recorded import grade_and_sign
@@ -38,6 +39,9 @@ class GradingOptions:
     # Instructor folders hidden from student code on top of the sandbox's own list (the
     # submissions, the output folder, the course): see :func:`instructor_folders`.
     hidden_paths: tuple[str, ...] = ()
+    # The course folder whose source notebooks grade (None: the default course); a path, so
+    # that the options stay plain data for a cluster's workers.
+    course: str | None = None
 
 
 #: What decides a grade, relative to the project root: every file under these folders, and these
@@ -88,7 +92,7 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     return digest.hexdigest()[:16]
 
 
-def _executor(options: GradingOptions):
+def _executor(options: GradingOptions, course: Course):
     if options.unsafe:
         return local_executor(timeout=options.cell_timeout_s)
     from autograder.sandbox import SandboxConfig
@@ -98,8 +102,9 @@ def _executor(options: GradingOptions):
     # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.
     return sandbox_executor(SandboxConfig(
         cell_timeout_s=options.cell_timeout_s, notebook_timeout_s=options.notebook_timeout_s,
-        memory_mb=options.memory_mb, preload=grading_preload(),
-        hidden_paths=defaults.hidden_paths + tuple(Path(p) for p in options.hidden_paths)))
+        memory_mb=options.memory_mb, preload=grading_preload(course.root),
+        hidden_paths=defaults.hidden_paths + (course.root,)
+        + tuple(Path(p) for p in options.hidden_paths)))
 
 
 def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> dict:
@@ -120,10 +125,10 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
     import nbformat
 
     started_at, start = time.time(), time.monotonic()
-    ps = ProblemSet(problem_set)
+    ps = ProblemSet(problem_set, Course.at(options.course))
     recorded: dict = {}  # per autograded cell, a signature of its recorded values (the report's)
     try:
-        result, recorded = grade_and_sign(ps, data, _executor(options))
+        result, recorded = grade_and_sign(ps, data, _executor(options, ps.course))
     except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
         result = GradeResult(ps.name, Status.GRADER_ERROR, _zero_scores(
             ps, "not graded yet: the grader failed on this submission; your instructor has been "

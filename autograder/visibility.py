@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.settings import COURSE_DIR
+from autograder.course import Course
 
 __all__ = ["MODES", "Visibility", "is_hidden", "load_visibility", "SETTINGS_FILE"]
 
 MODES = ("full", "pass-fail", "none")
-SETTINGS_FILE = COURSE_DIR / "feedback.toml"
+#: The default course's settings file.
+SETTINGS_FILE = Course.default().feedback_file
 _WITHHELD = "The details of this hidden check are not shown yet."
 
 
@@ -74,12 +75,15 @@ class Visibility:
 
 
 def load_visibility(problem_set: str, override: str | None = None,
-                    path: str | Path | None = None) -> Visibility:
-    """The setting for ``problem_set``: ``override`` (a run's choice), else the settings file,
-    else ``full``. Raises ValueError naming the file and key for a bad setting."""
+                    path: str | Path | None = None, *, course: Course | None = None
+                    ) -> Visibility:
+    """The setting for ``problem_set``: ``override`` (a run's choice), else the settings file
+    (``path``, default ``course``'s ``feedback.toml``), else ``full``. Raises ValueError naming
+    the file and key for a bad setting."""
     if override is not None:
         return Visibility(override)
-    path = Path(path) if path is not None else SETTINGS_FILE
+    path = Path(path) if path is not None else (
+        course.feedback_file if course is not None else SETTINGS_FILE)
     if not path.is_file():
         return Visibility()
     try:

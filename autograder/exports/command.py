@@ -20,6 +20,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from autograder.course import Course
 from autograder.exports.archive import write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
@@ -68,13 +69,13 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise ValueError(f"unknown export {unknown[0]!r}; choose from {', '.join(FORMATS)}")
-    ps, out = ProblemSet(problem_set), Path(out)
+    ps, out = ProblemSet(problem_set, Course.at(course)), Path(out)
     records = read_records(out, ps.name)
     if not records:
         raise ValueError(f"{out / 'records'} holds no record of {ps.name}; grade it first "
                          f"(python -m autograder grade {ps.name} SUBMISSIONS --out {out})")
-    visibility = load_visibility(ps.name, hidden_feedback)
-    policy = load_policy(late_policy)
+    visibility = load_visibility(ps.name, hidden_feedback, course=ps.course)
+    policy = load_policy(late_policy, course=ps.course)
     course_has_it = course is not None and (Path(course) / "gradebook.db").is_file()
     if course is not None and not course_has_it:
         log(f"note: {course} has no gradebook; no hand-graded score merged (grade with "

@@ -110,15 +110,15 @@ def course_imports(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def grading_preload() -> tuple[str, ...]:
+def grading_preload(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
     """What a grading process's zygote imports: :data:`SCIENTIFIC_PRELOAD` and
-    :func:`course_imports` (for ``SandboxConfig.preload``).
+    :func:`course_imports` of the course folder ``course`` (for ``SandboxConfig.preload``).
 
     Every kernel forked from it carries these modules, so a ``fork()`` in student code costs what
     it costs in a kernel that imported them (tens of milliseconds): much more than in a bare
     kernel, the same as in any notebook of the course.
     """
-    return tuple(dict.fromkeys(SCIENTIFIC_PRELOAD + course_imports()))
+    return tuple(dict.fromkeys(SCIENTIFIC_PRELOAD + course_imports(Path(course).resolve())))
 
 
 def _preload(config: SandboxConfig) -> tuple[str, ...]:
