@@ -202,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if gradebook is not None:
                 gradebook.close()
+        from autograder.exports.command import export_again
+
+        # The exports state what grades.csv and the feedback now state.
+        export_again(args.assignment, args.out, course.root, log=log)
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -216,10 +220,13 @@ def main(argv: list[str] | None = None) -> int:
               f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
               f"command again: only those are graded again.", file=sys.stderr)
         return 3
-    if counts["unmatched"]:
-        print(f"warning: {counts['unmatched']} student(s) handed in no notebook for "
-              f"{args.assignment}; see the 'unmatched' rows and {args.out}/collection.txt",
-              file=sys.stderr)
+    attention = [f"{counts[s]} handed in no notebook for {args.assignment} ('{s}')"
+                 if s == "unmatched" else f"{counts[s]} handed in a file that could not be read "
+                 f"('{s}': ask them for it again)" for s in ("unmatched", "unreadable-file")
+                 if counts[s]]
+    if attention:
+        print(f"warning: students need attention: {'; '.join(attention)}; see their rows in "
+              f"{args.out}/grades.csv and {args.out}/collection.txt", file=sys.stderr)
         return 1
     return 0
 

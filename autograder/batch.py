@@ -120,7 +120,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in found.notes + roster))
     for missing in found.unmatched:
         log(f"note: {missing.student_id}: not graded, {missing.reason}: {', '.join(missing.files)}")
-        writer.write_unmatched(missing)
+        if not writer.write_unmatched(missing):
+            log(f"note: {missing.student_id}: their grade from an earlier run is kept")
     todo = [s for s in subs if not writer.is_current(s)]
     if len(todo) < len(subs):
         log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "

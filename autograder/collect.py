@@ -6,8 +6,11 @@ Three layouts are read, each yielding at most one notebook per student:
   the assignment level);
 - a zip file of such a folder (with or without one top-level folder around it);
 - an LMS download: a flat zip (or folder) of files named ``<student>_<ids>_<notebook>.ipynb``,
-  as nbgrader's ``zip_collect`` reads them; the student is the part before the first underscore
-  (Canvas's ``<student>_LATE_<ids>_...`` included);
+  as nbgrader's ``zip_collect`` reads them. In a Canvas download
+  (``<sortable name>_[LATE_]<user id>_<attachment id>_<file>``) the student is the user id, not
+  the name, which two students can share (two John Smiths are both ``smithjohn``): the student id
+  is the name and the user id, ``smithjohn-101``, readable and the same in every download of the
+  course. Other flat names keep the part before the first underscore as the student;
 - a Moodle download: a folder per student, ``<Full Name>_<participant id>_assignsubmission_file``
   (``..._file_`` in Moodle before 3.1's folders, or flat files ``<Full Name>_<participant id>_
   assignsubmission_file_<file>``); the student id is made from the name and the participant id
@@ -32,6 +35,12 @@ suffixes that browsers and LMSs add (``ps3_mle (1).ipynb``, ``ps3_mle-2.ipynb``)
 the newest is graded. A student whose only notebook has another name is graded on it, with a
 note. Entries are read into memory as bytes and never executed or unpacked to disk here; archive
 members whose path is absolute or climbs out of the archive (``..``) are refused.
+
+A file that cannot be read (a damaged archive member: a bad CRC, a compressed stream that does
+not decode, a header that lies about the size; a file the system refuses; one that expands past
+:data:`MAX_FILE_BYTES` while it is read, whatever its header claims) never stops the collection:
+its student becomes an :class:`Unmatched` with status ``unreadable-file`` and the reason, and the
+rest of the class is collected.
 """
 
 from __future__ import annotations
@@ -41,13 +50,16 @@ import hashlib
 import re
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import BinaryIO, Callable
 
-__all__ = ["Submission", "LmsInfo", "Unmatched", "Collection", "collect_submissions",
-           "parse_lms_name"]
+from autograder.status import Status
+
+__all__ = ["Submission", "LmsInfo", "Unmatched", "Unreadable", "Collection",
+           "collect_submissions", "parse_lms_name", "lms_student"]
 
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
@@ -117,12 +129,18 @@ def parse_lms_name(name: str, folder: bool = False) -> LmsInfo | None:
     return None
 
 
-def _moodle_student(info: LmsInfo) -> str:
-    """A student id from Moodle's full name and participant id: ``Jane Doe``, 123 →
-    ``jane-doe-123`` (letters folded to ASCII, anything else a hyphen)."""
+def lms_student(info: LmsInfo) -> str:
+    """The student id of an LMS file: the name and the LMS's id of the person.
+
+    Moodle's full name and participant id ``Jane Doe``, 123 give ``jane-doe-123``; Canvas's
+    sortable name and user id ``smithjohn``, 101 give ``smithjohn-101`` (letters folded to ASCII,
+    anything else a hyphen). Two students with one name differ by their ids; the same student
+    gets the same id from every download.
+    """
     ascii_name = unicodedata.normalize("NFKD", info.name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80]
-    return f"{slug}-{info.user_id}" if slug else f"participant-{info.user_id}"
+    fallback = "participant" if info.system == "moodle" else "user"
+    return f"{slug or fallback}-{info.user_id}"
 
 
 @dataclass(frozen=True)
@@ -147,11 +165,18 @@ class Submission:
 
 @dataclass(frozen=True)
 class Unmatched:
-    """A student who handed in files, none of which could be taken as the problem set's notebook."""
+    """A student who handed in files, none of which could be graded: none is the problem set's
+    notebook (``unmatched``), or the one that is cannot be read (``unreadable-file``)."""
 
     student_id: str
     files: tuple[str, ...]
     reason: str
+    status: Status = Status.UNMATCHED
+    lms: LmsInfo | None = None
+
+
+class Unreadable(Exception):
+    """A file of the submissions that cannot be read; the message says why, for the instructor."""
 
 
 @dataclass
@@ -178,8 +203,63 @@ class _Entry:
     parts: tuple[str, ...]  # path below the folders that wrap the whole class, as components
     size: int
     mtime: float
-    read: Callable[[], bytes]
+    open: Callable[[], BinaryIO]
     where: str  # the path inside the submissions, for messages
+
+
+#: What reading a damaged member or file raises (zipfile: ``BadZipFile`` for a bad CRC or
+#: header, ``zlib.error`` or ``EOFError`` for a stream that does not decode, ``NotImplementedError``
+#: for an unknown compression, ``RuntimeError`` for an encrypted member; ``OSError`` for a file).
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+                OSError, ValueError)
+_CHUNK = 2**20
+
+
+def _read(entry: _Entry, limit: int | None = None) -> bytes:
+    """The bytes of ``entry``, at most ``limit`` of them (default :data:`MAX_FILE_BYTES`),
+    counted while reading (not from the header's claim).
+
+    Raises
+    ------
+    Unreadable
+        If the file cannot be read (the reason in words) or holds more than ``limit`` bytes.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    chunks, size = [], 0
+    try:
+        with entry.open() as stream:
+            while chunk := stream.read(_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise Unreadable(f"it expands past the {limit / 2**20:g} MB limit while "
+                                     f"it is read (its header says {entry.size} bytes)")
+                chunks.append(chunk)
+    except _READ_ERRORS as exc:
+        raise Unreadable(_damage(exc)) from None
+    return b"".join(chunks)
+
+
+def _damage(exc: BaseException) -> str:
+    """In words, why a file could not be read."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
+        return (f"the archive member is damaged (its checksum does not match: {text}); the "
+                f"upload or the download was cut or corrupted")
+    if isinstance(exc, (zipfile.BadZipFile, zlib.error, EOFError)):
+        return f"the archive member is damaged ({type(exc).__name__}: {text})"
+    if isinstance(exc, RuntimeError) and "encrypted" in text:
+        return "the archive member is encrypted"
+    if isinstance(exc, NotImplementedError):
+        return f"the archive member uses a compression this grader cannot read ({text})"
+    return f"the file cannot be read ({type(exc).__name__}: {text})"
+
+
+def _zip_time(info: zipfile.ZipInfo) -> float | None:
+    """A member's time (POSIX seconds), or None for a date the archive garbled."""
+    try:
+        return datetime(*info.date_time).timestamp()
+    except (ValueError, OverflowError):
+        return None
 
 
 def _unsafe(name: str) -> bool:
@@ -201,10 +281,14 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                 notes.append(f"{'/'.join(rel)}: refused, a symbolic link")
                 continue
             stat = file.stat()
-            entries.append(_Entry(rel, stat.st_size, stat.st_mtime, file.read_bytes,
-                                  "/".join(rel)))
+            entries.append(_Entry(rel, stat.st_size, stat.st_mtime,
+                                  lambda f=file: f.open("rb"), "/".join(rel)))
     elif zipfile.is_zipfile(path):
-        archive = zipfile.ZipFile(path)
+        try:
+            archive = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise ValueError(f"the archive {str(path)!r} is damaged beyond reading its list of "
+                             f"files ({exc}); download it again") from None
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             if info.is_dir():
                 continue
@@ -213,11 +297,17 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                              f"absolute or leaves the archive")
                 continue
             parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-            mtime = datetime(*info.date_time).timestamp()
-            entries.append(_Entry(parts, info.file_size, mtime, lambda i=info: archive.read(i),
-                                  info.filename))
+            mtime = _zip_time(info)
+            if mtime is None:
+                notes.append(f"{info.filename}: its date in the archive is not a valid date; "
+                             f"it counts as the oldest copy and as on time")
+            entries.append(_Entry(parts, info.file_size, mtime or 0.0,
+                                  lambda i=info: archive.open(i), info.filename))
         if not archive.infolist():
             raise ValueError(f"the archive {str(path)!r} is empty")
+    elif path.suffix.lower() == ".zip":
+        raise ValueError(f"the archive {str(path)!r} is damaged (its list of files cannot be "
+                         f"found: the download was cut or corrupted); download it again")
     else:
         raise ValueError(f"the submissions {str(path)!r} must be a folder or a .zip archive; "
                          f"this file is neither")
@@ -254,9 +344,9 @@ def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entr
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     for entry in entries:
-        moodle = parse_lms_name(entry.parts[0], folder=len(entry.parts) > 1)
-        if moodle is not None and moodle.system == "moodle":
-            student = _moodle_student(moodle)
+        lms = parse_lms_name(entry.parts[0], folder=len(entry.parts) > 1)
+        if lms is not None and (lms.system == "moodle" or flat):
+            student = lms_student(lms)
         elif flat:
             student = entry.parts[0].split("_", 1)[0] if "_" in entry.parts[0] else None
         else:
@@ -345,13 +435,20 @@ def collect_submissions(path: str | Path, notebook: str) -> Collection:
         chosen, reason = _pick(student, groups[student], notebook, found.notes)
         if chosen is None:
             found.unmatched.append(Unmatched(student, tuple(f.where for f in groups[student]),
-                                             reason))
-        elif chosen.size > MAX_FILE_BYTES:
-            found.unmatched.append(Unmatched(student, (chosen.where,), (
-                f"{chosen.size / 2**20:.0f} MB is over the {MAX_FILE_BYTES // 2**20} MB limit")))
-        else:
-            found.submissions.append(Submission(student, chosen.read(), chosen.where,
-                                                _lms_info(chosen), chosen.mtime))
+                                             reason, lms=_lms_info(groups[student][0])))
+            continue
+        try:
+            if chosen.size > MAX_FILE_BYTES:
+                raise Unreadable(f"{chosen.size / 2**20:.0f} MB is over the "
+                                 f"{MAX_FILE_BYTES / 2**20:g} MB limit")
+            data = _read(chosen)
+        except Unreadable as exc:
+            found.notes.append(f"{chosen.where}: not graded, {exc}")
+            found.unmatched.append(Unmatched(student, (chosen.where,), str(exc),
+                                             Status.UNREADABLE, _lms_info(chosen)))
+            continue
+        found.submissions.append(Submission(student, data, chosen.where, _lms_info(chosen),
+                                            chosen.mtime))
     return found
 
 

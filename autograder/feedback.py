@@ -46,6 +46,9 @@ _STATUS_WORDS = {
     "invalid-notebook": "Your file could not be read as a Jupyter notebook, so nothing was scored.",
     "unmatched": "We found no notebook for this problem set among the files you handed in, so "
                  "nothing was scored; the files are named below.",
+    "unreadable-file": "The file you handed in could not be read from the course's download (it "
+                       "arrived damaged or incomplete), so nothing was scored yet. This is not a "
+                       "mark against your work: your instructor will ask you for it again.",
     "grader-error": "The grader failed on your submission (a fault of the grader, not of your "
                     "work), so your score is not final. Your instructor has been told and will "
                     "grade it again.",
@@ -91,7 +94,7 @@ def feedback_html(record: dict, visibility=None) -> str:
 def _totals(record: dict) -> str:
     """The hand-graded points, the late penalty and the total, where the record has them."""
     summary = summarize(record)
-    if summary.auto is None or summary.status == "unmatched":
+    if summary.auto is None or summary.status in ("unmatched", "unreadable-file"):
         return ""
     parts = []
     if summary.max_manual:

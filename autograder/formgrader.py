@@ -1,8 +1,8 @@
 """Open nbgrader's formgrader on this course: ``python -m autograder formgrader``.
 
 The formgrader is a Jupyter server extension that reads ``nbgrader_config.py`` from the folder
-the server starts in and serves the course below its root. This command starts ``jupyter
-server`` (this environment's, whether or not it is activated) in the course folder
+the server starts in and serves the course below its root. This command becomes ``jupyter
+server`` (it replaces its own process, so a signal that stops the command stops the server) (this environment's, whether or not it is activated) in the course folder
 (:data:`autograder.settings.COURSE_DIR`, or ``--course``), with that folder as the server's root
 and the environment's ``bin/`` first on ``PATH`` (nbgrader runs ``alembic`` from there), and
 prints the address of ``/formgrader``. The course's exchange folder (``course/exchange``,
@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import subprocess
 import sys
 from pathlib import Path
 
@@ -97,7 +96,8 @@ def main(args) -> int:
     print(f"The formgrader of {Path(args.course).resolve()}: "
           f"http://localhost:{args.port}/formgrader?token={token}\n(stop it with Ctrl-C)",
           flush=True)
-    try:
-        return subprocess.run(command, cwd=Path(args.course).resolve(), env=env).returncode
-    except KeyboardInterrupt:
-        return 0
+    # The server takes this process's place: Ctrl-C, SIGTERM and a closed terminal reach it
+    # directly, and no server outlives the command that started it.
+    os.chdir(Path(args.course).resolve())
+    os.execve(command[0], command, env)
+    return 1  # not reached

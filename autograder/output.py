@@ -103,7 +103,7 @@ class OutputWriter:
             sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)).to_dict()
         copies = record.pop("copies", None)
         if self.gradebook is None:
-            self._write_files(record, sub)
+            self._write_files(record)
             return
         self._pending.append((record, sub, copies))
         if len(self._pending) >= self.BATCH or time.monotonic() - self._since >= self.BATCH_S:
@@ -117,34 +117,38 @@ class OutputWriter:
             return
         self.gradebook.record_many([(r, c) for r, _, c in pending
                                     if r["status"] != Status.GRADER_ERROR])
-        for record, sub, _ in pending:
-            self._write_files(record, sub)
+        for record, _, _ in pending:
+            self._write_files(record)
 
-    def _write_files(self, record: dict, sub: Submission) -> None:
+    def _write_files(self, record: dict) -> None:
         stem = Path(self.ps.notebook_name).stem
-        write_atomic(self.out / "feedback" / sub.student_id / f"{stem}.html",
+        write_atomic(self.out / "feedback" / record["student_id"] / f"{stem}.html",
                      feedback_html(record, self.visibility))
         # Last: the record marks the submission as done for a resumed run.
-        write_atomic(self.record_path(sub.student_id), json.dumps(record, indent=1))
+        write_atomic(self.record_path(record["student_id"]), json.dumps(record, indent=1))
 
-    def write_unmatched(self, missing: Unmatched) -> None:
-        """Record a student whose files hold no gradable notebook (a row that names them).
+    def write_unmatched(self, missing: Unmatched) -> bool:
+        """Record a student whose files hold no gradable notebook (a row that names them and
+        says why: ``unmatched`` or ``unreadable-file``).
 
-        A grade recorded earlier for that student is kept: a run on another archive never
-        replaces a real submission's grade with "unmatched".
+        A grade recorded earlier for that student is kept: a run on another archive (or on a
+        download whose copy of their file is damaged) never replaces a real submission's grade.
+        Returns whether the row was written (False: an earlier grade was kept).
         """
         try:
             old = json.loads(self.record_path(missing.student_id).read_text())
-            if old["status"] != Status.UNMATCHED:
-                return
+            if old["status"] not in (Status.UNMATCHED, Status.UNREADABLE):
+                return False
         except (OSError, ValueError, KeyError):
             pass
         why = f"{missing.reason}: {', '.join(missing.files)}"
-        record = failed_record(self.ps, Submission(missing.student_id, b"", ""),
-                               f"not graded, {why}", Status.UNMATCHED)
-        record = {**record, "fingerprint": self.fingerprint, "origin": ", ".join(missing.files)}
+        sub = Submission(missing.student_id, b"", ", ".join(missing.files), missing.lms)
+        record = failed_record(self.ps, sub, f"not graded, {why}", missing.status)
+        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin,
+                  "lms": missing.lms.to_dict() if missing.lms is not None else None}
         record.pop("copies")
-        self._write_files(record, Submission(missing.student_id, b"", record["origin"]))
+        self._write_files(record)
+        return True
 
     def _records(self) -> list[dict]:
         records = []
@@ -170,6 +174,11 @@ class OutputWriter:
         merged = annotate(records, self.ps.name,
                           self.gradebook.course if self.gradebook is not None else None,
                           self.policy)
+        # The feedback states what grades.csv states: a record the merge changed (hand-graded
+        # scores, a status now "graded", lateness) is written again with its page.
+        for record, now in zip(records, merged):
+            if now != record:
+                self._write_files(now)
         write_grades_csv(merged, [c.grade_id for c in self.ps.grade_cells],
                          self.out / "grades.csv", absent)
         rubric = self.ps.course.rubric(self.ps.name)

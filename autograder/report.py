@@ -32,9 +32,9 @@ __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 #: The statuses a record can have, in the order the report lists them (the words of
 #: :class:`autograder.status.Status`; records hold them as plain strings).
 STATUS_ORDER = ("graded", "awaiting-manual-grading", "missing-answer-cell", "timeout", "crashed",
-                "invalid-notebook", "unmatched", "grader-error")
+                "invalid-notebook", "unreadable-file", "unmatched", "grader-error")
 #: Statuses whose scores say nothing about the questions (nothing ran, or the grader failed).
-_NOT_RUN = frozenset({"invalid-notebook", "unmatched", "grader-error"})
+_NOT_RUN = frozenset({"invalid-notebook", "unreadable-file", "unmatched", "grader-error"})
 _SUFFIX = re.compile(r"_(visible|hidden)$")
 #: Numbers in a check's message (its verdict is the rest; the values are in the signature).
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")

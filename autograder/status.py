@@ -34,6 +34,10 @@ class Status(StrEnum):
     INVALID = "invalid-notebook"
     #: The student's files hold no notebook for this problem set.
     UNMATCHED = "unmatched"
+    #: The student's notebook could not be read from the download (a damaged archive member, an
+    #: unreadable file, one that expands past the size limit); nothing was scored, the reason is
+    #: in the notes, and the instructor should ask for the file again.
+    UNREADABLE = "unreadable-file"
     #: A trusted check or the grader itself failed: the scores are not final, the instructor gets
     #: the traceback, the student never does, and the next run grades it again.
     GRADER_ERROR = "grader-error"

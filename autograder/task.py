@@ -180,6 +180,7 @@ def failed_record(ps: ProblemSet, sub: Submission, why: str,
     instructor (``grader_error``) and never shown to the student."""
     why_zero = {Status.TIMEOUT: "not graded: no result in time",
                 Status.UNMATCHED: "not graded: no notebook for this problem set was found",
+                Status.UNREADABLE: "not graded: the file handed in could not be read",
                 Status.CRASHED: "not graded: the notebook stopped its grading worker"}.get(
                     status, "not graded yet: the grader failed; your instructor has been told")
     grader_error = why if status == Status.GRADER_ERROR else None

@@ -4,6 +4,7 @@ note, and bad input gets a clear error. Pure file handling: no kernel, no sandbo
 from __future__ import annotations
 
 import os
+import struct
 import zipfile
 from pathlib import Path
 
@@ -48,12 +49,13 @@ def test_a_messy_lms_archive_leaves_no_file_unaccounted(tmp_path):
              "alice_101_ps3_mle (1).ipynb": (2026, 11, 2, 9, 0, 0)}
     found = collect_submissions(_zip(tmp_path / "lms.zip", members, dates), NB)
     graded = {s.student_id: s.data for s in found.submissions}
-    assert graded == {"alice": b"alice new", "bob": b"bob", "carol": b"carol", "frank": b"frank"}
-    assert {u.student_id for u in found.unmatched} == {"dave", "erin"}
+    assert graded == {"alice-101": b"alice new", "bob-102": b"bob", "carol-103": b"carol",
+                      "frank-106": b"frank"}
+    assert {u.student_id for u in found.unmatched} == {"dave-104", "erin-105"}
     for name in members:
         assert _accounted(found, name), f"{name} is neither graded nor mentioned"
     refused = [n for n in found.notes if "refused" in n]
-    assert len(refused) == 2 and "mallory" not in graded and "oscar" not in graded
+    assert len(refused) == 2 and not any(s.startswith(("mallory", "oscar")) for s in graded)
     assert any("carol_103_homework3.ipynb: graded as ps3_mle.ipynb" in n for n in found.notes)
     assert any(n.startswith("alice_101_ps3_mle.ipynb: not graded") and "newer" in n
                for n in found.notes)
@@ -113,7 +115,7 @@ def test_canvas_names_give_the_lms_ids_and_the_late_mark(tmp_path):
         "smithann_103_homework.ipynb": b"ann"}, {
         "roejohn_LATE_102_5002_ps3_mle-1.ipynb": (2026, 11, 3, 8, 30, 0)}), NB)
     subs = {s.student_id: s for s in found.submissions}
-    jane, john, ann = subs["doejane"], subs["roejohn"], subs["smithann"]
+    jane, john, ann = subs["doejane-101"], subs["roejohn-102"], subs["smithann-103"]
     assert (jane.lms.system, jane.lms.user_id, jane.lms.attachment_id, jane.lms.late) == (
         "canvas", "101", "5001", False)
     assert jane.lms.prefix == "doejane_101_5001_"
@@ -145,3 +147,130 @@ def test_a_plain_folder_has_no_lms_ids(tmp_path):
     (tmp_path / "c" / "alice" / NB).write_bytes(b"a")
     (sub,) = collect_submissions(tmp_path / "c", NB).submissions
     assert sub.lms is None and sub.submitted_at is not None
+
+
+# --- A real class's download: damaged members, shared names ---------------------------------
+
+def _canvas_zip(members: dict[str, bytes], stored: tuple[str, ...] = ()) -> bytearray:
+    """A Canvas-like download as bytes (deflated members, or ``stored`` ones), to be damaged in
+    place."""
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in members.items():
+            z.writestr(zipfile.ZipInfo(name, (2026, 11, 20, 12, 0, 0)), data,
+                       compress_type=zipfile.ZIP_STORED if name in stored
+                       else zipfile.ZIP_DEFLATED)
+    return bytearray(buf.getvalue())
+
+
+def _member(raw: bytearray, name: str) -> tuple[zipfile.ZipInfo, int]:
+    """The member's central-directory entry and the offset of its compressed data."""
+    import io
+
+    info = zipfile.ZipFile(io.BytesIO(bytes(raw))).getinfo(name)
+    start = info.header_offset
+    name_len, extra_len = struct.unpack("<HH", raw[start + 26:start + 30])
+    return info, start + 30 + name_len + extra_len
+
+
+def flip_data(raw: bytearray, name: str) -> None:
+    """Flip one byte in the middle of the member's data (in a stored member: a CRC error; in a
+    deflated one, usually a stream that no longer decodes)."""
+    info, data = _member(raw, name)
+    raw[data + info.compress_size // 2] ^= 0x55
+
+
+def break_stream(raw: bytearray, name: str) -> None:
+    """Make the deflate stream undecodable: its first block gets the reserved type 3."""
+    _, data = _member(raw, name)
+    raw[data] = 0x07
+
+
+def understate_size(raw: bytearray, name: str, size: int) -> None:
+    """Patch the member's uncompressed size, in its local header and the central directory."""
+    info, _ = _member(raw, name)
+    struct.pack_into("<I", raw, info.header_offset + 22, size)
+    pos = raw.find(b"PK\x01\x02")
+    while pos != -1:
+        name_len = struct.unpack("<H", raw[pos + 28:pos + 30])[0]
+        if raw[pos + 46:pos + 46 + name_len].decode() == name:
+            struct.pack_into("<I", raw, pos + 24, size)
+            return
+        pos = raw.find(b"PK\x01\x02", pos + 4)
+    raise AssertionError(f"{name} not in the central directory")
+
+
+def test_damaged_members_become_unreadable_rows_and_the_class_is_still_collected(
+        tmp_path, monkeypatch):
+    from autograder import collect
+    from autograder.status import Status
+
+    honest = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}' + b" " * 4000
+    members = {
+        "doejane_101_5001_ps3_mle.ipynb": honest,
+        "crcann_102_5002_ps3_mle.ipynb": honest,          # a flipped byte: bad CRC
+        "flipdee_109_5009_ps3_mle.ipynb": honest,         # a flipped byte in deflated data
+        "zlibbob_103_5003_ps3_mle.ipynb": honest,         # a stream that does not decode
+        "shortcat_104_5004_ps3_mle.ipynb": honest,        # a header that understates the size
+        "emptydan_105_5005_ps3_mle.ipynb": b"",           # an empty file
+        "bigeve_106_5006_ps3_mle.ipynb": b"\0" * 3_000_000,  # past the (lowered) limit
+        "smithjohn_107_5007_ps3_mle.ipynb": honest,       # two John Smiths
+        "smithjohn_108_5008_ps3_mle.ipynb": honest.replace(b" ", b"\n"),
+    }
+    raw = _canvas_zip(members, stored=("crcann_102_5002_ps3_mle.ipynb",))
+    flip_data(raw, "crcann_102_5002_ps3_mle.ipynb")
+    flip_data(raw, "flipdee_109_5009_ps3_mle.ipynb")
+    break_stream(raw, "zlibbob_103_5003_ps3_mle.ipynb")
+    understate_size(raw, "shortcat_104_5004_ps3_mle.ipynb", 100)
+    path = tmp_path / "download.zip"
+    path.write_bytes(bytes(raw))
+    monkeypatch.setattr(collect, "MAX_FILE_BYTES", 2 * 2**20)
+
+    found = collect_submissions(path, NB)
+    graded = {s.student_id: s for s in found.submissions}
+    assert set(graded) == {"doejane-101", "emptydan-105", "smithjohn-107", "smithjohn-108"}
+    assert graded["smithjohn-107"].data == honest
+    assert graded["smithjohn-108"].data == honest.replace(b" ", b"\n")
+    assert (graded["smithjohn-107"].lms.user_id, graded["smithjohn-108"].lms.user_id) == (
+        "107", "108")
+    assert graded["emptydan-105"].data == b""  # graded, and found to be no notebook there
+    damaged = {u.student_id: u for u in found.unmatched}
+    assert set(damaged) == {"crcann-102", "zlibbob-103", "shortcat-104", "bigeve-106",
+                            "flipdee-109"}
+    assert all(u.status == Status.UNREADABLE and u.lms is not None for u in damaged.values())
+    assert "checksum" in damaged["crcann-102"].reason
+    assert "damaged" in damaged["zlibbob-103"].reason
+    assert "damaged" in damaged["flipdee-109"].reason
+    assert "damaged" in damaged["shortcat-104"].reason
+    assert "limit" in damaged["bigeve-106"].reason
+    assert damaged["bigeve-106"].lms.user_id == "106"
+    for name in members:
+        assert _accounted(found, name), f"{name} is neither graded nor mentioned"
+
+
+def test_a_member_is_bounded_while_it_is_read_not_by_its_header(tmp_path):
+    """The size counted while decompressing decides, not the header's claim."""
+    from autograder.collect import Unreadable, _Entry, _read
+
+    big = tmp_path / "big.ipynb"
+    big.write_bytes(b"x" * 300_000)
+    entry = _Entry(("big.ipynb",), 10, 0.0, lambda: big.open("rb"), "big.ipynb")
+    with pytest.raises(Unreadable, match="expands past"):
+        _read(entry, limit=100_000)
+    assert _read(entry, limit=400_000) == b"x" * 300_000
+
+
+def test_an_archive_whose_list_of_files_is_gone_gets_a_clear_error(tmp_path):
+    raw = _canvas_zip({"doejane_101_5001_ps3_mle.ipynb": b"{}"})
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(bytes(raw[:len(raw) // 2]))  # an interrupted download
+    with pytest.raises(ValueError, match="damaged.*download it again"):
+        collect_submissions(cut, NB)
+
+
+def test_a_plain_flat_download_without_ids_keeps_the_name_as_the_student(tmp_path):
+    found = collect_submissions(_zip(tmp_path / "flat.zip", {
+        "alice_ps3_mle.ipynb": b"a", "bob_ps3_mle.ipynb": b"b"}), NB)
+    assert {s.student_id for s in found.submissions} == {"alice", "bob"}

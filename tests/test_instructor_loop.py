@@ -59,9 +59,9 @@ DOWNLOAD = {
     "kimbo_104_5004_ps3_mle.ipynb": ("blank", (2026, 11, 19, 9, 0, 0)),  # an older copy
     "kimbo_104_5005_ps3_mle-1.ipynb": ("correct", (2026, 11, 20, 12, 0, 0)),  # the newer one
 }
-MANUAL = {"doejane": {"lagrange_derivation": 4.0, "bias_derivation": 2.5},
-          "roejohn": {"lagrange_derivation": 3.0, "bias_derivation": 3.0},
-          "leeann": {"lagrange_derivation": 1.0, "bias_derivation": 0.0}}
+MANUAL = {"doejane-101": {"lagrange_derivation": 4.0, "bias_derivation": 2.5},
+          "roejohn-102": {"lagrange_derivation": 3.0, "bias_derivation": 3.0},
+          "leeann-103": {"lagrange_derivation": 1.0, "bias_derivation": 0.0}}
 # kimbo's written answers stay ungraded: kimbo has no final score anywhere.
 
 
@@ -150,7 +150,7 @@ def assert_exports_agree(out: Path) -> None:
         canvas = list(csv.reader(f))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set 3 (4242)"]
     assert canvas[1][0] == "Points Possible"
-    ids = {"doejane": "101", "roejohn": "102", "leeann": "103", "kimbo": "104"}
+    ids = {"doejane-101": "101", "roejohn-102": "102", "leeann-103": "103", "kimbo-104": "104"}
     by_id = {row[1]: row[5] for row in canvas[2:]}
     with (exports / "moodle-gradebook.csv").open(newline="") as f:
         moodle = {row[0]: row for row in list(csv.reader(f))[1:]}
@@ -170,6 +170,18 @@ def assert_exports_agree(out: Path) -> None:
             assert user in ids.values() and attachment.startswith("500")
 
 
+def assert_feedback_agrees(out: Path) -> None:
+    """Every feedback page states its grades.csv row: the hand-graded total, and whether
+    written answers still wait."""
+    from autograder.exports.summary import number
+
+    for student, row in grades_csv(out).items():
+        page = (out / "feedback" / student / NB.replace(".ipynb", ".html")).read_text()
+        waiting = "not all graded yet" in page
+        assert waiting == (row["status"] == "awaiting-manual-grading"), student
+        assert f"Written answers: <b>{number(float(row['manual_total']))} / " in page, student
+
+
 def test_the_instructor_loop(loop):
     base, code, course = loop
     started = time.monotonic()
@@ -184,13 +196,13 @@ def test_the_instructor_loop(loop):
                "--workers", "2", "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
     table = grades_csv(out)
-    assert set(table) == {"doejane", "roejohn", "leeann", "kimbo"}
+    assert set(table) == {"doejane-101", "roejohn-102", "leeann-103", "kimbo-104"}
     assert {r["status"] for r in table.values()} == {"awaiting-manual-grading"}
-    assert table["roejohn"]["late_days"] == "2" and table["doejane"]["late_days"] == "0"
+    assert table["roejohn-102"]["late_days"] == "2" and table["doejane-101"]["late_days"] == "0"
     assert all(r["final"] == "" for r in table.values())  # written answers not graded yet
-    full = float(table["doejane"]["autograded_total"])
-    assert float(table["kimbo"]["autograded_total"]) == full  # the newer copy was graded
-    assert float(table["leeann"]["autograded_total"]) < full
+    full = float(table["doejane-101"]["autograded_total"])
+    assert float(table["kimbo-104"]["autograded_total"]) == full  # the newer copy was graded
+    assert float(table["leeann-103"]["autograded_total"]) < full
     collection = (out / "collection.txt").read_text()
     assert "leeann_103_5003_homework3.ipynb: graded as ps3_mle.ipynb" in collection
     assert "kimbo_104_5004_ps3_mle.ipynb: not graded" in collection
@@ -224,26 +236,26 @@ def test_the_instructor_loop(loop):
         server.terminate()
         server.wait(timeout=30)
     book = gradebook_scores(course)
-    assert book["doejane"]["bias_derivation"] == {"score": 2.5, "manual": 2.5, "needs": False}
+    assert book["doejane-101"]["bias_derivation"] == {"score": 2.5, "manual": 2.5, "needs": False}
 
     # 4. export: hand-graded scores merged; every file agrees
     done = run(code, "export", PS, "--out", str(out), "--lms-name", "Problem set 3",
                "--canvas-id", "4242")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "kimbo: left empty, written answers not graded yet" in done.stderr
+    assert "kimbo-104: left empty, written answers not graded yet" in done.stderr
     table = grades_csv(out)
-    assert float(table["doejane"]["final"]) == full + 6.5
+    assert float(table["doejane-101"]["final"]) == full + 6.5
     roejohn = (full + 6.0) * 0.8  # two days late, 10 % a day
-    assert float(table["roejohn"]["late_penalty"]) == pytest.approx((full + 6.0) * 0.2)
-    assert float(table["roejohn"]["final"]) == pytest.approx(roejohn)
-    assert table["kimbo"]["final"] == "" and table["kimbo"]["manual_total"] == "0"
-    assert table["doejane"]["status"] == "graded"  # every written answer has its score
-    assert table["kimbo"]["status"] == "awaiting-manual-grading"
+    assert float(table["roejohn-102"]["late_penalty"]) == pytest.approx((full + 6.0) * 0.2)
+    assert float(table["roejohn-102"]["final"]) == pytest.approx(roejohn)
+    assert table["kimbo-104"]["final"] == "" and table["kimbo-104"]["manual_total"] == "0"
+    assert table["doejane-101"]["status"] == "graded"  # every written answer has its score
+    assert table["kimbo-104"]["status"] == "awaiting-manual-grading"
     assert_gradebook_agrees(course, out)
     assert_exports_agree(out)
-    page = (out / "feedback" / "roejohn" / "ps3_mle.html").read_text()
+    page = (out / "feedback" / "roejohn-102" / "ps3_mle.html").read_text()
     assert "Late penalty" in page and "marked late" not in page  # its file time decided
-    before_leeann = float(table["leeann"]["final"])
+    before_leeann = float(table["leeann-103"]["final"])
 
     # 5. a check's tolerance changes: the dry run names exactly the students it affects
     check = code / CHECK
@@ -257,7 +269,7 @@ def test_the_instructor_loop(loop):
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "regrade: 1 student(s) change, 3 unchanged"
-    assert lines[1].startswith("  leeann: ") and "gaussian_mle" in lines[1]
+    assert lines[1].startswith("  leeann-103: ") and "gaussian_mle" in lines[1]
     assert "dry run: nothing written" in done.stdout
     assert all(p.read_bytes() == data for p, data in snapshot.items())
 
@@ -270,12 +282,14 @@ def test_the_instructor_loop(loop):
     for student, scores in MANUAL.items():
         for cell, points in scores.items():
             assert book[student][cell] == {"score": points, "manual": points, "needs": False}
-    assert book["kimbo"]["bias_derivation"]["needs"] is True
+    assert book["kimbo-104"]["bias_derivation"]["needs"] is True
     table = grades_csv(out)
-    assert table["doejane"]["status"] == "graded"  # the gradebook's hand-grading, merged
-    assert float(table["leeann"]["final"]) > before_leeann
-    assert float(table["doejane"]["final"]) == full + 6.5  # unchanged
+    assert table["doejane-101"]["status"] == "graded"  # the gradebook's hand-grading, merged
+    assert float(table["leeann-103"]["final"]) > before_leeann
+    assert float(table["doejane-101"]["final"]) == full + 6.5  # unchanged
     assert_gradebook_agrees(course, out)
+    assert_feedback_agrees(out)  # the regrade's pages, before any export
+    assert_exports_agree(out)  # exported again with the last export's settings
     done = run(code, "export", PS, "--out", str(out), "--lms-name", "Problem set 3",
                "--canvas-id", "4242")
     assert done.returncode == 0, done.stdout + done.stderr

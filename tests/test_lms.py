@@ -135,12 +135,12 @@ def _rows(path: Path) -> list[list[str]]:
 def test_the_batch_has_late_and_wrong_students(batch):
     _, _, records, _ = batch
     by = {r["student_id"]: summarize(r) for r in records}
-    assert set(by) == {"doejane", "roejohn", "leeann"}
-    assert (by["doejane"].late_days, by["roejohn"].late_days, by["leeann"].late_days) == (0, 2, 0)
-    assert by["roejohn"].late_percent == 20
-    assert by["doejane"].auto == by["roejohn"].auto > by["leeann"].auto
-    assert by["roejohn"].final == round((by["roejohn"].auto + 5.5) * 0.8, 2)
-    assert by["doejane"].final == by["doejane"].auto + 5.5
+    assert set(by) == {"doejane-101", "roejohn-102", "leeann-103"}
+    assert (by["doejane-101"].late_days, by["roejohn-102"].late_days, by["leeann-103"].late_days) == (0, 2, 0)
+    assert by["roejohn-102"].late_percent == 20
+    assert by["doejane-101"].auto == by["roejohn-102"].auto > by["leeann-103"].auto
+    assert by["roejohn-102"].final == round((by["roejohn-102"].auto + 5.5) * 0.8, 2)
+    assert by["doejane-101"].final == by["doejane-101"].auto + 5.5
 
 
 def test_canvas_gradebook_import(batch, tmp_path):
@@ -194,9 +194,9 @@ def test_moodle_gradebook_import(batch, tmp_path):
     rows = _rows(path)
     assert rows[0] == ["Username", "Problem set 3", "Late penalty", "Feedback"]
     table = {r[0]: r for r in rows[1:]}
-    late = summarize(next(r for r in records if r["student_id"] == "roejohn"))
-    assert float(table["roejohn"][2]) == late.penalty > 0
-    assert "late penalty" in table["roejohn"][3]
+    late = summarize(next(r for r in records if r["student_id"] == "roejohn-102"))
+    assert float(table["roejohn-102"][2]) == late.penalty > 0
+    assert "late penalty" in table["roejohn-102"][3]
     with pytest.raises(ValueError, match="Moodle identifier must be one of"):
         write_moodle_gradebook(records, path, item="x", identifier="fullname")
 
@@ -226,7 +226,7 @@ def test_gradescope_results_follow_the_spec_and_the_visibility(batch, tmp_path, 
             if score["grade_id"].endswith("_hidden") and mode == "none":
                 assert test["visibility"] == "after_published"
         assert by_name  # every record has tests
-    wrong = next(r for r in records if r["student_id"] == "leeann")
+    wrong = next(r for r in records if r["student_id"] == "leeann-103")
     failed = [t for t in results_json(wrong, visibility)["tests"] if t["status"] == "failed"]
     assert failed and all(t["score"] < t["max_score"] for t in failed)
 

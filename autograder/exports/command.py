@@ -12,6 +12,10 @@
    ``moodle-gradebook.csv``, ``gradescope/<student>/results.json`` and
    ``feedback-canvas.zip`` / ``feedback-moodle.zip`` / ``feedback.zip`` (by where each student's
    file came from), and prints every student whose LMS cell was left empty, and why.
+
+The settings of the last export are kept in ``DIR/exports/export.json``: a later ``grade`` into
+the same folder exports again with them (:func:`export_again`), so that the exports never
+disagree with ``grades.csv`` and the feedback.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ from autograder.late import load_policy
 from autograder.problemset import ProblemSet
 from autograder.visibility import load_visibility
 
-__all__ = ["FORMATS", "export", "read_records", "main"]
+__all__ = ["FORMATS", "export", "export_again", "read_records", "main"]
 
 FORMATS = ("canvas", "moodle", "gradescope", "feedback-archive")
+#: The file, in ``DIR/exports/``, that keeps the last export's settings.
+SETTINGS = "export.json"
 
 
 def read_records(out: Path, problem_set: str) -> list[dict]:
@@ -110,12 +116,33 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
                       == system]
             skipped += [f"{name}: {s}" for s in write_feedback_archive(
                 others, out, stem, target / name, system)]
+    _write_json(target / SETTINGS, {
+        "formats": list(formats), "canvas_name": canvas_name, "canvas_id": canvas_id,
+        "moodle_identifier": moodle_identifier, "hidden_feedback": hidden_feedback,
+        "late_policy": str(late_policy) if late_policy is not None else None})
     final = sum(summarize(r).final is not None for r in merged)
     log(f"{len(merged)} students of {ps.name}: {final} with a final score, "
         f"{len(merged) - final} without; exports in {target}")
     for line in dict.fromkeys(skipped):
         log(f"note: {line}")
     return merged
+
+
+def export_again(problem_set: str, out: str | Path, course: str | Path | None,
+                 log=print) -> list[dict] | None:
+    """Export again with the settings of the last export into ``out`` (None if there was none),
+    after a grading run changed the records."""
+    path = Path(out) / "exports" / SETTINGS
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    log(f"note: exporting again with the settings of the last export ({path})")
+    return export(problem_set, out, course, formats=tuple(settings["formats"]),
+                  canvas_name=settings["canvas_name"], canvas_id=settings["canvas_id"],
+                  moodle_identifier=settings["moodle_identifier"],
+                  hidden_feedback=settings["hidden_feedback"],
+                  late_policy=settings["late_policy"], log=log)
 
 
 def main(args) -> int:

@@ -62,7 +62,7 @@ def annotate(records: list[dict], problem_set: str, course: str | Path | None = 
             done = all(record["manual"].get(g) is not None for g in hand)
             record["status"] = "graded" if done else "awaiting-manual-grading"
         lms = record.get("lms") or {}
-        if record.get("status") != "unmatched":
+        if record.get("status") not in ("unmatched", "unreadable-file"):
             record["late"] = rule.assess(record["student_id"], record.get("submitted_at"),
                                          bool(lms.get("late"))).to_dict()
         out.append(record)

@@ -82,6 +82,8 @@ def summarize(record: dict) -> Summary:
         why = "the grader failed on this submission; grade it again"
     elif status == "unmatched":
         why = "no notebook for this problem set was handed in"
+    elif status == "unreadable-file":
+        why = "the file handed in could not be read; ask the student for it again"
     elif pending:
         why = f"written answers not graded yet: {', '.join(pending)}"
     final = None if why else round(earned - penalty, 2)
