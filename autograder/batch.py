@@ -115,6 +115,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
+    roster += extension_notes(writer.policy.for_problem_set(ps.name), found, writer.students())
     for note in found.notes + roster:
         log(f"note: {note}")
     write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in found.notes + roster))
@@ -157,6 +158,21 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
     # Whose code is alike: a page for a person to judge, which changes no grade.
     write_similarity(ps, subs, out)
     return writer.finish(absent)
+
+
+def extension_notes(rule, found: Collection, previous: set[str]) -> list[str]:
+    """A note for each extension of the late policy (``rule``, a
+    :class:`autograder.late.LateRule`) that names no student of this input or of earlier runs:
+    a misspelt id, or a name where the student id is the name and the LMS's id."""
+    students = ({s.student_id for s in found.submissions}
+                | {u.student_id for u in found.unmatched} | previous)
+    stray = sorted(set(rule.extensions) - students)
+    if not stray:
+        return []
+    example = next(iter(sorted(students)), "")
+    return [f"late policy: the extension for {name!r} names no student of this problem set, so "
+            f"it applies to nobody (students are named as in grades.csv"
+            + (f", e.g. {example!r}" if example else "") + ")" for name in stray]
 
 
 def _roster_notes(found: Collection, previous: set[str]) -> tuple[set[str], list[str]]:

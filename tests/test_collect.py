@@ -274,3 +274,20 @@ def test_a_plain_flat_download_without_ids_keeps_the_name_as_the_student(tmp_pat
     found = collect_submissions(_zip(tmp_path / "flat.zip", {
         "alice_ps3_mle.ipynb": b"a", "bob_ps3_mle.ipynb": b"b"}), NB)
     assert {s.student_id for s in found.submissions} == {"alice", "bob"}
+
+
+def test_an_extension_for_a_name_that_is_no_student_is_named(tmp_path):
+    """An instructor who grants ``smithjohn`` two days in a download whose students are
+    ``smithjohn-107`` and ``smithjohn-108`` is told that the extension applies to nobody."""
+    from datetime import datetime, timezone
+
+    from autograder.batch import extension_notes
+    from autograder.late import LateRule
+
+    found = collect_submissions(_zip(tmp_path / "canvas.zip", {
+        "smithjohn_107_5007_ps3_mle.ipynb": b"a", "smithjohn_108_5008_ps3_mle.ipynb": b"b"}), NB)
+    when = datetime(2026, 11, 22, tzinfo=timezone.utc)
+    rule = LateRule(extensions={"smithjohn": when, "smithjohn-108": when})
+    notes = extension_notes(rule, found, set())
+    assert len(notes) == 1 and "'smithjohn'" in notes[0] and "applies to nobody" in notes[0]
+    assert extension_notes(LateRule(extensions={"smithjohn-108": when}), found, set()) == []
