@@ -25,13 +25,16 @@ from coursedata.loaders import (
     load_titanic,
     load_wine,
 )
+from coursedata.lecture_ratings import LectureRatings, load_lecture_ratings
 
 __all__ = [
     "Dataset",
+    "LectureRatings",
     "MovieLens",
     "load_breast_cancer",
     "load_digits",
     "load_faithful",
+    "load_lecture_ratings",
     "load_movielens",
     "load_reviews",
     "load_spam_email",

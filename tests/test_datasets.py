@@ -80,3 +80,49 @@ def test_sklearn_bundled(loader, shape, n_classes):
     d = loader()
     assert d.X.shape == shape and d.X.dtype == float
     assert len(np.unique(d.y)) == n_classes == len(d.target_names)
+
+
+# The lecture's toy example, transcribed from the lecture's slide ("?" = not rated).
+LECTURE_TABLE = """\
+|         | Chained | Frozen | Bambi | Titanic | Goodfellas | Dumbo | Twilight | Thor | Tangled |
+| Ninja   | 2       | 3      | ?     | ?       | ?          | ?     | ?        | 1    | ?       |
+| Cat     | 4       | ?      | 5     | ?       | ?          | ?     | ?        | ?    | ?       |
+| Angel   | ?       | ?      | ?     | 3       | 5          | 5     | ?        | ?    | ?       |
+| Nursey  | ?       | ?      | ?     | ?       | ?          | ?     | 2        | ?    | ?       |
+| Tongey  | ?       | 5      | ?     | ?       | ?          | ?     | ?        | ?    | ?       |
+| Neutral | ?       | ?      | ?     | ?       | ?          | ?     | ?        | ?    | 1       |
+"""
+
+
+def _lecture_table():
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in LECTURE_TABLE.splitlines()]
+    movies, body = rows[0][1:], rows[1:]
+    return [r[0] for r in body], movies, [r[1:] for r in body]
+
+
+def test_lecture_ratings_are_the_lecture_table():
+    users, movies, cells = _lecture_table()
+    toy = coursedata.load_lecture_ratings()
+    assert list(toy.users) == users and list(toy.movies) == movies
+    assert toy.ratings.shape == (6, 9) and toy.mask.sum() == 11
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row):
+            if cell == "?":
+                assert np.isnan(toy.ratings[i, j]), (users[i], movies[j])
+            else:
+                assert toy.ratings[i, j] == int(cell), (users[i], movies[j])
+    R = toy.to_sparse()
+    assert sp.isspmatrix_csr(R) and R.nnz == 11
+    np.testing.assert_array_equal(R.toarray(), np.nan_to_num(toy.ratings))
+    # the printed table shows the same cells
+    printed = [line.split() for line in toy.table().splitlines()]
+    assert printed[0] == movies and [p[0] for p in printed[1:]] == users
+    assert [p[1:] for p in printed[1:]] == cells
+
+
+def test_lecture_ratings_cannot_be_changed_by_a_reader():
+    toy = coursedata.load_lecture_ratings()
+    with pytest.raises(ValueError):
+        toy.ratings[0, 2] = 5
+    assert np.isnan(coursedata.load_lecture_ratings().ratings[0, 2])

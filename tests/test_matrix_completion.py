@@ -544,3 +544,61 @@ def test_objective_rejects_bad_shapes(data):
         objective(data, U, Z, 1.0, item_bias=np.zeros(3))
     with pytest.raises(ValueError, match="reg must be finite and >= 0"):
         objective(data, U, Z, -1.0)
+
+
+# ------------------------------------------------- the lecture's example, as problem set 2 uses it
+def lecture():
+    import coursedata
+
+    toy = coursedata.load_lecture_ratings()
+    return toy, toy.to_sparse()
+
+
+def test_problem_set_2_claims_about_the_lecture_example():
+    """What ps2's text says about the lecture's ratings (its ALS starts exactly as ``ALS``)."""
+    toy, R = lecture()
+    assert np.isclose(R.data.mean(), 36 / 11)                      # Question 6's visible test
+    plain = ALS(n_factors=2, reg=0.5, n_iters=30, random_state=0).fit(R).predict_all()
+    for name in ("Nursey", "Neutral"):                             # Question 6's text
+        assert plain[toy.users.index(name)].max() < 2 < R.data.mean()
+
+
+@pytest.mark.parametrize("reg", [0.5, 1.5, 2.5])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_user_and_movie_that_only_rated_each_other_fit_the_soft_threshold(reg, seed):
+    """Problem set 2, Question 8's model answer: ALS converges to max(r - lambda, 0) for them,
+    and a user whose fit is 0 is predicted 0 everywhere (checked against the fitted model)."""
+    toy, R = lecture()
+    model = ALS(n_factors=2, reg=reg, n_iters=60, random_state=seed).fit(R)
+    predicted = model.predict_all()
+    for user, movie in [("Neutral", "Tangled"), ("Nursey", "Twilight")]:
+        i, j = toy.users.index(user), toy.movies.index(movie)
+        r = toy.ratings[i, j]
+        assert predicted[i, j] == pytest.approx(max(r - reg, 0.0), abs=1e-6)
+        if r <= reg:
+            np.testing.assert_allclose(predicted[i], 0.0, atol=1e-6)
+
+
+def test_weighted_lambda_user_update_is_the_minimiser():
+    """Problem set 2, Question 7's model answer: with the penalty (lambda n_i / 2)|u|^2 the user
+    update is (G_i + lambda n_i I)^-1 sum_j R_ij z_j; checked by scipy's minimiser, and its
+    k = 1 prediction r z^2 / (z^2 + lambda) does not depend on the number of ratings n."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(0)
+    reg, k = 0.7, 3
+    for n in (1, 2, 5):
+        Z, r = rng.normal(size=(n, k)), rng.uniform(1, 5, size=n)
+        def J(u):
+            return 0.5 * np.sum((r - Z @ u) ** 2) + 0.5 * reg * n * u @ u
+        u_formula = np.linalg.solve(Z.T @ Z + reg * n * np.eye(k), Z.T @ r)
+        u_numeric = minimize(J, np.zeros(k), method="BFGS", options={"gtol": 1e-10}).x
+        np.testing.assert_allclose(u_formula, u_numeric, atol=1e-6)
+    z, r = 1.3, 4.0                                    # k = 1, n equal ratings of one movie
+    for n in (1, 10, 1000):
+        def J1(u, weight):
+            return 0.5 * n * (r - u[0] * z) ** 2 + 0.5 * reg * weight * u[0] ** 2
+        u_weighted = minimize(J1, [0.0], args=(n,), method="BFGS", options={"gtol": 1e-10}).x[0]
+        u_plain = minimize(J1, [0.0], args=(1,), method="BFGS", options={"gtol": 1e-10}).x[0]
+        assert u_weighted * z == pytest.approx(r * z**2 / (z**2 + reg), rel=1e-6)
+        assert u_plain * z == pytest.approx(n * r * z**2 / (n * z**2 + reg), rel=1e-6)
