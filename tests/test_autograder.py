@@ -41,7 +41,7 @@ AVAILABLE, REASON = sandbox_available()
 pytestmark = require(AVAILABLE, f"no sandbox here: {REASON}")
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
-FULL = 18.0  # autograded points of ps1_pca
+FULL = 20.0  # autograded points of ps1_pca
 # --timeout: seconds per cell; the notebook gets 10x that. Not less: the digits cell of ps1_pca
 # imports scikit-learn, which took over 5 s on this 2-core machine under load.
 CELL_TIMEOUT = 20
@@ -470,7 +470,7 @@ def test_gradebook_has_the_scores_and_flags_written_answers(battery):
     for student in battery.students:
         assert float(exported[student]["score"]) == pytest.approx(
             battery.record(student)["total"]), student
-    assert float(exported["correct"]["max_score"]) == 24  # 18 autograded + 6 by hand
+    assert float(exported["correct"]["max_score"]) == 26  # 20 autograded + 6 by hand
     with Gradebook(db) as gb:
         for student in ("correct", "blank"):
             nb = gb.find_submission_notebook(Path(NB).stem, PS, student)

@@ -37,7 +37,7 @@ AVAILABLE, REASON = sandbox_available()
 pytestmark = [pytest.mark.slow, require(AVAILABLE, f"no sandbox here: {REASON}")]
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
-FULL = 18.0  # autograded points of ps1_pca
+FULL = 20.0  # autograded points of ps1_pca
 # Seconds per cell: short, so that the uninterruptible loop costs 15 s + 10 s of grace, yet over
 # twice the slowest honest cell (importing scikit-learn) on this loaded 2-core machine.
 CELL_TIMEOUT = "15"

@@ -112,6 +112,27 @@ def reconstruction_error_hidden(a: Answers) -> Outcome:
     return first_problem(_reconstruction_error_problem(a, "reconstruction_error", "the digits"))
 
 
+def _components_for_variance_problem(a: Answers, case: str) -> str | None:
+    """The smallest k whose top-k variances (from the singular values) reach the fraction."""
+    inp = a.inputs(case)
+    X, fraction = inp["X"], inp["fraction"]
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    kept = np.cumsum(s ** 2) / np.sum(s ** 2)
+    expected = int(np.argmax(kept >= fraction)) + 1
+    what = (f"the number of components that keep {fraction:.0%} of the variance of a "
+            f"{X.shape[0]}x{X.shape[1]} matrix")
+    return guarded(lambda: compare(scalar(a, case, what), expected, what, rtol=0, atol=1e-9))
+
+
+def components_for_variance_visible(a: Answers) -> Outcome:
+    return first_problem(_components_for_variance_problem(a, "components_for_variance_small"))
+
+
+def components_for_variance_hidden(a: Answers) -> Outcome:
+    return weighted(*[(0.5, _components_for_variance_problem(a, case))
+                      for case in ("components_for_variance", "components_for_variance_wide")])
+
+
 #: Wrong-looking answers that are right: ``(function, output, transform)`` of the generic
 #: mutants in ``tests/psharness.py`` that must keep full marks.
 EQUIVALENT_FORMS = {
@@ -132,4 +153,6 @@ CHECKS = {
     "best_rank_k_hidden": best_rank_k_hidden,
     "reconstruction_error_visible": reconstruction_error_visible,
     "reconstruction_error_hidden": reconstruction_error_hidden,
+    "components_for_variance_visible": components_for_variance_visible,
+    "components_for_variance_hidden": components_for_variance_hidden,
 }

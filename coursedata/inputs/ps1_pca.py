@@ -35,4 +35,7 @@ CASES = {
     "best_rank_k_wide": lambda: {"X": _data(13, 6, 15), "k": 2},
     "reconstruction_error_small": lambda: {"X": _data(14, 30, 6), "k": 2},
     "reconstruction_error": lambda: {"X": _digits(), "k": 10},
+    "components_for_variance_small": lambda: {"X": _data(15, 40, 6), "fraction": 0.9},
+    "components_for_variance": lambda: {"X": _digits(), "fraction": 0.9},
+    "components_for_variance_wide": lambda: {"X": _data(16, 10, 20), "fraction": 0.97},
 }

@@ -66,6 +66,15 @@ def reconstruction_error(X, k):
         total += float(r @ r)
     return total
 ''',
+    "components_for_variance": '''\
+def components_for_variance(X, fraction):
+    mu = X.mean(axis=0)
+    total = sum(float((x - mu) @ (x - mu)) for x in X)
+    k = 1
+    while reconstruction_error(X, k) > (1 - fraction) * total:
+        k += 1
+    return k
+''',
 }
 
 ROUTE = {
@@ -107,6 +116,11 @@ def best_rank_k(X, k):
 def reconstruction_error(X, k):
     spectrum = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
     return float(np.sum(spectrum[k:] ** 2))
+''',
+    "components_for_variance": '''\
+def components_for_variance(X, fraction):
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False, bias=True))[::-1]
+    return int(np.searchsorted(np.cumsum(lam), fraction * lam.sum()) + 1)
 ''',
 }
 
