@@ -432,3 +432,16 @@ def test_every_formula_has_mathml_for_screen_readers(chapter_page):
             m.getAttribute('aria-hidden') === 'true').length})""")
     assert counts["formulas"] >= 10
     assert counts["mathml"] == counts["formulas"] == counts["hidden"], counts
+
+
+def test_feedback_gives_every_score_in_words_not_only_in_colour():
+    scores = [{"grade_id": "center_visible", "points": 2.0, "max_points": 2.0, "message": "ok"},
+              {"grade_id": "center_hidden", "points": 1.0, "max_points": 2.0, "message": "half"},
+              {"grade_id": "pca_hidden", "points": 0.0, "max_points": 3.0, "message": "wrong"},
+              {"grade_id": "derivation", "points": None, "max_points": 4.0, "message": "by hand"}]
+    record = {"student_id": "ann", "problem_set": "ps1_pca", "status": "awaiting-manual-grading",
+              "scores": scores, "notes": [], "total": 3.0, "max_auto": 7.0}
+    page = feedback_html(record)
+    cells = re.findall(r"<td class='(\w*)'>([^<]*)</td>", page)
+    assert cells == [("ok", "2 / 2 (full marks)"), ("partial", "1 / 2 (part of the points)"),
+                     ("bad", "0 / 3 (no points)"), ("", "– / 4")], cells
