@@ -270,7 +270,8 @@ _PAGE_STYLE = """<style>
 .pair{margin:.3rem 0;border:1px solid #ddd;border-radius:.3rem;padding:.3rem .6rem}
 .pair>summary{cursor:pointer}.sbs{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}
 .sbs pre{font-size:.8rem;background:#f7f7f7;padding:.4rem;overflow-x:auto;white-space:pre}
-.sbs h2{font-size:1.1rem}.sbs h3{margin:.4rem 0 .1rem;font-size:.85rem;color:#555}mark{background:#ffd27a}
+.sbs h2{font-size:1.1rem}.sbs h3{margin:.4rem 0 .1rem;font-size:.85rem;color:#555}
+mark{background:#ffd27a}
 body{max-width:90rem}</style>"""
 
 
