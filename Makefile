@@ -21,6 +21,11 @@ KIT_SOURCES := kit/pyproject.toml kit/README.md kit/build.py $(wildcard courseda
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
 MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)
+# axe-core, the accessibility checker that tests/test_accessibility.py runs in Chromium on every
+# page of the book and of the grader (WCAG 2.1 A and AA): the pinned npm package, checked by its hash.
+AXE_VERSION := 4.14.1
+AXE_SHA256 := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
+AXE := _build/axe/.axe-$(AXE_VERSION)
 # JupyterLite in the book (_ext/course_lite.py): the Pyodide core from the pinned npm package,
 # checked by its hash (the version jupyterlite-pyodide-kernel expects), and the wheels of
 # lite/wheels.txt from PyPI, pinned by their hashes.
@@ -74,6 +79,16 @@ $(MATHJAX):
 	rm -rf _build/mathjax-pkg
 	touch $@
 
+$(AXE):
+	rm -rf _build/axe
+	mkdir -p _build/axe/pkg
+	cd _build/axe/pkg && npm pack --silent --loglevel=error axe-core@$(AXE_VERSION) >/dev/null
+	echo "$(AXE_SHA256)  _build/axe/pkg/axe-core-$(AXE_VERSION).tgz" | sha256sum --check --quiet -
+	tar -xzf _build/axe/pkg/axe-core-$(AXE_VERSION).tgz -C _build/axe --strip-components=1 \
+	  package/axe.min.js package/LICENSE
+	rm -rf _build/axe/pkg
+	touch $@
+
 $(PYODIDE):
 	rm -rf $(LITE_CACHE)/pyodide $(LITE_CACHE)/.pyodide-* $(LITE_CACHE)/pyodide-pkg
 	mkdir -p $(LITE_CACHE)/pyodide-pkg $(LITE_CACHE)/pyodide
@@ -107,8 +122,9 @@ book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_W
 
 ## test: set up and run every test: unit tests, every chapter and problem-set source under
 ## nbval, the graders' self-tests, a from-scratch book build with -W (tests/test_book.py), the
-## student kit in a clean environment (tests/test_kit.py) and the site in Chromium (tests/test_site.py)
-test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) browser
+## student kit in a clean environment (tests/test_kit.py), the site in Chromium (tests/test_site.py)
+## and axe-core's WCAG 2.1 AA checks on every page of the book and the grader (tests/test_accessibility.py)
+test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \

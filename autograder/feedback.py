@@ -20,7 +20,7 @@ import html
 
 from autograder.exports.summary import cell_points, number, summarize
 
-__all__ = ["feedback_html", "marking_scheme_html"]
+__all__ = ["feedback_html", "marking_scheme_html", "page"]
 
 # No scripts, frames, forms or requests; only the inline style and the report's own data image.
 _CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
@@ -55,6 +55,27 @@ _STATUS_WORDS = {
 }
 
 
+#: What a cell's points mean, in words as well as in colour (WCAG 1.4.1).
+_VERDICT = {"ok": "full marks", "partial": "part of the points", "bad": "no points"}
+
+
+def page(title: str, body: str, style: str = "") -> str:
+    """A self-contained English page in the grader's style, under its Content-Security-Policy.
+
+    Parameters
+    ----------
+    title : str
+        The page's title (escaped here).
+    body : str
+        The page's HTML body (trusted: every text from a record is escaped by the caller).
+    style : str
+        A ``<style>`` element of the page's own, after the shared one.
+    """
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{_CSP}"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{html.escape(title)}</title>{_STYLE}{style}</head><body>{body}</body></html>")
+
+
 def _title(grade_id: str) -> str:
     base, _, kind = grade_id.rpartition("_")
     if kind in ("visible", "hidden"):
@@ -75,20 +96,20 @@ def feedback_html(record: dict, visibility=None) -> str:
             css, pts = "", f"– / {s['max_points']:g}"
         else:
             css = "ok" if points == s["max_points"] else ("partial" if points > 0 else "bad")
-            pts = f"{points:g} / {s['max_points']:g}"
+            pts = f"{points:g} / {s['max_points']:g} ({_VERDICT[css]})"
         message = visibility.message(s) if visibility is not None else s["message"]
         rows.append(f"<tr><td>{html.escape(_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
                     f"<td>{html.escape(message)}</td></tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
-    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Feedback: "
-            f"{html.escape(record['problem_set'])}</title>{_STYLE}</head><body>"
-            f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
-            f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
-            f"<b>{_score(record)}</b>.{_totals(record)}</p>"
-            f"<p class='note'>{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
-            + (f"<ul>{notes}</ul>" if notes else "") +
-            "<table><tr><th>Question</th><th>Points</th><th>What we found</th></tr>"
-            + "".join(rows) + "</table></body></html>")
+    return page(f"Feedback: {record['problem_set']}",
+                f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
+                f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
+                f"<b>{_score(record)}</b>.{_totals(record)}</p>"
+                f"<p class='note'>"
+                f"{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
+                + (f"<ul>{notes}</ul>" if notes else "") +
+                "<table><tr><th scope='col'>Question</th><th scope='col'>Points</th>"
+                "<th scope='col'>What we found</th></tr>" + "".join(rows) + "</table>")
 
 
 def _totals(record: dict) -> str:
@@ -125,6 +146,4 @@ def marking_scheme_html(problem_set: str, markdown: str) -> str:
     """
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Marking scheme: "
-            f"{html.escape(problem_set)}</title>{_STYLE}</head><body>"
-            f"{markdown2html_mistune(markdown)}</body></html>")
+    return page(f"Marking scheme: {problem_set}", markdown2html_mistune(markdown))

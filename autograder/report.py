@@ -217,8 +217,8 @@ def _questions(records: list[dict], clusters: dict[str, list[Cluster]]) -> str:
             n = sum(info["points"].values())
             mean = sum(p * k for p, k in info["points"].items()) / n if n else 0.0
             wrong = clusters.get(gid, [])
-            body.append(f"<h4>{html.escape(_title(gid))}: mean {mean:.2f} / {info['max']:g}, "
-                        f"{sum(len(c.students) for c in wrong)} of {n} lost points</h4>"
+            body.append(f"<h3>{html.escape(_title(gid))}: mean {mean:.2f} / {info['max']:g}, "
+                        f"{sum(len(c.students) for c in wrong)} of {n} lost points</h3>"
                         + _bars(info["points"], info["max"], n))
             if wrong:
                 body.append(f"<p><b>Most common wrong answers</b> ({len(wrong)} different):</p>"
@@ -300,7 +300,7 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
     statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
     ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
     be linked."""
-    from autograder.feedback import _CSP, _STYLE
+    from autograder.feedback import page
 
     scored = _scored(records)
     totals = [r["total"] for r in scored]
@@ -308,13 +308,14 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
     clusters = wrong_answer_clusters(records)
     mean = sum(totals) / len(totals) if totals else 0.0
     median = statistics.median(totals) if totals else 0.0
-    img = (f"<img alt='histogram of scores' src='data:image/png;base64,"
+    img = (f"<img alt='Histogram of the autograded scores of the {len(scored)} students whose "
+           f"notebooks ran, from 0 to {max_auto:g} points (mean {mean:.2f}, median {median:g}).' "
+           f"src='data:image/png;base64,"
            f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
     nav = ("<p class='muted'>On this page: <a href='#mistakes'>most common mistakes</a> · "
            "<a href='#status'>students per status</a> · <a href='#scores'>scores</a> · "
            "<a href='#questions'>per question</a> · <a href='#time'>time</a></p>")
-    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Report: "
-            f"{html.escape(problem_set)}</title>{_STYLE}{_REPORT_STYLE}</head><body>"
+    return page(f"Report: {problem_set}",
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
             + ("<p>Written answers: the <a href='marking-scheme.html'>marking scheme</a>.</p>"
                if rubric else "")
@@ -327,4 +328,4 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
             f"{_grader_errors(records)}"
             f"<h2 id='scores'>Score distribution</h2>{img}"
             f"{_questions(records, clusters)}"
-            f"{_timing(records)}</body></html>")
+            f"{_timing(records)}", _REPORT_STYLE)

@@ -269,7 +269,8 @@ _PAGE_STYLE = """<style>
 .pair{margin:.3rem 0;border:1px solid #ddd;border-radius:.3rem;padding:.3rem .6rem}
 .pair>summary{cursor:pointer}.sbs{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}
 .sbs pre{font-size:.8rem;background:#f7f7f7;padding:.4rem;overflow-x:auto;white-space:pre}
-.sbs h4{margin:.4rem 0 .1rem;font-size:.85rem;color:#555}mark{background:#ffd27a}
+.sbs h2{font-size:1.1rem}.sbs h3{margin:.4rem 0 .1rem;font-size:.85rem;color:#555}
+mark{background:#ffd27a}
 body{max-width:90rem}</style>"""
 
 
@@ -295,17 +296,17 @@ def _side(code: StudentCode, common: frozenset) -> str:
     for h in common:
         for cell, start, end in code.fingerprints.get(h, []):
             spans[cell].append((start, end))
-    parts = [f"<h3>{html.escape(code.student)}</h3>"]
+    parts = [f"<h2>{html.escape(code.student)}</h2>"]
     for i, (label, source) in enumerate(code.cells):
         if not source.strip():
             continue
-        parts.append(f"<h4>{html.escape(label)}</h4><pre>{_highlighted(source, spans[i])}</pre>")
+        parts.append(f"<h3>{html.escape(label)}</h3><pre>{_highlighted(source, spans[i])}</pre>")
     return "<div>" + "".join(parts) + "</div>"
 
 
 def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair]) -> str:
     """The page: the pairs, best first, each with both students' code side by side."""
-    from autograder.feedback import _CSP, _STYLE
+    from autograder.feedback import page
 
     by_student = {c.student: c for c in codes}
     rows = []
@@ -318,8 +319,7 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
             f"{_side(by_student[p.a], p.common)}{_side(by_student[p.b], p.common)}</div></details>")
     with_code = sum(bool(c.fingerprints) for c in codes)
     body = "".join(rows) if rows else "<p>No two submissions share enough code to list.</p>"
-    return (f"<!doctype html><html><head><meta charset='utf-8'>{_CSP}<title>Similarity: "
-            f"{html.escape(problem_set)}</title>{_STYLE}{_PAGE_STYLE}</head><body>"
+    return page(f"Similarity: {problem_set}",
             f"<h1>Similar code: {html.escape(problem_set)}</h1>"
             f"<p class='note'>Evidence for a person to judge, never a penalty: short functions "
             f"with one obvious solution are alike in honest work, and <code>grades.csv</code> "
@@ -332,7 +332,7 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
             f"tokens or more shows) that they have in common; a fingerprint found in more than "
             f"{_common_limit(len(codes))} submissions is an idiom and does not count. Open a "
             f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
-            f"{body}</body></html>")
+            f"{body}", _PAGE_STYLE)
 
 
 def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,

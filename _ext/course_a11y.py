@@ -1,0 +1,46 @@
+"""Accessibility of the book's pages (WCAG 2.1 AA), where the theme or docutils fall short.
+
+- **Names that match what is shown** (WCAG 2.5.3): the theme's search field and colour-mode
+  switch, from the templates in ``_ext/a11y/components/`` (they take precedence over
+  pydata-sphinx-theme's own).
+- **The bibliography's roles**: docutils marks each reference ``role="doc-biblioentry"``, a role
+  ARIA 1.3 deprecates, inside a ``role="list"`` that then has no list items; here each one is a
+  ``listitem``.
+- **Contrast and visible focus**: ``_ext/a11y/static/accessibility.css``.
+- **Formulas for screen readers**: MathJax's assistive MathML (a hidden MathML copy of every
+  formula, which screen readers read) is asked for explicitly, not left to MathJax's default.
+
+tests/test_accessibility.py runs axe-core on every page and checks the keyboard and the formulas.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "a11y"
+
+#: MathJax 3 options: the assistive MathML that screen readers read, on in the document handler
+#: and in the settings of MathJax's menu (which would otherwise decide).
+MATHJAX_OPTIONS = {"enableAssistiveMml": True,
+                   "menuOptions": {"settings": {"assistiveMml": True}}}
+
+
+def _config_inited(app, config) -> None:
+    config.templates_path = [str(HERE / "components"), *config.templates_path]
+    config.html_static_path = [*config.html_static_path, str(HERE / "static")]
+    mathjax = dict(config.mathjax3_config or {})
+    mathjax["options"] = {**MATHJAX_OPTIONS, **mathjax.get("options", {})}
+    config.mathjax3_config = mathjax
+
+
+def _page_context(app, pagename, templatename, context, doctree) -> None:
+    body = context.get("body")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
+def setup(app):
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _page_context)
+    app.add_css_file("accessibility.css")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

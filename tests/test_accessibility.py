@@ -1,0 +1,447 @@
+"""WCAG 2.1 AA on every page the project produces: the book's and the grader's.
+
+axe-core (the pinned npm package the Makefile fetches and checks by its hash into ``_build/axe``)
+runs in Debian's Chromium, driven by Playwright, with the rules of WCAG 2.1 levels A and AA
+(tags ``wcag2a``, ``wcag2aa``, ``wcag21a``, ``wcag21aa``), on every page of the built book
+(fixture ``html`` in conftest.py: the book built once per run) and on every kind of page the
+grader writes (feedback, class report, similarity report, marking scheme), made with realistic
+content by the grader's own functions. No rule is turned off: a page passes when axe finds
+nothing.
+
+What axe cannot see is checked here as well: every figure's text alternative says what it shows
+(not a file name, at least a sentence); the interactive parts of a chapter (search, solution
+dropdowns, the JupyterLite button, copy buttons) are reached with Tab, show where the focus is,
+and work with the keyboard; every formula carries MathML for screen readers (MathJax's assistive
+MathML); headings form an outline without skipped levels; the problem-set notebooks have
+alternative text for their images and an outline of headings.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import json
+import re
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.feedback import feedback_html, marking_scheme_html
+from autograder.release import ROOT
+from autograder.report import report_html
+from tests.browser import chromium
+from tests.environment import skip_unless
+
+pytestmark = pytest.mark.slow
+
+AXE = ROOT / "_build" / "axe" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def _toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"], *(c["file"] for part in toc["parts"] for c in part["chapters"])]
+
+
+#: Every page of the book: the table of contents, and what Sphinx and its extensions add (the
+#: search page, the general index, the proof index). A test below checks that the built site has
+#: no other page (but ``index.html``, which only sends the browser on to the introduction).
+BOOK_PAGES = [*_toc_pages(), "search", "genindex", "prf-prf"]
+CHAPTERS = [p for p in BOOK_PAGES if p.startswith("chapters/")]
+GRADER_PAGES = ["feedback-partial", "feedback-final", "feedback-grader-error",
+                "feedback-unmatched", "report", "similarity", "marking-scheme"]
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+def _grader_pages(folder: Path) -> None:
+    """Write one page of every kind the grader writes, with realistic content, into ``folder``."""
+    from autograder.similarity import write_similarity
+    from tests.honest import builder
+    from tests.submissions import to_bytes
+    from tests.test_report import synthetic_class
+    from tests.test_similarity import disguised
+
+    records = synthetic_class(60)
+    by_status = {}
+    for r in records:
+        by_status.setdefault(r["status"], r)
+    wrong = next(r for r in records if r["status"] == "awaiting-manual-grading"
+                 and any(s["points"] == 0 for s in r["scores"]))
+    final = {**records[0], "problem_set": "ps1_pca", "status": "graded",
+             "manual": {"derivation": 3.0},
+             "late": {"days": 1, "percent": 10.0, "reason": "1 day late"}}
+    pages = {"feedback-partial": feedback_html({**wrong, "problem_set": "ps1_pca"}),
+             "feedback-final": feedback_html(final),
+             "feedback-grader-error": feedback_html(by_status["grader-error"]),
+             "feedback-unmatched": feedback_html(by_status["unmatched"]),
+             "report": report_html("ps1_pca", records, rubric=True, similarity=True),
+             "marking-scheme": marking_scheme_html(
+                 "ps1_pca", (ROOT / "course" / "rubrics" / "ps1_pca.md").read_text())}
+    for name, page in pages.items():
+        (folder / f"{name}.html").write_text(page)
+    b = builder("ps1_pca")
+    write_similarity("ps1_pca", {"ann": to_bytes(b.correct()),
+                                 "bob": to_bytes(disguised(b.correct(), "all")),
+                                 "cat": to_bytes(b.blank())}, folder)
+
+
+@pytest.fixture(scope="module")
+def site(html, tmp_path_factory):
+    """The book at ``http://127.0.0.1:PORT/`` and the grader's pages under ``grader/``."""
+    grader = tmp_path_factory.mktemp("grader")
+    _grader_pages(grader)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):
+            if path.startswith("/grader/"):
+                return str(grader / path.split("?")[0][len("/grader/"):])
+            return super().translate_path(path)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(html)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium under Playwright, with no network but 127.0.0.1."""
+    skip_unless(importlib.util.find_spec("playwright") is not None,
+                "playwright is not installed (make installs requirements.txt)")
+    skip_unless(AXE.is_file(), f"{AXE} is missing (make test fetches axe-core from npm)")
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chrome = pw.chromium.launch(executable_path=executable, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=127.0.0.1"])
+        try:
+            yield chrome
+        finally:
+            chrome.close()
+
+
+def _open(browser, url: str):
+    """A fresh context and page at ``url``, its formulas typeset; the grader's pages forbid
+    scripts, so the context bypasses their Content-Security-Policy for axe alone."""
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.evaluate("""async () => {
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+            await MathJax.startup.promise;
+        }
+    }""")
+    return context, page
+
+
+def _url(site: str, name: str) -> str:
+    return f"{site}grader/{name}.html" if name in GRADER_PAGES else f"{site}{name}.html"
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's WCAG 2.1 A/AA violations on ``page``: rule, impact, and each failing node."""
+    page.add_script_tag(content=AXE.read_text())
+    return page.evaluate("""async (tags) => {
+        const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+                                                resultTypes: ['violations']});
+        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => ({target: n.target.join(' '),
+                                      summary: n.failureSummary}))}));
+    }""", TAGS)
+
+
+HEADINGS_JS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+    .filter(h => h.checkVisibility() || h.closest('details, .dropdown, .toggle-hidden'))
+    .map(h => [Number(h.tagName[1]), h.textContent.trim().slice(0, 60)])"""
+
+
+def skipped_levels(headings: list[tuple[int, str]]) -> list[str]:
+    """The headings that go down more than one level from the one before (h2 then h4)."""
+    out, level = [], 0
+    for depth, text in headings:
+        if depth > level + 1:
+            out.append(f"h{level} -> h{depth} {text!r}")
+        level = depth
+    return out
+
+
+def test_skipped_levels_are_found():
+    assert skipped_levels([(1, "a"), (2, "b"), (3, "c"), (2, "d"), (3, "e")]) == []
+    assert skipped_levels([(1, "a"), (3, "b")]) == ["h1 -> h3 'b'"]
+    assert skipped_levels([(2, "a")]) == ["h0 -> h2 'a'"]
+
+
+def test_the_book_has_no_page_left_unchecked(html):
+    built = {str(p.relative_to(html).with_suffix("")) for p in html.rglob("*.html")
+             if not p.relative_to(html).parts[0].startswith(("_", "lite"))}
+    assert built == {*BOOK_PAGES, "index"}
+    assert (html / "index.html").read_text().strip() == (
+        f'<meta http-equiv="Refresh" content="0; url={BOOK_PAGES[0]}.html" />')
+
+
+@pytest.mark.parametrize("name", BOOK_PAGES + GRADER_PAGES)
+def test_no_axe_violation_and_an_outline_of_headings(browser, site, name):
+    context, page = _open(browser, _url(site, name))
+    try:
+        violations = axe_violations(page)
+        headings = page.evaluate(HEADINGS_JS)
+        lang = page.evaluate("document.documentElement.lang")
+    finally:
+        context.close()
+    found = {v["id"]: len(v["nodes"]) for v in violations}
+    print(f"AXE {name} {json.dumps(found)} lang={lang!r} skipped={skipped_levels(headings)} "
+          f"h1={sum(h[0] == 1 for h in headings)}")
+    detail = [f"{v['id']} ({v['impact']}): {v['help']}; {len(v['nodes'])} nodes, e.g. "
+              f"{v['nodes'][0]['target']}: {v['nodes'][0]['summary']}" for v in violations]
+    assert not violations, f"{name}:\n" + "\n".join(detail)
+    assert lang == "en", f"{name}: the page does not say its language"
+    assert sum(h[0] == 1 for h in headings) == 1, f"{name}: {headings}"
+    assert not skipped_levels(headings), f"{name}: {skipped_levels(headings)}"
+
+
+# --- every figure says what it shows -----------------------------------------------------------
+
+class _Images(HTMLParser):
+    """The ``alt`` of every image in a page's article (the theme's logos are outside it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0
+        self.alts: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article":
+            self.depth += 1
+        elif tag == "img" and self.depth:
+            self.alts.append((attrs.get("src", ""), attrs.get("alt")))
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.depth -= 1
+
+
+def alt_problem(src: str, alt: str | None) -> str | None:
+    """Why ``alt`` is no text alternative for the image at ``src`` (None when it is one).
+
+    A text alternative is at least one sentence (eight words or more, ending in a full stop),
+    and not a file name or an address.
+    """
+    if not alt or not alt.strip():
+        return "no alternative text"
+    if re.search(r"\.(png|jpe?g|svg|gif|webp)\b|_images/|^[\w./-]+$", alt) or alt == src:
+        return f"a file name, not a description: {alt!r}"
+    if len(alt.split()) < 8 or not alt.rstrip().endswith("."):
+        return f"shorter than a sentence: {alt!r}"
+    return None
+
+
+def test_the_alternative_text_check_can_fail():
+    assert alt_problem("a.png", None) and alt_problem("a.png", "  ")
+    assert "file name" in alt_problem("../_images/ab12.png", "../_images/ab12.png")
+    assert "file name" in alt_problem("x.png", "figure_3")
+    assert "sentence" in alt_problem("x.png", "A plot of the data.")
+    assert alt_problem("x.png", "Histogram of the waiting times, which has two clusters.") is None
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_figure_has_a_text_alternative(html, chapter):
+    parser = _Images()
+    parser.feed((html / f"{chapter}.html").read_text())
+    assert len(parser.alts) >= 2, f"{chapter}: {len(parser.alts)} figures"
+    problems = [(src, why) for src, alt in parser.alts if (why := alt_problem(src, alt))]
+    assert not problems, f"{chapter}: {problems}"
+
+
+def test_every_figure_cell_of_the_chapters_carries_its_alternative_text():
+    """In the sources (no build needed): each cell that draws a figure has ``image: alt`` in
+    its metadata, captioned or not."""
+    cells = 0
+    for path in sorted((ROOT / "chapters").glob("*.md")):
+        text = path.read_text()
+        for header, body in re.findall(r"```\{code-cell\}[^\n]*\n(?:---\n(.*?)\n---\n)?(.*?)```",
+                                       text, flags=re.S):
+            if "plt.show()" not in body:
+                continue
+            cells += 1
+            mystnb = (yaml.safe_load(header) or {}).get("mystnb", {}) if header else {}
+            alt = mystnb.get("image", {}).get("alt")
+            where = f"{path.name}: {mystnb.get('figure', {}).get('name') or body[:60]!r}"
+            assert alt_problem("", alt) is None, f"{where}: {alt_problem('', alt)}"
+    assert cells >= 40
+
+
+# --- the problem sets ---------------------------------------------------------------------------
+
+def _problem_set_notebooks() -> list[Path]:
+    return sorted((ROOT / "course" / "source").glob("*/*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", _problem_set_notebooks(), ids=lambda p: p.stem)
+def test_problem_set_headings_and_figures(notebook):
+    """One title, no skipped heading level, and every figure a cell draws described in the
+    cell's metadata (``mystnb: image: alt``, as in the chapters)."""
+    nb = json.loads(notebook.read_text())
+    headings = []
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            headings += [(len(m.group(1)), m.group(2)[:60])
+                         for m in re.finditer(r"(?m)^(#{1,6}) (.*)$", source)]
+            for alt in re.findall(r"!\[([^\]]*)\]\(([^)]*)\)", source):
+                assert alt_problem(alt[1], alt[0]) is None, (notebook.name, alt)
+        elif re.search(r"\bplt\.(show|subplots|figure)\(", source):
+            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt")
+            assert alt_problem("", alt) is None, (notebook.name, source[:80], alt)
+    assert sum(level == 1 for level, _ in headings) == 1, (notebook.name, headings)
+    assert not skipped_levels(headings), (notebook.name, skipped_levels(headings))
+
+
+# --- the keyboard and the screen reader, on a chapter -------------------------------------------
+
+#: Whether an element shows that it has the focus: an outline or a focus ring (box shadow), and
+#: the element itself visible (not transparent, as copy buttons are until the code is hovered).
+FOCUS_SHOWN_JS = """(el) => {
+    const style = getComputedStyle(el);
+    const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1)
+                 || style.boxShadow !== 'none';
+    let opaque = true;
+    for (let e = el; e; e = e.parentElement) {
+        if (parseFloat(getComputedStyle(e).opacity) < 0.5) opaque = false;
+    }
+    const box = el.getBoundingClientRect();
+    return ring && opaque && box.width > 0 && box.height > 0 && el.checkVisibility();
+}"""
+
+#: Put the focus on the element that comes just before ``el`` in the page's tab order, so that
+#: one press of Tab must reach ``el`` if it is in that order at its place.
+FOCUS_BEFORE_JS = """(el) => {
+    const all = [...document.querySelectorAll(
+        'a[href], button, input, select, textarea, summary, [tabindex]')].filter(e =>
+        e.tabIndex >= 0 && !e.disabled && e.checkVisibility());
+    const at = all.indexOf(el);
+    if (at < 1) return false;
+    all[at - 1].focus();
+    return document.activeElement === all[at - 1];
+}"""
+
+
+def _tab_to(page, selector: str) -> None:
+    """Reach the first element matching ``selector`` with the Tab key, as a keyboard user does."""
+    target = page.locator(selector).first
+    target.scroll_into_view_if_needed()
+    assert target.evaluate(FOCUS_BEFORE_JS), f"{selector} is not in the tab order"
+    page.keyboard.press("Tab")
+    assert target.evaluate("el => el === document.activeElement"), (
+        f"Tab did not reach {selector}: the focus is on "
+        + page.evaluate("document.activeElement.outerHTML.slice(0, 200)"))
+    page.wait_for_timeout(500)  # the themes fade controls in (0.3 s transitions)
+    assert target.evaluate(FOCUS_SHOWN_JS), f"{selector} has the focus but does not show it"
+
+
+@pytest.fixture
+def chapter_page(browser, site):
+    context, page = _open(browser, f"{site}{CHAPTERS[0]}.html")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    yield page
+    context.close()
+
+
+def test_search_by_keyboard(chapter_page, site):
+    page = chapter_page
+    for _ in range(40):  # from the top of the page: the search field comes early
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('.search-button-field')"):
+            break
+    else:
+        pytest.fail("Tab never reached the search field")
+    page.wait_for_timeout(500)
+    assert page.evaluate(f"({FOCUS_SHOWN_JS})(document.activeElement)")
+    page.keyboard.press("Enter")
+    search = page.locator("#pst-search-dialog input[type=search]")
+    search.wait_for(state="visible")
+    assert search.evaluate("el => el === document.activeElement")
+    page.keyboard.type("singular value")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search.html?q=singular*")
+    page.locator("#search-results li").first.wait_for(timeout=30_000)
+    assert page.locator("#search-results li").count() >= 2
+
+
+def test_solutions_open_by_keyboard(chapter_page):
+    page = chapter_page
+    button = ".solution.dropdown button.toggle-button"
+    _tab_to(page, button)
+    content = page.locator(".solution.dropdown").first.locator("section").first
+    assert not content.is_visible()
+    page.keyboard.press("Enter")
+    content.wait_for(state="visible")
+    assert page.locator(button).first.get_attribute("aria-expanded") == "true"
+
+
+def test_copy_buttons_work_by_keyboard(chapter_page):
+    page = chapter_page
+    _tab_to(page, "button.copybtn")
+    page.keyboard.press("Enter")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    code = page.locator("div.cell_input pre").first.inner_text()
+    assert copied.strip() and copied.strip() in code
+
+
+def test_jupyterlite_button_by_keyboard(chapter_page):
+    page = chapter_page
+    menu = "button.dropdown-toggle:has(+ .dropdown-menu .btn-launch-jupyterlite-button)"
+    _tab_to(page, menu)
+    page.keyboard.press("Enter")
+    lite = page.locator(".btn-launch-jupyterlite-button").first
+    lite.wait_for(state="visible")
+    for _ in range(5):  # the menu's items, one Tab each
+        if lite.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    assert lite.evaluate("el => el === document.activeElement")
+    page.wait_for_timeout(500)
+    assert lite.evaluate(FOCUS_SHOWN_JS)
+    with page.context.expect_page() as opened:
+        page.keyboard.press("Enter")
+    new = opened.value
+    assert f"lite/notebooks/index.html?path={CHAPTERS[0]}.ipynb" in new.url
+    new.close()
+
+
+def test_every_formula_has_mathml_for_screen_readers(chapter_page):
+    counts = chapter_page.evaluate("""() => ({
+        formulas: document.querySelectorAll('mjx-container').length,
+        mathml: [...document.querySelectorAll('mjx-container')].filter(c =>
+            c.querySelector('mjx-assistive-mml math')).length,
+        hidden: [...document.querySelectorAll('mjx-container > mjx-math')].filter(m =>
+            m.getAttribute('aria-hidden') === 'true').length})""")
+    assert counts["formulas"] >= 10
+    assert counts["mathml"] == counts["formulas"] == counts["hidden"], counts
+
+
+def test_feedback_gives_every_score_in_words_not_only_in_colour():
+    scores = [{"grade_id": "center_visible", "points": 2.0, "max_points": 2.0, "message": "ok"},
+              {"grade_id": "center_hidden", "points": 1.0, "max_points": 2.0, "message": "half"},
+              {"grade_id": "pca_hidden", "points": 0.0, "max_points": 3.0, "message": "wrong"},
+              {"grade_id": "derivation", "points": None, "max_points": 4.0, "message": "by hand"}]
+    record = {"student_id": "ann", "problem_set": "ps1_pca", "status": "awaiting-manual-grading",
+              "scores": scores, "notes": [], "total": 3.0, "max_auto": 7.0}
+    page = feedback_html(record)
+    cells = re.findall(r"<td class='(\w*)'>([^<]*)</td>", page)
+    assert cells == [("ok", "2 / 2 (full marks)"), ("partial", "1 / 2 (part of the points)"),
+                     ("bad", "0 / 3 (no points)"), ("", "– / 4")], cells
