@@ -20,7 +20,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["Cell", "Finding", "read_cells", "findings", "nbgrader_checksum", "PLACEHOLDER"]
+__all__ = ["Cell", "Finding", "read_cells", "findings", "nbgrader_checksum", "is_test_code", "users",
+           "syntax_error", "describe_syntax_error", "PLACEHOLDER"]
 
 #: What nbgrader writes into a written answer's cell for the student to replace.
 PLACEHOLDER = "YOUR ANSWER HERE"

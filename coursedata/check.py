@@ -64,9 +64,9 @@ def _say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def _where(error: dict, report: _Report, nb) -> str:
-    """``in your gamma_mle, line 7: `while True:` ``: the deepest line of an answer cell (or of
-    the failing cell itself) in the error's traceback."""
+def _deepest(error: dict, report: _Report, nb) -> tuple[Cell, int, str] | None:
+    """The deepest frame of the error's traceback in an answer cell or another code cell of the
+    notebook: ``(cell, line number, code of that line)``."""
     cells = report.by_count(nb)
     found = None
     lines = [_ANSI.sub("", line) for entry in error.get("traceback", [])
@@ -81,10 +81,24 @@ def _where(error: dict, report: _Report, nb) -> str:
         code = next((after.split("->", 1)[1].strip().split(None, 1)[-1]
                      for after in lines[i + 1:i + 12] if after.lstrip().startswith("--")), "")
         found = (cell, int(frame.group(2)), code)
+    return found
+
+
+def _where(error: dict, report: _Report, nb) -> str:
+    """`` (in your gamma_mle (Question 6), line 7: while True:)``: where the error happened."""
+    found = _deepest(error, report, nb)
     if found is None:
         return ""
     cell, line, code = found
     return f" (in {cell.label}, line {line}" + (f": {code}" if code else "") + ")"
+
+
+def _blank_answer(error: dict, report: _Report, nb) -> str | None:
+    """``your gamma_mle (Question 6)`` when the error was raised by an answer not yet written."""
+    cell = _deepest(error, report, nb)
+    if cell is not None and cell[0].kind == "answer" and "NotImplementedError" in cell[2]:
+        return cell[0].short
+    return None
 
 
 def _message(error: dict) -> str:
@@ -107,6 +121,8 @@ def _explain(error: dict, cell: Cell, report: _Report, nb) -> str:
             where = f" ({owner.question})" if owner.question else ""
             return (f"{name.group(1)} is not defined: your answer cell{where} defines "
                     f"{defined}; keep the function's name")
+    if error.get("ename") == "NotImplementedError" and (blank := _blank_answer(error, report, nb)):
+        return f"{blank} is not written yet (it still raises NotImplementedError)"
     if error.get("ename") == "AssertionError" and str(error.get("evalue", "")).strip():
         return _message(error)  # the test's own message says what is wrong
     return _message(error) + _where(error, report, nb)

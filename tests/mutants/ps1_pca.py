@@ -1,4 +1,4 @@
-from tests.mutants import Mutant
+from tests.mutants import Mutant, visible_alone, named
 
 MUTANTS = [
     Mutant("mean over rows instead of columns", "center",
@@ -57,3 +57,7 @@ MUTANTS = [
            "components, _ = pca_svd(X, k)", "components, _ = pca_svd(X, k - 1)",
            ("reconstruction_error_visible", "reconstruction_error_hidden")),
 ]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [visible_alone(m) for m in named(
+    MUTANTS, "unbiased covariance 1/(N-1)", "smallest eigenvalues instead of largest")]
