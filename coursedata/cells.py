@@ -92,7 +92,8 @@ class Cell:
 class Finding:
     """Something to fix that the check finds without running anything.
 
-    ``kind`` is ``"syntax"``, ``"unanswered"``, ``"missing"`` or ``"changed"``; ``message`` is the
+    ``kind`` is ``"syntax"``, ``"unanswered"``, ``"missing test"`` (a visible test cell),
+    ``"missing"`` (another cell) or ``"changed"``; ``message`` is the
     sentence for the student (possibly several lines); ``affects`` names the tests it breaks;
     ``cell`` is the cell at fault, when it is in the notebook.
     """
@@ -241,9 +242,10 @@ def _missing_findings(nb, cells: list[Cell]) -> list[Finding]:
     for cell in cells:
         if cell.kind != "answer" or not cell.grade_id:
             continue
-        for suffix, what in (("_visible", "visible test"), ("_hidden", "hidden tests' slot")):
+        for suffix, what, kind in (("_visible", "visible test", "missing test"),
+                                   ("_hidden", "hidden tests' slot", "missing")):
             if cell.grade_id + suffix not in by_id:
-                out.append(Finding("missing", f"{cell.question or cell.grade_id}: the "
+                out.append(Finding(kind, f"{cell.question or cell.grade_id}: the "
                                    f"{what} cell {cell.grade_id + suffix} is missing (deleted?)"))
     for cell in cells:
         base = (cell.grade_id or "").removesuffix("_visible")

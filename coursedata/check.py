@@ -32,9 +32,11 @@ from coursedata.saved import describe, staleness_warnings
 __all__ = ["check", "main"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_FRAME = re.compile(r"^(?:Cell In\[(\d+)\]|File <[^>]*>), line (\d+)")
+#: A frame of a notebook cell in IPython's traceback: ``Cell In[5], line 7``.
+_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 _NOT_DEFINED = re.compile(r"name '([A-Za-z_]\w*)' is not defined")
-_EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+#: The signals that stop the check, named as the student knows them.
+_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
 
 def before_running(nb) -> list[Finding]:
@@ -46,6 +48,7 @@ def before_running(nb) -> list[Finding]:
 class _Report:
     """What the check has printed so far, to name later failures and to sum up."""
 
+    nb: object  # the notebook being run (nbformat.NotebookNode), outputs filled in as it runs
     cells: list[Cell]
     timeout: float
     broken: dict[str, str] = field(default_factory=dict)  # function -> label of its broken cell
@@ -55,8 +58,9 @@ class _Report:
     reported: set[int] = field(default_factory=set)  # cells whose error was printed before
     running: int | None = None
 
-    def by_count(self, nb) -> dict[int, Cell]:
-        return {c.get("execution_count"): self.cells[i] for i, c in enumerate(nb.cells)
+    def by_count(self) -> dict[int, Cell]:
+        """The cells that ran, by their execution count (``In[5]`` in a traceback)."""
+        return {c.get("execution_count"): self.cells[i] for i, c in enumerate(self.nb.cells)
                 if c.get("execution_count") is not None}
 
 
@@ -64,16 +68,16 @@ def _say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def _deepest(error: dict, report: _Report, nb) -> tuple[Cell, int, str] | None:
+def _deepest(error: dict, report: _Report) -> tuple[Cell, int, str] | None:
     """The deepest frame of the error's traceback in an answer cell or another code cell of the
     notebook: ``(cell, line number, code of that line)``."""
-    cells = report.by_count(nb)
+    cells = report.by_count()
     found = None
     lines = [_ANSI.sub("", line) for entry in error.get("traceback", [])
              for line in str(entry).splitlines()]
     for i, line in enumerate(lines):
         frame = _FRAME.match(line.strip())
-        if not frame or frame.group(1) is None:
+        if not frame:
             continue
         cell = cells.get(int(frame.group(1)))
         if cell is None or cell.kind not in ("answer", "code"):
@@ -84,18 +88,18 @@ def _deepest(error: dict, report: _Report, nb) -> tuple[Cell, int, str] | None:
     return found
 
 
-def _where(error: dict, report: _Report, nb) -> str:
+def _where(error: dict, report: _Report) -> str:
     """`` (in your gamma_mle (Question 6), line 7: while True:)``: where the error happened."""
-    found = _deepest(error, report, nb)
+    found = _deepest(error, report)
     if found is None:
         return ""
     cell, line, code = found
     return f" (in {cell.label}, line {line}" + (f": {code}" if code else "") + ")"
 
 
-def _blank_answer(error: dict, report: _Report, nb) -> str | None:
+def _blank_answer(error: dict, report: _Report) -> str | None:
     """``your gamma_mle (Question 6)`` when the error was raised by an answer not yet written."""
-    cell = _deepest(error, report, nb)
+    cell = _deepest(error, report)
     if cell is not None and cell[0].kind == "answer" and "NotImplementedError" in cell[2]:
         return cell[0].short
     return None
@@ -107,7 +111,7 @@ def _message(error: dict) -> str:
     return text.replace("\n", "\n      ")
 
 
-def _explain(error: dict, cell: Cell, report: _Report, nb) -> str:
+def _explain(error: dict, report: _Report) -> str:
     """The error of a cell in words, with where it happened and what caused it."""
     name = _NOT_DEFINED.search(str(error.get("evalue", "")))
     if error.get("ename") == "NameError" and name and name.group(1) in report.broken:
@@ -121,20 +125,20 @@ def _explain(error: dict, cell: Cell, report: _Report, nb) -> str:
             where = f" ({owner.question})" if owner.question else ""
             return (f"{name.group(1)} is not defined: your answer cell{where} defines "
                     f"{defined}; keep the function's name")
-    if error.get("ename") == "NotImplementedError" and (blank := _blank_answer(error, report, nb)):
+    if error.get("ename") == "NotImplementedError" and (blank := _blank_answer(error, report)):
         return f"{blank} is not written yet (it still raises NotImplementedError)"
     if error.get("ename") == "AssertionError" and str(error.get("evalue", "")).strip():
         return _message(error)  # the test's own message says what is wrong
-    return _message(error) + _where(error, report, nb)
+    return _message(error) + _where(error, report)
 
 
-def _on_result(run: CellRun, report: _Report, nb) -> None:
+def _on_result(run: CellRun, report: _Report) -> None:
     cell = report.cells[run.index]
     report.seen.add(run.index)
     report.running = None
     error = run.error
     if run.timed_out:
-        where = _where(error, report, nb) if error else ""
+        where = _where(error, report) if error else ""
         stopped = "interrupted" if not run.killed else "killed (it ignored the interrupt)"
         text = (f"still running after {report.timeout:g} s{where}, so it was {stopped}: "
                 "does a loop never end?")
@@ -143,9 +147,9 @@ def _on_result(run: CellRun, report: _Report, nb) -> None:
     elif run.died:
         text = "the kernel died running it (the code ended Python or crashed it). No later cell ran."
     else:
-        text = _explain(error, cell, report, nb) if error else ""
+        text = _explain(error, report) if error else ""
     if cell.kind == "test":
-        meta = nb.cells[run.index].metadata.get("nbgrader", {})
+        meta = report.nb.cells[run.index].metadata.get("nbgrader", {})
         head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
         if error or run.timed_out or run.died:
             report.failed += 1
@@ -183,7 +187,7 @@ def _print_findings(found: list[Finding], report: _Report) -> None:
     _say()
 
 
-def _summary(report: _Report, nb, stopped: str | None, missing: int) -> str:
+def _summary(report: _Report, stopped: str | None, missing: int) -> str:
     tests = [c for c in report.cells if c.kind == "test"]
     not_run = [c for c in tests if c.index not in report.seen]
     text = f"{report.passed} passed, {report.failed} failed"
@@ -201,35 +205,36 @@ def _summary(report: _Report, nb, stopped: str | None, missing: int) -> str:
     return text
 
 
-async def _run(nb, path: Path, timeout: float, report: _Report) -> list[CellRun]:
+async def _run(report: _Report, cwd: Path) -> list[CellRun]:
     def on_start(index: int) -> None:
         report.running = index
 
-    return await run_cells(nb, path.parent, timeout, on_start,
-                           lambda run: _on_result(run, report, nb),
+    return await run_cells(report.nb, cwd, report.timeout, on_start,
+                           lambda run: _on_result(run, report),
                            lambda index, seconds: _on_slow(index, seconds, report))
 
 
-async def _check_async(nb, path: Path, timeout: float, report: _Report) -> str | None:
-    """Run the notebook; return the name of the signal that stopped it, if one did."""
+async def _run_until_stopped(report: _Report, cwd: Path) -> signal.Signals | None:
+    """Run the notebook; return the signal that stopped it, if one did. The run is cancelled on
+    the first SIGINT or SIGTERM (a second one while the kernel shuts down changes nothing)."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(_run(nb, path, timeout, report))
-    stopped: list[str] = []
+    task = asyncio.ensure_future(_run(report, cwd))
+    stopped: list[signal.Signals] = []
 
-    def stop(name: str) -> None:
-        stopped.append(name)
-        task.cancel()
+    def stop(signum: signal.Signals) -> None:
+        if not stopped:
+            stopped.append(signum)
+            task.cancel()
 
-    names = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
-    for signum, name in names.items():
-        loop.add_signal_handler(signum, stop, name)
+    for signum in _SIGNALS:
+        loop.add_signal_handler(signum, stop, signum)
     try:
         await task
     except asyncio.CancelledError:
         if not stopped:
             raise
     finally:
-        for signum in names:
+        for signum in _SIGNALS:
             loop.remove_signal_handler(signum)
     return stopped[0] if stopped else None
 
@@ -243,17 +248,17 @@ def check(path: Path, timeout: float = 120) -> int:
     _say(saved.sentence())
     for warning in staleness_warnings(saved):
         _say(f"Warning: {warning}.")
-    report = _Report(read_cells(nb), timeout)
+    report = _Report(nb, read_cells(nb), timeout)
     found = before_running(nb)
     _print_findings(found, report)
     _say(f"Running every cell from the top in a fresh kernel (each at most {timeout:g} s; "
          "Ctrl-C stops):")
-    stopped = asyncio.run(_check_async(nb, saved.path, timeout, report))
-    missing = sum(f.kind == "missing" and "_visible" in f.message for f in found)
-    _say(_summary(report, nb, stopped, missing))
+    stopped = asyncio.run(_run_until_stopped(report, saved.path.parent))
+    missing = sum(f.kind == "missing test" for f in found)
+    _say(_summary(report, _SIGNALS[stopped] if stopped else None, missing))
     if stopped:
-        return 130 if stopped == "Ctrl-C" else 143
-    problems = any(f.kind in ("missing", "changed") for f in found)
+        return 128 + stopped  # what a shell reports for a program the signal ended
+    problems = any(f.kind in ("missing", "missing test", "changed") for f in found)
     return 1 if report.failed or problems else 0
 
 
