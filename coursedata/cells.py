@@ -238,6 +238,11 @@ def _unanswered_findings(cells: list[Cell]) -> list[Finding]:
 def _missing_findings(nb, cells: list[Cell]) -> list[Finding]:
     """Test cells and answer cells that the notebook's own structure says should be there."""
     by_id = {c.grade_id: c for c in cells if c.grade_id}
+    if not by_id:
+        return [Finding("missing", "the notebook carries no grading metadata (an editor other "
+                        "than Jupyter may have removed it), so the check cannot tell its tests "
+                        "from its answers; the grader matches its cells by position: keep every "
+                        "cell in its place, or paste your answers into a fresh download")]
     out = []
     for cell in cells:
         if cell.kind != "answer" or not cell.grade_id:

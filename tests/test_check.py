@@ -195,6 +195,14 @@ def test_missing_changed_and_unanswered_cells_are_listed(released):
     assert not _BY_INDEX.search(text), text
 
 
+def test_a_notebook_stripped_of_its_metadata_is_named_as_such(released):
+    nb = answered(released)
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    [finding] = findings(nb)
+    assert finding.message.startswith("the notebook carries no grading metadata"), finding
+
+
 def test_a_syntax_error_names_its_line_and_the_tests_it_breaks(released):
     nb = answered(released)
     _edit(nb, "gamma_log_likelihood", "- rate * np.sum(x)", "- rate * np.sum(x")

@@ -20,7 +20,7 @@ import pytest
 from autograder.grade import grade_submission, local_executor
 from autograder.checks import load_checks
 from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.scoring import check_coverage
+from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
 from coursedata.cells import is_test_code
 from tests.psharness import (equivalent_form, generate_release, run_variants,
@@ -165,9 +165,16 @@ class ProblemSetTests:
             assert cell.source.count(mutant.find) == 1, f"{mutant.name}: text not found once"
             cell.source = cell.source.replace(mutant.find, mutant.replace)
             variants.append(ps.assemble(nb).notebook)
-        survivors = [m.name for m, (scores, _) in zip(mutants, run_variants(ps, variants))
+        results = run_variants(ps, variants)
+        survivors = [m.name for m, (scores, _) in zip(mutants, results)
                      if not _points(scores, m.loses) < _max_auto(scores, m.loses)]
         assert not survivors, f"mutants that lost no points: {survivors}"
+        # A mutant of a rule the question states in words fails its visible test in the kernel:
+        # the student sees the mistake before submitting.
+        unseen = [m.name for m, (_, executed) in zip(mutants, results)
+                  if len(m.loses) == 1 and m.loses[0].endswith("_visible")
+                  and m.loses[0] not in failed_visible_cells(executed)]
+        assert not unseen, f"mutants that their visible test lets pass: {unseen}"
 
     @pytest.mark.slow
     def test_generic_wrong_answers_score_zero(self, ps, reference, tmp_path):
