@@ -160,7 +160,7 @@ def nbgrader_checksum(cell) -> str:
     meta = _nbgrader(cell)
     grade, solution = bool(meta.get("grade", False)), bool(meta.get("solution", False))
     locked = False if solution else (True if grade else bool(meta.get("locked", False)))
-    digest = hashlib.md5()
+    digest = hashlib.md5(usedforsecurity=False)  # a fingerprint, as nbgrader uses it
     for part in (_source(cell), cell.get("cell_type", ""), str(meta.get("grade", False)),
                  str(meta.get("solution", False)), str(locked), meta.get("grade_id", "")):
         digest.update(str(part).encode("utf-8"))
