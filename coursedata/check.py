@@ -1,98 +1,290 @@
-"""Run a problem set's visible tests on your notebook: ``python -m coursedata.check NOTEBOOK``.
+"""Run a problem set's visible tests on your notebook: python -m coursedata.check NOTEBOOK
 
-The notebook is executed from top to bottom in a fresh kernel of this Python (the one the kit is
-installed in), as the grader will, and each visible test cell is reported as passed or failed,
-with its error message; the last line is ``N passed, M failed``. The exit status is 0 when every
-visible test passes, 1 when one fails, 2 when the notebook cannot be read. Passing every visible
-test does not guarantee full marks: hidden tests check your functions on other inputs after you
-submit. Nothing is sent anywhere and your notebook file is not modified.
+It reads the notebook as saved on disk (it says which file, and when it was saved: save in
+Jupyter first), then says what it can see without running anything: answer cells Python cannot
+read, written answers still reading YOUR ANSWER HERE, test cells that are missing or were changed.
+Then it runs the notebook from top to bottom in a fresh kernel of this Python (the one the kit is
+installed in), as the grader will, and prints each visible test as passed or failed as soon as it
+has run, named by its question. A cell that runs longer than the time limit (--timeout) is
+stopped, and the check says which line was running; Ctrl-C stops the check at once, with the
+results so far. The last line is "N passed, M failed".
+
+The exit status is 0 when every visible test passes, 1 when one fails or is missing or changed,
+2 when the notebook cannot be read, 130 after Ctrl-C. Passing every visible test does not
+guarantee full marks: hidden tests check your functions on other inputs when your notebook is
+graded. Nothing is sent anywhere and your notebook file is not modified.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
+import asyncio
+import re
+import signal
 import sys
-import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursedata.cells import Cell, Finding, findings, read_cells, users
+from coursedata.runner import CellRun, run_cells
+from coursedata.saved import describe, staleness_warnings
 
-def _kernel_manager(kernel_dir: Path):
-    """A kernel manager for a kernel of this interpreter, whatever kernels Jupyter knows."""
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
+__all__ = ["check", "main"]
 
-    spec = kernel_dir / "this-python"
-    spec.mkdir()
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python (this environment)", "language": "python"}))
-    specs = KernelSpecManager(kernel_dirs=[str(kernel_dir)], ensure_native_kernel=False)
-    # Local sockets where there are any (no TCP port, no warning about unencrypted TCP).
-    transport = {"transport": "ipc", "ip": str(kernel_dir / "kernel")} if os.name == "posix" else {}
-    return KernelManager(kernel_name="this-python", kernel_spec_manager=specs, **transport)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: A frame of a notebook cell in IPython's traceback: ``Cell In[5], line 7``.
+_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
+_NOT_DEFINED = re.compile(r"name '([A-Za-z_]\w*)' is not defined")
+#: The signals that stop the check, named as the student knows them.
+_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
 
-def _message(error) -> str:
-    text = f"{error.ename}: {error.evalue}" if str(error.evalue).strip() else str(error.ename)
-    return text.rstrip().replace("\n", "\n      ")
+def before_running(nb) -> list[Finding]:
+    """What the check reports before running anything (each a problem the student can fix)."""
+    return findings(nb)
+
+
+@dataclass
+class _Report:
+    """What the check has printed so far, to name later failures and to sum up."""
+
+    nb: object  # the notebook being run (nbformat.NotebookNode), outputs filled in as it runs
+    cells: list[Cell]
+    timeout: float
+    broken: dict[str, str] = field(default_factory=dict)  # function -> label of its broken cell
+    passed: int = 0
+    failed: int = 0
+    seen: set[int] = field(default_factory=set)  # indices of the cells that ran
+    reported: set[int] = field(default_factory=set)  # cells whose error was printed before
+    running: int | None = None
+
+    def by_count(self) -> dict[int, Cell]:
+        """The cells that ran, by their execution count (``In[5]`` in a traceback)."""
+        return {c.get("execution_count"): self.cells[i] for i, c in enumerate(self.nb.cells)
+                if c.get("execution_count") is not None}
+
+
+def _say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def _deepest(error: dict, report: _Report) -> tuple[Cell, int, str] | None:
+    """The deepest frame of the error's traceback in an answer cell or another code cell of the
+    notebook: ``(cell, line number, code of that line)``."""
+    cells = report.by_count()
+    found = None
+    lines = [_ANSI.sub("", line) for entry in error.get("traceback", [])
+             for line in str(entry).splitlines()]
+    for i, line in enumerate(lines):
+        frame = _FRAME.match(line.strip())
+        if not frame:
+            continue
+        cell = cells.get(int(frame.group(1)))
+        if cell is None or cell.kind not in ("answer", "code"):
+            continue
+        code = next((after.split("->", 1)[1].strip().split(None, 1)[-1]
+                     for after in lines[i + 1:i + 12] if after.lstrip().startswith("--")), "")
+        found = (cell, int(frame.group(2)), code)
+    return found
+
+
+def _where(error: dict, report: _Report) -> str:
+    """`` (in your gamma_mle (Question 6), line 7: while True:)``: where the error happened."""
+    found = _deepest(error, report)
+    if found is None:
+        return ""
+    cell, line, code = found
+    return f" (in {cell.label}, line {line}" + (f": {code}" if code else "") + ")"
+
+
+def _blank_answer(error: dict, report: _Report) -> str | None:
+    """``your gamma_mle (Question 6)`` when the error was raised by an answer not yet written."""
+    cell = _deepest(error, report)
+    if cell is not None and cell[0].kind == "answer" and "NotImplementedError" in cell[2]:
+        return cell[0].short
+    return None
+
+
+def _message(error: dict) -> str:
+    value = str(error.get("evalue", "")).strip()
+    text = f"{error.get('ename')}: {value}" if value else str(error.get("ename"))
+    return text.replace("\n", "\n      ")
+
+
+def _explain(error: dict, report: _Report) -> str:
+    """The error of a cell in words, with where it happened and what caused it."""
+    name = _NOT_DEFINED.search(str(error.get("evalue", "")))
+    if error.get("ename") == "NameError" and name and name.group(1) in report.broken:
+        return (f"{name.group(1)} is not defined, because {report.broken[name.group(1)]} "
+                "has an error (see above)")
+    if error.get("ename") == "NameError" and name:
+        owner = next((c for c in report.cells if c.kind == "answer"
+                      and c.grade_id == name.group(1)), None)
+        if owner is not None and name.group(1) not in owner.defines:
+            defined = ", ".join(owner.defines) or "no function"
+            where = f" ({owner.question})" if owner.question else ""
+            return (f"{name.group(1)} is not defined: your answer cell{where} defines "
+                    f"{defined}; keep the function's name")
+    if error.get("ename") == "NotImplementedError" and (blank := _blank_answer(error, report)):
+        return f"{blank} is not written yet (it still raises NotImplementedError)"
+    if error.get("ename") == "AssertionError" and str(error.get("evalue", "")).strip():
+        return _message(error)  # the test's own message says what is wrong
+    return _message(error) + _where(error, report)
+
+
+def _on_result(run: CellRun, report: _Report) -> None:
+    cell = report.cells[run.index]
+    report.seen.add(run.index)
+    report.running = None
+    error = run.error
+    if run.timed_out:
+        where = _where(error, report) if error else ""
+        stopped = "interrupted" if not run.killed else "killed (it ignored the interrupt)"
+        text = (f"still running after {report.timeout:g} s{where}, so it was {stopped}: "
+                "does a loop never end?")
+        if run.killed:
+            text += " No later cell ran."
+    elif run.died:
+        text = "the kernel died running it (the code ended Python or crashed it). No later cell ran."
+    else:
+        text = _explain(error, report) if error else ""
+    if cell.kind == "test":
+        meta = report.nb.cells[run.index].metadata.get("nbgrader", {})
+        head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
+        if error or run.timed_out or run.died:
+            report.failed += 1
+            _say(f"FAIL  {head}: {text}")
+        else:
+            report.passed += 1
+            _say(f"ok    {head}")
+        return
+    if not (error or run.timed_out or run.died) or run.index in report.reported:
+        return
+    for name in cell.defines:
+        report.broken.setdefault(name, cell.short)
+    affects = users(report.cells, cell.defines)
+    tail = f"\n      affects: {', '.join(affects)}" if affects else ""
+    _say(f"ERROR {cell.label}: {text}{tail}")
+
+
+def _on_slow(index: int, seconds: float, report: _Report) -> None:
+    _say(f"      ... {report.cells[index].label} is still running after {seconds:.0f} s "
+         f"(stopped at {report.timeout:g} s; Ctrl-C stops the check now)")
+
+
+def _print_findings(found: list[Finding], report: _Report) -> None:
+    if not found:
+        return
+    _say("Before running:")
+    for finding in found:
+        _say(f"  - {finding.message}".replace("\n", "\n    "))
+        if finding.affects:
+            _say(f"    affects: {', '.join(finding.affects)}")
+        if finding.kind == "syntax" and finding.cell is not None:
+            report.reported.add(finding.cell.index)
+            for name in finding.cell.defines:
+                report.broken.setdefault(name, finding.cell.short)
+    _say()
+
+
+def _summary(report: _Report, stopped: str | None, missing: int) -> str:
+    tests = [c for c in report.cells if c.kind == "test"]
+    not_run = [c for c in tests if c.index not in report.seen]
+    text = f"{report.passed} passed, {report.failed} failed"
+    if missing:
+        text += f", {missing} missing"
+    if stopped:
+        running = report.cells[report.running].label if report.running is not None else None
+        during = f" while running {running}" if running else ""
+        names = ", ".join(c.grade_id for c in not_run)
+        return (f"stopped by {stopped}{during}; tests not run or not finished: "
+                f"{names or 'none'}\n"
+                f"{text}, {len(not_run)} not run")
+    if not_run:
+        text += f", {len(not_run)} not run"
+    return text
+
+
+async def _run(report: _Report, cwd: Path) -> list[CellRun]:
+    def on_start(index: int) -> None:
+        report.running = index
+
+    return await run_cells(report.nb, cwd, report.timeout, on_start,
+                           lambda run: _on_result(run, report),
+                           lambda index, seconds: _on_slow(index, seconds, report))
+
+
+async def _run_until_stopped(report: _Report, cwd: Path) -> signal.Signals | None:
+    """Run the notebook; return the signal that stopped it, if one did. The run is cancelled on
+    the first SIGINT or SIGTERM (a second one while the kernel shuts down changes nothing)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(_run(report, cwd))
+    stopped: list[signal.Signals] = []
+
+    def stop(signum: signal.Signals) -> None:
+        if not stopped:
+            stopped.append(signum)
+            task.cancel()
+
+    for signum in _SIGNALS:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+    finally:
+        for signum in _SIGNALS:
+            loop.remove_signal_handler(signum)
+    return stopped[0] if stopped else None
 
 
 def check(path: Path, timeout: float = 120) -> int:
-    """Execute ``path`` and print one line per visible test; return the number of failures."""
+    """Check the notebook at ``path``, printing as it goes; return the exit status."""
     import nbformat
-    from nbclient import NotebookClient
 
-    path = Path(path).resolve()
-    nb = nbformat.read(path, as_version=4)
-    with tempfile.TemporaryDirectory(prefix="coursedata-check-") as kernel_dir:
-        km = _kernel_manager(Path(kernel_dir))
-        # The kernel's own log (start-up and shut-down notes) is not for students: errors of
-        # the notebook's code come back in the cells' outputs.
-        NotebookClient(nb, km=km, timeout=timeout, allow_errors=True).execute(
-            cwd=str(path.parent), stderr=subprocess.DEVNULL)
-    failures = 0
-    tests = 0
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        if not meta.get("grade") or not cell.source.strip():
-            if errors and not meta.get("solution"):
-                where = meta.get("grade_id") or f"cell {index + 1}"
-                print(f"error in {where} (not a test): {_message(errors[0])}")
-            continue
-        tests += 1
-        points = meta.get("points", 0)
-        if errors:
-            failures += 1
-            print(f"FAIL  {meta.get('grade_id')} ({points:g} pt): {_message(errors[0])}")
-        else:
-            print(f"ok    {meta.get('grade_id')} ({points:g} pt)")
-    print(f"{tests - failures} passed, {failures} failed")
-    return failures
+    saved = describe(Path(path))
+    nb = nbformat.read(saved.path, as_version=4)
+    _say(saved.sentence())
+    for warning in staleness_warnings(saved):
+        _say(f"Warning: {warning}.")
+    report = _Report(nb, read_cells(nb), timeout)
+    found = before_running(nb)
+    _print_findings(found, report)
+    _say(f"Running every cell from the top in a fresh kernel (each at most {timeout:g} s; "
+         "Ctrl-C stops):")
+    stopped = asyncio.run(_run_until_stopped(report, saved.path.parent))
+    missing = sum(f.kind == "missing test" for f in found)
+    _say(_summary(report, _SIGNALS[stopped] if stopped else None, missing))
+    if stopped:
+        return 128 + stopped  # what a shell reports for a program the signal ended
+    problems = any(f.kind in ("missing", "missing test", "changed") for f in found)
+    return 1 if report.failed or problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coursedata.check",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("notebook", type=Path)
-    parser.add_argument("--timeout", type=float, default=120, help="seconds per cell")
+    parser = argparse.ArgumentParser(prog="python -m coursedata.check", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebook", type=Path, help="your notebook file (.ipynb)")
+    parser.add_argument("--timeout", type=float, default=120,
+                        help="seconds a cell may run before it is stopped (default: 120)")
     args = parser.parse_args(argv)
     if not args.notebook.is_file():
         print(f"error: {args.notebook} is not a file", file=sys.stderr)
         return 2
+    if args.timeout <= 0:
+        print("error: --timeout must be a positive number of seconds", file=sys.stderr)
+        return 2
     try:
-        failures = check(args.notebook, args.timeout)
+        return check(args.notebook, args.timeout)
+    except KeyboardInterrupt:  # Ctrl-C before the kernel started: nothing to clean up
+        print("stopped by Ctrl-C before any cell ran", flush=True)
+        return 130
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds of errors on bad files
         if type(exc).__module__.startswith(("nbformat", "json")):
             print(f"error: {args.notebook} is not a readable notebook ({exc})", file=sys.stderr)
             return 2
         raise
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -20,12 +20,15 @@ import pytest
 from autograder.grade import grade_submission, local_executor
 from autograder.checks import load_checks
 from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.scoring import check_coverage
+from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
+from coursedata.cells import is_test_code
 from tests.psharness import (equivalent_form, generate_release, run_variants,
                              score_equivalent_forms, score_generic_variants, score_malformed)
 
 PROBLEM_SETS = list_problem_sets()
+#: How a hidden checks' slot reads in the student's notebook.
+HIDDEN_SLOT = "# Hidden tests run here when your notebook is graded."
 LEAKS = re.compile(r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|coursedata\.grading|"
                    r"\brecord\(|import solutions|from solutions")
 
@@ -122,11 +125,29 @@ class ProblemSetTests:
         released = nbformat.read(path, as_version=4)
         visible = {c.metadata["nbgrader"]["grade_id"] for c in released.cells
                    if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
-                   and c.source.strip()}
+                   and is_test_code(c.source)}
         assert visible, "the release has no visible tests"
+        # Each hidden checks' slot keeps, through nbgrader's release, the words saying what it is.
+        slots = [c for c in released.cells if c.cell_type == "code"
+                 and c.metadata.get("nbgrader", {}).get("grade_id", "").endswith("_hidden")]
+        assert slots and all(c.source.startswith(HIDDEN_SLOT) and not is_test_code(c.source)
+                             for c in slots), [c.source for c in slots]
         for cell in result.executed.cells:
             if cell.metadata.get("nbgrader", {}).get("grade_id") in visible:
                 assert any(o.output_type == "error" for o in cell.outputs), cell.metadata.nbgrader
+
+    def test_scratch_cells_are_allowed_and_kept_where_they_are(self, ps):
+        """The rules say a student may add cells; the grader keeps each one after the cell it
+        followed, and runs it there."""
+        assert "You may add cells of your own" in ps.source.cells[0].source
+        submitted = copy.deepcopy(ps.source)
+        gids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in submitted.cells]
+        first_test = next(g for g in gids if g and g.endswith("_visible"))
+        submitted.cells.insert(gids.index(first_test) + 1,
+                               nbformat.v4.new_code_cell("scratch = 'my own try'"))
+        cells = ps.assemble(submitted).notebook.cells
+        at = [c.source for c in cells].index("scratch = 'my own try'")
+        assert cells[at - 1].metadata.nbgrader.grade_id == first_test
 
     @pytest.mark.slow
     def test_every_mutant_loses_points_on_its_question(self, ps):
@@ -144,9 +165,16 @@ class ProblemSetTests:
             assert cell.source.count(mutant.find) == 1, f"{mutant.name}: text not found once"
             cell.source = cell.source.replace(mutant.find, mutant.replace)
             variants.append(ps.assemble(nb).notebook)
-        survivors = [m.name for m, (scores, _) in zip(mutants, run_variants(ps, variants))
+        results = run_variants(ps, variants)
+        survivors = [m.name for m, (scores, _) in zip(mutants, results)
                      if not _points(scores, m.loses) < _max_auto(scores, m.loses)]
         assert not survivors, f"mutants that lost no points: {survivors}"
+        # A mutant of a rule the question states in words fails its visible test in the kernel:
+        # the student sees the mistake before submitting.
+        unseen = [m.name for m, (_, executed) in zip(mutants, results)
+                  if len(m.loses) == 1 and m.loses[0].endswith("_visible")
+                  and m.loses[0] not in failed_visible_cells(executed)]
+        assert not unseen, f"mutants that their visible test lets pass: {unseen}"
 
     @pytest.mark.slow
     def test_generic_wrong_answers_score_zero(self, ps, reference, tmp_path):

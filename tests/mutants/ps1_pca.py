@@ -1,4 +1,4 @@
-from tests.mutants import Mutant
+from tests.mutants import Mutant, visible_alone, named
 
 MUTANTS = [
     Mutant("mean over rows instead of columns", "center",
@@ -71,3 +71,7 @@ MUTANTS = [
            "kept >= fraction", "kept >= 1 - fraction",
            ("components_for_variance_visible", "components_for_variance_hidden")),
 ]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [visible_alone(m) for m in named(
+    MUTANTS, "unbiased covariance 1/(N-1)", "smallest eigenvalues instead of largest")]

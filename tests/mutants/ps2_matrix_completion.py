@@ -1,4 +1,4 @@
-from tests.mutants import Mutant
+from tests.mutants import Mutant, visible_alone, named
 
 OBJ = ("masked_objective_visible", "masked_objective_hidden")
 RMSE = ("rmse_visible", "rmse_hidden")
@@ -92,3 +92,6 @@ MUTANTS = [
     Mutant("losses without the bias penalty", "als_with_biases",
            " + 0.5 * reg * (b @ b + c @ c)", "", BIASES),
 ]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [visible_alone(m) for m in named(MUTANTS, "biases not regularised (like an intercept)")]

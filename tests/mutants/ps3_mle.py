@@ -1,4 +1,4 @@
-from tests.mutants import Mutant
+from tests.mutants import Mutant, visible_alone, named
 
 _BERN = ("bernoulli_log_likelihood_visible", "bernoulli_log_likelihood_hidden")
 _GAUSS = ("gaussian_mle_visible", "gaussian_mle_hidden")
@@ -79,4 +79,15 @@ MUTANTS = [
            "s = np.log(xbar) - np.mean(np.log(x))", "s = np.mean(np.log(x)) - np.log(xbar)", _GMLE),
     Mutant("a single Newton step", "gamma_mle",
            "if abs(step) <= tol * a:", "if True:", _GMLE),
+]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [visible_alone(m) for m in named(
+    MUTANTS, "plain log: 0 * log 0 gives nan", "log of the product (underflows for many flips)",
+    "bincount without minlength (unseen last categories dropped)")]
+MUTANTS += [
+    Mutant("ignores max_iter (runs until converged)", "gamma_mle",
+           "for _ in range(max_iter):", "for _ in range(1000):", ("gamma_mle_visible",)),
+    Mutant("starts from a = 1 instead of 1/(2s)", "gamma_mle",
+           "a = 0.5 / s", "a = 1.0", ("gamma_mle_visible",)),
 ]

@@ -89,3 +89,10 @@ MUTANTS = [
            "return X1 @ log_theta.T + log_prior", "return X1 @ log_theta.T + np.exp(log_prior)",
            _JOINT_C),
 ]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [
+    Mutant("replaces -inf by the most negative float", "predict_log_proba",
+           "joint = np.asarray(joint, dtype=float)",
+           "joint = np.nan_to_num(np.asarray(joint, dtype=float))", ("predict_log_proba_visible",)),
+]

@@ -66,3 +66,12 @@ MUTANTS = [
     Mutant("log of the density computed naively (underflows far from the data)", "kde_naive_bayes",
            "logsumexp(log_k, axis=1)", "np.log(np.sum(np.exp(log_k), axis=1))", NB),
 ]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [
+    Mutant("an unknown kernel raises KeyError, not ValueError", "kde_pdf",
+           "raise ValueError(", "raise KeyError(", ("kde_pdf_visible",)),
+    Mutant("assumes the labels are 0, ..., C-1", "kde_naive_bayes",
+           "classes = np.unique(y_train)", "classes = np.arange(y_train.max() + 1)",
+           ("kde_naive_bayes_visible",)),
+]

@@ -1,4 +1,4 @@
-from tests.mutants import Mutant
+from tests.mutants import Mutant, visible_alone, named
 
 SOFTMAX = ("softmax_visible", "softmax_hidden")
 GNB = ("fit_gaussian_nb_visible", "fit_gaussian_nb_hidden")
@@ -86,4 +86,18 @@ MUTANTS = [
            "W = W - lr * grad_W\n        b = b - lr * grad_b", FIT),
     Mutant("too few steps (stops after n_iter // 10)", "fit_logistic_regression",
            "for _ in range(n_iter):", "for _ in range(n_iter // 10):", FIT),
+]
+
+# Rules the questions state in words, each caught by the visible test below the answer.
+MUTANTS += [visible_alone(m) for m in named(
+    MUTANTS, "unbiased variances 1/(N_c - 1)", "steps on the summed loss (no division by N)")]
+MUTANTS += [
+    Mutant("penalises the intercepts, in the loss and the gradient alike",
+           "cross_entropy_and_gradient", "grad_b = G.sum(axis=0)",
+           "grad_b = G.sum(axis=0) + reg * b\n    loss = loss + 0.5 * reg * np.sum(b ** 2)",
+           ("cross_entropy_and_gradient_visible",)),
+    Mutant("log of the softmax (underflows for logits in the thousands)",
+           "cross_entropy_and_gradient", "loss = np.sum(lse) - np.sum(Y * Z)",
+           "loss = -np.sum(Y * np.log(np.exp(Z - lse[:, None])))",
+           ("cross_entropy_and_gradient_visible",)),
 ]

@@ -1,0 +1,164 @@
+"""Run a notebook's code cells one at a time in a fresh kernel, each within a time limit.
+
+The kernel is a kernel of this Python (the one the kit is installed in), whatever kernels Jupyter
+knows, driven by nbclient's asynchronous client. Each cell runs as a task: past ``timeout``
+seconds the kernel is interrupted, which raises ``KeyboardInterrupt`` in the cell (its traceback
+shows the line that was running); a kernel that does not come back within :data:`GRACE` seconds
+(code that catches the interrupt, or is stuck outside Python) is killed and the run ends there.
+Each result is handed to the caller as soon as it is known, and the kernel is shut down however
+the run ends, also when the task running it is cancelled (Ctrl-C, SIGTERM). The kernel runs in a
+session of its own and is told this process's id, so it also exits if this process is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CellRun", "run_cells", "GRACE", "SLOW"]
+
+#: Seconds an interrupted kernel has to come back before it is killed.
+GRACE = 5.0
+#: Seconds after which a still-running cell is reported as such.
+SLOW = 10.0
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """The result of one code cell.
+
+    Attributes
+    ----------
+    index : int
+        The cell's position in the notebook.
+    seconds : float
+        How long it ran.
+    error : dict or None
+        Its error output (``ename``, ``evalue``, ``traceback``), if it raised.
+    timed_out : bool
+        It ran past the time limit and was interrupted.
+    killed : bool
+        The interrupted kernel did not come back and was killed: no later cell ran.
+    died : bool
+        The kernel died while running the cell (the cell's code ended the process or crashed
+        it): no later cell ran.
+    """
+
+    index: int
+    seconds: float
+    error: dict | None = None
+    timed_out: bool = False
+    killed: bool = False
+    died: bool = False
+
+    @property
+    def ended_run(self) -> bool:
+        """No later cell could run after this one."""
+        return self.killed or self.died
+
+
+def _kernel_manager(kernel_dir: Path):
+    """An asynchronous manager for a kernel of this interpreter, on local sockets."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    spec = kernel_dir / "this-python"
+    spec.mkdir()
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (this environment)", "language": "python"}))
+    specs = KernelSpecManager(kernel_dirs=[str(kernel_dir)], ensure_native_kernel=False)
+    # Local sockets where there are any (no TCP port, no warning about unencrypted TCP).
+    transport = {"transport": "ipc", "ip": str(kernel_dir / "kernel")} if os.name == "posix" else {}
+    return AsyncKernelManager(kernel_name="this-python", kernel_spec_manager=specs, **transport)
+
+
+def _error(cell) -> dict | None:
+    return next((dict(o) for o in cell.get("outputs", []) if o.get("output_type") == "error"),
+                None)
+
+
+async def run_cells(nb, cwd: Path, timeout: float,
+                    on_start: Callable[[int], None] = lambda index: None,
+                    on_result: Callable[[CellRun], None] = lambda run: None,
+                    on_slow: Callable[[int, float], None] = lambda index, seconds: None,
+                    ) -> list[CellRun]:
+    """Run the code cells of ``nb`` (in place: outputs are filled in) and return their results.
+
+    ``on_start(index)`` is called before a cell runs, ``on_result(run)`` as soon as it is done,
+    and ``on_slow(index, seconds)`` once when it has run :data:`SLOW` seconds. Cells after one
+    whose kernel had to be killed are not run.
+    """
+    from nbclient import NotebookClient
+
+    results: list[CellRun] = []
+    with tempfile.TemporaryDirectory(prefix="coursedata-check-") as kernel_dir:
+        km = _kernel_manager(Path(kernel_dir))
+        client = NotebookClient(nb, km=km, timeout=None, allow_errors=True)
+        kc = None
+        try:
+            # The kernel's own log (start-up and shut-down notes) is not for students: errors of
+            # the notebook's code come back in the cells' outputs.
+            await km.start_kernel(cwd=str(cwd), stderr=subprocess.DEVNULL)
+            kc = km.client()
+            kc.start_channels()
+            await kc.wait_for_ready(timeout=120)
+            kc.allow_stdin = False
+            client.kc = kc
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code" or not cell.source.strip():
+                    continue
+                on_start(index)
+                run = await _run_one(client, km, cell, index, timeout, on_slow)
+                results.append(run)
+                on_result(run)
+                if run.ended_run:
+                    break
+        finally:
+            if kc is not None:
+                kc.stop_channels()
+            if km.has_kernel:
+                await km.shutdown_kernel(now=True)
+    return results
+
+
+async def _run_one(client, km, cell, index: int, timeout: float, on_slow) -> CellRun:
+    task = asyncio.ensure_future(client.async_execute_cell(cell, index))
+    try:
+        return await _watch(task, km, cell, index, timeout, on_slow)
+    finally:  # also when cancelled: the cell's task never outlives its watch
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+async def _watch(task, km, cell, index: int, timeout: float, on_slow) -> CellRun:
+    from nbclient.exceptions import DeadKernelError
+
+    start = time.monotonic()
+    done, _ = await asyncio.wait({task}, timeout=min(SLOW, timeout))
+    if not done and timeout > SLOW:
+        on_slow(index, time.monotonic() - start)
+        done, _ = await asyncio.wait({task}, timeout=timeout - SLOW)
+    timed_out = not done
+    if timed_out:
+        await km.interrupt_kernel()
+        done, _ = await asyncio.wait({task}, timeout=GRACE)
+    if not done:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await km.shutdown_kernel(now=True)
+        return CellRun(index, time.monotonic() - start, _error(cell), True, killed=True)
+    try:
+        task.result()
+    except DeadKernelError:
+        return CellRun(index, time.monotonic() - start, _error(cell), timed_out, died=True)
+    return CellRun(index, time.monotonic() - start, _error(cell), timed_out)
