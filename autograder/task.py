@@ -149,6 +149,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         "copies": formgrader_copies(data, nbformat.writes(result.executed)
                                     if result.executed is not None else None),
         "grader_error": grader_error or None,  # a traceback for the instructor, never the student
+        "flags": result.flags,  # for a person to look at (the problem set's rules); no points
         "recorded": recorded,
     }
 

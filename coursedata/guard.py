@@ -211,7 +211,7 @@ class Guard:
                   "case": case if isinstance(case, str) else None, "line": frame.f_lineno})
         raise ForbiddenModule(
             f"{name} may not be used in the answers of this problem set: {entry} is not allowed. "
-            f"The rules: {policy.statement}", name=name)
+            f"The rule: “{policy.statement}”", name=name)
 
     def log(self, entry: dict) -> None:
         if not self.log_path:
