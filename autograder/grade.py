@@ -53,6 +53,8 @@ class GradeResult:
         The notebook as it ran (with hidden checks: for the instructor's eyes only).
     flags : list of str
         What a person should look at (:func:`autograder.rulebook.judge`); no points depend on it.
+    breaches : list of autograder.rulebook.Breach
+        The graded functions that broke the problem set's rules (their cells scored 0).
     """
 
     problem_set: str
@@ -62,6 +64,7 @@ class GradeResult:
     executed: nbformat.NotebookNode | None = None
     timings: dict = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    breaches: list = field(default_factory=list)
 
     @property
     def total(self) -> float:
@@ -122,7 +125,7 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         notes.append(run.message)
     notes += verdict.notes + causes
     return GradeResult(ps.name, _status(ps, run, scores, assembly.missing), scores, notes,
-                       run.notebook, timings, verdict.flags)
+                       run.notebook, timings, verdict.flags, verdict.breaches)
 
 
 def _status(ps: ProblemSet, run: ExecutionResult, scores: list[CellScore],

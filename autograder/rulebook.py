@@ -58,6 +58,10 @@ class Breach:
     where: str
     cases: tuple[str, ...]
 
+    def to_dict(self) -> dict:
+        return {"function": self.function, "entry": self.entry, "where": self.where,
+                "cases": list(self.cases)}
+
     @property
     def message(self) -> str:
         """The message of a cell that reads one of its cases."""
@@ -161,6 +165,14 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         return verdict
     cases = recorded_cases(ps)
     reading = read_cells(student_cells(ps, notebook), rules)
+    # A graded function the course defines (a hidden cell chaining the student's functions)
+    # uses what the student's functions it calls use.
+    course = read_cells([StudentCell(f"course cell {i}", c.source)
+                         for i, c in enumerate(ps.source.cells) if c.cell_type == "code"
+                         and not _meta(c).get("solution")], Rules(forbid=()), reading.defined)
+    for function, callees in course.calls.items():
+        if function in cases and function not in reading.defined:
+            reading.calls[function] = callees & set(reading.defined)
     found: dict[str, tuple[str, str]] = {}
     for function in cases:
         uses = reading.uses(function)

@@ -115,7 +115,8 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         coordinator adds ``wait_s``), ``copies`` (the submitted and the executed notebook,
         sanitised, for the formgrader: :func:`autograder.sanitize.formgrader_copies`) and
         ``grader_error`` (the traceback of a fault of the grader, or None; for the instructor
-        only).
+        only), ``flags`` (what a person should read: :func:`autograder.rulebook.judge`) and
+        ``breaches`` (the graded functions that broke the problem set's rules).
     """
     import nbformat
 
@@ -150,6 +151,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
                                     if result.executed is not None else None),
         "grader_error": grader_error or None,  # a traceback for the instructor, never the student
         "flags": result.flags,  # for a person to look at (the problem set's rules); no points
+        "breaches": [b.to_dict() for b in result.breaches],  # functions that broke the rules
         "recorded": recorded,
     }
 

@@ -2,10 +2,11 @@
 
 The notebook is executed from top to bottom in a fresh kernel of this Python (the one the kit is
 installed in), as the grader will, and each visible test cell is reported as passed or failed,
-with its error message; the last line is ``N passed, M failed``. The exit status is 0 when every
-visible test passes, 1 when one fails, 2 when the notebook cannot be read. Passing every visible
-test does not guarantee full marks: hidden tests check your functions on other inputs after you
-submit. Nothing is sent anywhere and your notebook file is not modified.
+with its error message, then what breaks the problem set's rules (the check's kernel enforces
+them as the grader's does); the last line is ``N passed, M failed``. The exit status is 0 when
+every visible test passes and no function breaks the rules, 1 otherwise, 2 when the notebook
+cannot be read. Passing every visible test does not guarantee full marks: hidden tests check
+your functions on other inputs after you submit. Nothing is sent anywhere and your notebook file is not modified.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from coursedata import rulecheck
 
 
 def _kernel_manager(kernel_dir: Path):
@@ -49,10 +52,14 @@ def check(path: Path, timeout: float = 120) -> int:
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory(prefix="coursedata-check-") as kernel_dir:
         km = _kernel_manager(Path(kernel_dir))
+        # The problem set's rules, kept by the kernel as the grader keeps them (coursedata.rulecheck).
+        rules, kernel_options = rulecheck.prepare(nb, Path(kernel_dir))
         # The kernel's own log (start-up and shut-down notes) is not for students: errors of
         # the notebook's code come back in the cells' outputs.
-        NotebookClient(nb, km=km, timeout=timeout, allow_errors=True).execute(
-            cwd=str(path.parent), stderr=subprocess.DEVNULL)
+        NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
+                       **rules.client_options).execute(
+            cwd=str(path.parent), stderr=subprocess.DEVNULL, **kernel_options)
+        rule_lines, broken = rules.report()
     failures = 0
     tests = 0
     for index, cell in enumerate(nb.cells):
@@ -72,8 +79,9 @@ def check(path: Path, timeout: float = 120) -> int:
             print(f"FAIL  {meta.get('grade_id')} ({points:g} pt): {_message(errors[0])}")
         else:
             print(f"ok    {meta.get('grade_id')} ({points:g} pt)")
+    print("\n".join(rule_lines))
     print(f"{tests - failures} passed, {failures} failed")
-    return failures
+    return failures + broken
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -334,10 +334,11 @@ class _Scope(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
 
-def read_cells(cells: list[StudentCell], rules: Rules) -> Reading:
+def read_cells(cells: list[StudentCell], rules: Rules, known=()) -> Reading:
     """Read the student's cells (in notebook order) against ``rules``; see the module docstring.
 
     Cells that do not parse are skipped (the grading kernel reports their syntax error).
+    ``known`` names functions defined elsewhere whose calls :attr:`Reading.calls` records too.
     """
     reading = Reading()
     parsed = []
@@ -352,7 +353,7 @@ def read_cells(cells: list[StudentCell], rules: Rules) -> Reading:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 reading.defined[node.name] = (cell.label, node.lineno)
-    functions = set(reading.defined)
+    functions = set(reading.defined) | set(known)
     # The names bound at the top of every cell: the kernel shares one namespace.
     top = _Scope(reading, StudentCell("", ""), rules.policy(), [], env, functions, None)
     for _, tree, _, _ in parsed:
