@@ -457,3 +457,17 @@ def test_the_check_command_keeps_and_reports_the_rules(tmp_path):
     assert any(ln.startswith("rules:") and "1 break it" in ln for ln in lines)
     assert lines[-1] == f"{sum(ln.startswith('ok') for ln in lines)} passed, 1 failed"
     assert not Path(path.parent, "rules.jsonl").exists()  # nothing left beside the notebook
+
+
+@pytest.mark.parametrize("name", PROBLEM_SETS)
+def test_the_honest_alternatives_keep_the_rules(name):
+    """The honest students of ``tests/honest`` (used by the similarity and report tests) write
+    within the rules: the reading finds no use and nothing to flag."""
+    from tests.honest import solutions
+
+    ps = ProblemSet(name)
+    for student, answers in solutions(name).items():
+        cells = [StudentCell(gid, source, gid) for gid, source in answers.items()]
+        reading = read_cells(cells, ps.rules)
+        found = [f"{f.how} ({f.where()})" for f in reading.findings]
+        assert not found, (student, found)
