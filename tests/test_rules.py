@@ -471,3 +471,19 @@ def test_the_honest_alternatives_keep_the_rules(name):
         reading = read_cells(cells, ps.rules)
         found = [f"{f.how} ({f.where()})" for f in reading.findings]
         assert not found, (student, found)
+
+
+def test_the_release_refuses_instructions_that_disagree_with_the_declaration():
+    from autograder.rulebook import declaration_problems
+
+    for name in PROBLEM_SETS:
+        assert declaration_problems(ProblemSet(name)) == []
+    ps = ProblemSet("ps3_mle")
+    ps.source.cells[0].source = ps.source.cells[0].source.replace("`scipy.optimize`, ", "")
+    [problem] = declaration_problems(ps)
+    assert "do not say the declared rule" in problem
+    ps = ProblemSet("ps1_pca")
+    ps.source.metadata["course"]["rules"]["forbid"].append("torch")
+    assert declaration_problems(ps) == ["ps1_pca: the rule's statement does not name `torch`"]
+    del ps.source.metadata["course"]
+    assert "declares no rules" in declaration_problems(ps)[0]
