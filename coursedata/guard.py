@@ -11,7 +11,9 @@ extension (:data:`KERNEL_ARGUMENT`) and the rules in the environment variable :d
    student's code, raising :class:`ForbiddenModule` (an ``ImportError``) whose message states the
    rule, while the course's own code (the kit, the tests, the libraries) imports what it needs;
 3. adds an audit hook (``sys.addaudithook``, which nothing can remove) that refuses the same
-   imports again should the finder be taken off ``sys.meta_path``, and puts it back;
+   imports again should the finder be taken off ``sys.meta_path`` (and puts it back), and refuses
+   to run a forbidden module's own code for the student however it was found (a loader called
+   by hand, ``importlib`` past the finder);
 4. learns which code is whose: every cell IPython compiles is matched by its text against the
    course's cells (trusted) and the answer cells (their question's rules apply); any other code
    (added cells, text run with ``exec``, a file written on the fly) is the student's.
@@ -146,6 +148,8 @@ class Guard:
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, here}
         self.library = tuple(os.path.join(p, "") for p in prefixes)
         self._policies: dict = {}
+        self._count = -1
+        self._places: tuple[str, ...] = ()
         self._exact = frozenset(self.every)
         self._inside = tuple(f"{entry}." for entry in self.every)
         self._grading = os.path.join(here, "grading.py")
@@ -240,6 +244,7 @@ class Guard:
                 except (AttributeError, TypeError):
                     pass
         self.store.update(taken)
+        self._count = len(sys.modules)
         return sorted(taken)
 
     def ensure_first(self) -> None:
@@ -254,10 +259,46 @@ class Guard:
                                                       "sys.meta_path"})
 
     def refresh(self) -> None:
+        """Before and after each cell: the finder first, and whatever the course's code imported
+        meanwhile taken away (the course's code only adds modules, so an unchanged count is
+        taken to mean nothing new)."""
         self.ensure_first()
-        self.purge()
+        if len(sys.modules) != self._count:
+            self.purge()
+
+    def _locate(self) -> None:
+        """The files of every forbidden module (found without importing anything), so that
+        running their code is recognised however the module was loaded."""
+        from importlib.machinery import PathFinder
+
+        places = []
+        for entry in self.every:
+            module = self.store.get(entry) or sys.modules.get(entry)
+            path = getattr(module, "__file__", None) if module is not None else None
+            if path is None:
+                top, *rest = entry.split(".")
+                try:
+                    spec = PathFinder.find_spec(top)
+                except (ImportError, ValueError):
+                    spec = None
+                if spec is None or not spec.origin:
+                    continue
+                path = os.path.join(os.path.dirname(spec.origin), *rest)
+                places += [path + os.sep, path + ".py"]
+                continue
+            places.append(os.path.dirname(path) + os.sep if path.endswith("__init__.py")
+                          else path)
+        self._places = tuple(places)
 
     def _audit(self, event: str, args) -> None:
+        if event == "exec":
+            # A module's code run on the student's request, however it was found (e.g. a
+            # loader called by hand, past sys.meta_path).
+            code = args[0] if args else None
+            name = getattr(code, "co_filename", "")
+            if self._places and name.startswith(self._places) and code.co_name == "<module>":
+                self.check_import(_module_name(name), "module code run by hand")
+            return
         if event != "import":
             return
         self.ensure_first()
@@ -267,6 +308,7 @@ class Guard:
 
     def install(self, shell=None) -> None:
         purged = self.purge()
+        self._locate()
         sys.meta_path.insert(0, self.finder)
         sys.addaudithook(self._audit)
         if shell is not None:
@@ -284,6 +326,15 @@ class Guard:
             shell.events.register("pre_run_cell", lambda *_: self.refresh())
             shell.events.register("post_run_cell", lambda *_: self.refresh())
         self.log({"event": "installed", "purged": purged})
+
+
+def _module_name(path: str) -> str:
+    """A module's dotted name from its file below ``site-packages`` (for messages and rules)."""
+    for root in sorted(sys.path, key=len, reverse=True):
+        if root and path.startswith(os.path.join(root, "")):
+            parts = os.path.relpath(path, root)[:-3].split(os.sep)
+            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return path
 
 
 def load_ipython_extension(shell) -> None:

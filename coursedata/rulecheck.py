@@ -76,7 +76,8 @@ class LocalRules:
                 broken += 1
         for finding in reading.attempts:
             lines.append(f"note  {finding.how} ({finding.where()}): the grader refuses "
-                         f"forbidden modules however they are reached, and a person reads such code")
+                         f"forbidden modules however they are reached, and a person reads such "
+                         f"code")
         head = (f"rules: {len(answers)} answer functions read against the problem set's rule "
                 f"“{statement}”: " + (f"{broken} break it" if broken else "none breaks it"))
         return [head] + lines, broken

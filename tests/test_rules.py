@@ -224,7 +224,8 @@ CHEATS = {
          "gamma_score": ("sys.modules", "scipy.stats"),
          "gamma_mle": ("attribute", "scipy.stats")}],
     "ps4_map_naive_bayes": [
-        {"beta_map": ("plain", "sklearn.naive_bayes"), "fit_bernoulli_nb": ("alias", "scipy.special"),
+        {"beta_map": ("plain", "sklearn.naive_bayes"),
+         "fit_bernoulli_nb": ("alias", "scipy.special"),
          "bernoulli_joint_log_likelihood": ("importlib", "scipy.special")},
         {"predict_log_proba": ("__import__", "scipy.special"),
          "fit_categorical_nb": ("sys.modules", "sklearn"),
@@ -330,7 +331,8 @@ def graded():
     for name in PROBLEM_SETS:
         ps = ProblemSet(name)
         for i, cheats in enumerate(CHEATS[name]):
-            extra = [f"FORBID = {list(ps.rules.forbid)!r}\n" + PROBE] + ([LOADERS] if i == 0 else [])
+            extra = [f"FORBID = {list(ps.rules.forbid)!r}\n" + PROBE]
+            extra += [LOADERS] if i == 0 else []
             nb = _submission(ps, cheats, extra)
             out[name, i] = grade_submission(ps, nbformat.writes(nb).encode(), executor)
     return out
@@ -487,3 +489,50 @@ def test_the_release_refuses_instructions_that_disagree_with_the_declaration():
     assert declaration_problems(ps) == ["ps1_pca: the rule's statement does not name `torch`"]
     del ps.source.metadata["course"]
     assert "declares no rules" in declaration_problems(ps)[0]
+
+
+GETTING_AROUND = {
+    "a loader called by hand": '''
+import importlib.machinery, importlib.util
+spec = importlib.machinery.PathFinder.find_spec("sklearn")
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+''',
+    "the finder taken away, then import": '''
+import sys
+sys.meta_path[:] = [f for f in sys.meta_path if "Guard" not in repr(getattr(f, "guard", ""))
+                    and type(f).__name__ != "_Finder"]
+import sklearn
+''',
+    "the finder taken away, then importlib": '''
+import importlib, sys
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Finder"]
+importlib.import_module("scipy.stats")
+''',
+    "exec of text": 'exec("import sklearn.svm")',
+}
+
+
+@pytest.mark.slow
+def test_the_guard_holds_against_ways_around_it(tmp_path):
+    """In a kernel (here a local one; the sandbox starts the same), each way around the finder is
+    refused all the same: the audit hook, which nothing removes, sees the import or the module's
+    code about to run, and puts the finder back, noting it was taken."""
+    import os
+
+    from nbclient import NotebookClient
+
+    from coursedata.guard import KERNEL_ARGUMENT, kernel_config, read_log
+
+    rules = Rules.from_dict({"forbid": ["sklearn", "scipy.stats"], "statement": "no"})
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(code) for code in GETTING_AROUND.values()]
+    log = tmp_path / "log.jsonl"
+    env = {**os.environ, **kernel_config(rules, [], {}, str(log))}
+    NotebookClient(nb, kernel_name="python3", extra_arguments=[KERNEL_ARGUMENT],
+                   allow_errors=True, timeout=120).execute(cwd=str(tmp_path), env=env)
+    for (how, _), cell in zip(GETTING_AROUND.items(), nb.cells):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert errors and errors[0].ename == "ForbiddenModule", (how, cell.outputs)
+    entries = read_log(log)
+    assert sum(e["event"] == "refused" for e in entries) >= len(GETTING_AROUND)
+    assert any(e["event"] == "tampered" for e in entries)
