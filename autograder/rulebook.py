@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 from coursedata.guard import kernel_config, read_log
-from coursedata.reading import Finding, StudentCell, read_cells
+from coursedata.reading import Finding, Reading, StudentCell, read_cells
 from coursedata.rules import Rules
 
 from autograder.problemset import ProblemSet
@@ -198,7 +198,12 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
     if rules is None:
         return verdict
     cases = recorded_cases(ps)
-    reading = read_cells(student_cells(ps, notebook), rules)
+    try:
+        reading = read_cells(student_cells(ps, notebook), rules)
+    except (RecursionError, MemoryError):  # code nested beyond what ast can read
+        reading = Reading()
+        verdict.flags.append("the answer cells are nested too deeply to be read: a person "
+                             "should read them")
     # A graded function the course defines (a hidden cell chaining the student's functions)
     # uses what the student's functions it calls use.
     course = read_cells([StudentCell(f"course cell {i}", c.source)

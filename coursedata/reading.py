@@ -24,6 +24,7 @@ against every function the cell defines after it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -32,6 +33,7 @@ from coursedata.rules import Policy, Rules, covers
 __all__ = ["Finding", "Reading", "StudentCell", "read_cells"]
 
 _MAGIC = re.compile(r"^(\s*)([%!].*)$")
+_IPYTHON_RUNS = ("system", "getoutput", "run_line_magic", "run_cell_magic")
 _COMPUTED_IMPORTS = {"importlib.import_module", "importlib.__import__", "builtins.__import__"}
 #: Calls that reach objects or code a reading cannot follow: flagged for a person.
 _SUSPECT_CALLS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe",
@@ -143,9 +145,28 @@ class Reading:
         return [f for f in self.findings if not f.is_use]
 
 
+@functools.lru_cache(maxsize=1)
+def _transformer():
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return None
+    return TransformerManager()
+
+
 def _python(source: str) -> tuple[str, list[tuple[int, str]]]:
-    """The cell as Python (IPython magics and shell lines blanked, line numbers kept), and the
-    blanked lines."""
+    """The cell as Python, as IPython runs it (magics and shell commands become calls of
+    ``get_ipython()``, read by :meth:`_Scope.visit_Call`), and the lines left out.
+
+    Without IPython (it is always there where a kernel runs), magic and shell lines are blanked
+    and returned for a plainer reading.
+    """
+    transformer = _transformer()
+    if transformer is not None:
+        try:
+            return transformer.transform_cell(source), []
+        except Exception:  # noqa: BLE001 - IPython's own error; the kernel reports it
+            pass
     lines = source.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):
         return "", list(enumerate(lines, 1))
@@ -286,7 +307,26 @@ class _Scope(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    def _shell(self, node) -> bool:
+        """A magic or shell command (``!cmd``, ``%run``, ``%%bash``) that names a forbidden
+        module: flagged, since it can run code no reading sees."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in _IPYTHON_RUNS
+                and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "get_ipython"):
+            return False
+        text = " ".join(a.value for a in node.args if isinstance(a, ast.Constant)
+                        and isinstance(a.value, str))
+        for entry in self.policy.forbidden:
+            if re.search(rf"\b{re.escape(entry)}\b", text):
+                self._add(node, text.strip()[:120], None, f"runs a shell or magic command "
+                                                          f"that names {entry}")
+                break
+        return True
+
     def visit_Call(self, node):
+        if self._shell(node):
+            return
         func = self._callee(node.func)
         first = _constant(node.args[0]) if node.args else None
         if func in _COMPUTED_IMPORTS or func == "sys.modules.get":
@@ -349,7 +389,7 @@ def read_cells(cells: list[StudentCell], rules: Rules, known=()) -> Reading:
             tree = ast.parse(source)
         except SyntaxError:
             continue
-        parsed.append((cell, tree, source.splitlines(), magics))
+        parsed.append((cell, tree, cell.source.splitlines(), magics))
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 reading.defined[node.name] = (cell.label, node.lineno)

@@ -179,6 +179,8 @@ def test_mentions_and_allowed_modules_count_for_nothing(source):
     ("import gc\n\ndef f():\n    return gc.get_objects()\n", "gc.get_objects"),
     ("import sys\n\ndef f():\n    sys.meta_path.clear()\n", "sys.meta_path"),
     ("!pip install scikit-learn\n%run -m sklearn\n\ndef f():\n    return 1\n", "sklearn"),
+    ("def f():\n    out = !python -c 'import sklearn'\n    return out\n", "sklearn"),
+    ("%%bash\npython -c 'import scipy.stats'\n", "scipy.stats"),
 ])
 def test_a_computed_route_is_flagged_for_a_person(source, what):
     attempts = read_cells([StudentCell("a", source, "a")], RULES).attempts
