@@ -26,7 +26,7 @@ import nbformat
 
 from coursedata.guard import kernel_config, read_log
 from coursedata.reading import Finding, Reading, StudentCell, read_cells
-from coursedata.rules import Rules
+from coursedata.rules import Rules, covers
 
 from autograder.problemset import ProblemSet
 
@@ -230,7 +230,7 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         for function in named:
             found.setdefault(function, (rule, f"the grading kernel refused to import {module} "
                                               f"for it (line {entry.get('line')})"))
-        covered = any(f.is_use and f.cell == entry.get("question") and f.line == entry.get("line")
+        covered = any(f.is_use and f.line == entry.get("line") and covers(f.entry, module)
                       for f in reading.findings)
         if not named and not covered:
             verdict.flags.append(f"the grading kernel refused to import {module} outside any "
@@ -243,8 +243,13 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         verdict.notes.append(
             f"{function} used {entry}, which this problem set does not allow: it {where}. "
             f"The rule: “{statement}” Every test of {function}, visible or hidden, scores 0.")
-    for finding in reading.attempts:
-        verdict.flags.append(f"{finding.how} ({finding.where()})")
+    counted = {id(f) for b in found for _, f in reading.uses(b)}
+    for finding in reading.findings:
+        if not finding.is_use:
+            verdict.flags.append(f"{finding.how} ({finding.where()})")
+        elif id(finding) not in counted:
+            verdict.flags.append(f"{finding.how} ({finding.where()}); no graded function "
+                                 f"uses it")
     if log is not None:
         if not any(e.get("event") == "installed" for e in entries):
             verdict.flags.append("the grading kernel's rule log is missing or lacks its start: "

@@ -52,8 +52,9 @@ _MACHINERY = ("<frozen importlib", "<frozen zipimport", _IMPORTLIB,
               os.path.join(os.path.dirname(os.__file__), "pkgutil.py"))
 
 
-class ForbiddenModule(ImportError):
-    """The student's code imported a module that the problem set's rules forbid."""
+class ForbiddenModule(ModuleNotFoundError):
+    """The student's code imported a module that the problem set's rules forbid (for that code,
+    the module is not there: ``except ImportError`` catches it)."""
 
 
 def digest(source: str) -> str:
