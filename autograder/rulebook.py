@@ -18,6 +18,7 @@ the guard was tampered with. A flag costs no points.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,20 @@ def recorded_cases(ps: ProblemSet) -> dict[str, list[str]]:
             for case, function in _RECORD.findall(cell.source):
                 out.setdefault(function, []).append(case)
     return out
+
+
+def _course_calls(ps: ProblemSet) -> dict[str, frozenset[str]]:
+    """``{function the course defines: graded functions it refers to}``, read once per source."""
+    sources = tuple(c.source for c in ps.source.cells
+                    if c.cell_type == "code" and not _meta(c).get("solution"))
+    return _calls_in(sources, tuple(sorted(recorded_cases(ps))))
+
+
+@functools.lru_cache(maxsize=32)
+def _calls_in(sources: tuple[str, ...], graded: tuple[str, ...]) -> dict:
+    reading = read_cells([StudentCell(f"course cell {i}", s) for i, s in enumerate(sources)],
+                         Rules(forbid=()), graded)
+    return {f: frozenset(c) for f, c in reading.calls.items() if f}
 
 
 def _meta(cell) -> dict:
@@ -206,12 +221,9 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                              "should read them")
     # A graded function the course defines (a hidden cell chaining the student's functions)
     # uses what the student's functions it calls use.
-    course = read_cells([StudentCell(f"course cell {i}", c.source)
-                         for i, c in enumerate(ps.source.cells) if c.cell_type == "code"
-                         and not _meta(c).get("solution")], Rules(forbid=()), reading.defined)
-    for function, callees in course.calls.items():
+    for function, callees in _course_calls(ps).items():
         if function in cases and function not in reading.defined:
-            reading.calls[function] = callees & set(reading.defined)
+            reading.calls[function] = set(callees) & set(reading.defined)
     found: dict[str, tuple[str, str]] = {}
     for function in cases:
         uses = reading.uses(function)

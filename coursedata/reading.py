@@ -161,6 +161,11 @@ def _python(source: str) -> tuple[str, list[tuple[int, str]]]:
     Without IPython (it is always there where a kernel runs), magic and shell lines are blanked
     and returned for a plainer reading.
     """
+    try:
+        ast.parse(source)
+        return source, []  # plain Python: IPython runs it as it is
+    except SyntaxError:
+        pass
     transformer = _transformer()
     if transformer is not None:
         try:
