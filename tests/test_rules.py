@@ -538,3 +538,19 @@ def test_the_guard_holds_against_ways_around_it(tmp_path):
     entries = read_log(log)
     assert sum(e["event"] == "refused" for e in entries) >= len(GETTING_AROUND)
     assert any(e["event"] == "tampered" for e in entries)
+
+
+@require(AVAILABLE, f"no sandbox here: {REASON}")
+@pytest.mark.slow
+def test_a_cold_sandbox_keeps_the_rules_as_the_warm_one(graded):
+    """Where warm sandboxes cannot be built (a grader that is not root), each kernel starts in a
+    sandbox of its own: the same submission scores the same, with the same notes."""
+    ps = ProblemSet("ps3_mle")
+    nb = _submission(ps, CHEATS["ps3_mle"][1], [])
+    cold = grade_submission(ps, nbformat.writes(nb).encode(),
+                            sandbox_executor(SandboxConfig(warm=False)))
+    warm = graded["ps3_mle", 1]
+    assert [(s.grade_id, s.points) for s in cold.scores] == \
+        [(s.grade_id, s.points) for s in warm.scores]
+    assert [b.function for b in cold.breaches] == [b.function for b in warm.breaches]
+    assert [n for n in cold.notes if " used " in n] == [n for n in warm.notes if " used " in n]
