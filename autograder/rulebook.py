@@ -36,6 +36,8 @@ __all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cell
 
 #: The guard's log, in the results folder (case names never start with an underscore).
 LOG_NAME = "_rules.jsonl"
+#: Flags kept per submission (the rest are counted).
+MAX_FLAGS = 20
 _RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']\s*,\s*([A-Za-z_][A-Za-z0-9_]*)""")
 
 
@@ -235,10 +237,14 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
     for entry in entries:
         if entry.get("event") != "refused":
             continue
-        module, rule = str(entry.get("module")), str(entry.get("entry"))
-        named = [f for f in entry.get("functions") or [] if f in cases]
+        # Written in the student's kernel: anything may be there, of any type.
+        module, rule = str(entry.get("module"))[:200], str(entry.get("entry"))[:200]
+        functions = entry.get("functions")
+        named = [f for f in (functions if isinstance(functions, list) else [])
+                 if isinstance(f, str) and f in cases]
         case = entry.get("case")
-        named += [f for f, cs in cases.items() if case in cs and f not in named]
+        named += [f for f, cs in cases.items()
+                  if isinstance(case, str) and case in cs and f not in named]
         for function in named:
             found.setdefault(function, (rule, f"the grading kernel refused to import {module} "
                                               f"for it (line {entry.get('line')})"))
@@ -267,6 +273,9 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
             verdict.flags.append("the grading kernel's rule log is missing or lacks its start: "
                                  "the rules were not enforced while it ran, or the log was "
                                  "removed")
-        verdict.flags += [f"tampering: {e.get('what')}" for e in entries
+        verdict.flags += [f"tampering: {str(e.get('what'))[:200]}" for e in entries
                           if e.get("event") == "tampered"]
+    flags = list(dict.fromkeys(verdict.flags))
+    verdict.flags = flags[:MAX_FLAGS] + ([f"and {len(flags) - MAX_FLAGS} more of the kind"]
+                                         if len(flags) > MAX_FLAGS else [])
     return verdict

@@ -81,13 +81,13 @@ def kernel_config(rules: Rules, trusted: list[str], answers: dict[str, str],
                              "log": log})}
 
 
-def read_log(path) -> list[dict]:
-    """The entries of a guard's log (lines that are not JSON objects are skipped: the kernel's
-    code can write there too)."""
+def read_log(path, limit: int = 2**20) -> list[dict]:
+    """The entries of a guard's log, from its first ``limit`` bytes (lines that are not JSON
+    objects are skipped: the kernel's code can write there too)."""
     out = []
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
+            for line in f.read(limit).splitlines():
                 try:
                     entry = json.loads(line)
                 except ValueError:

@@ -554,3 +554,23 @@ def test_a_cold_sandbox_keeps_the_rules_as_the_warm_one(graded):
         [(s.grade_id, s.points) for s in warm.scores]
     assert [b.function for b in cold.breaches] == [b.function for b in warm.breaches]
     assert [n for n in cold.notes if " used " in n] == [n for n in warm.notes if " used " in n]
+
+
+def test_a_forged_or_flooded_log_is_read_safely(tmp_path):
+    """The guard's log lies in the student's results folder: entries of any type, garbage and a
+    flood are read without a fault of the grader, and cost only the functions they name."""
+    import json
+
+    from autograder.rulebook import MAX_FLAGS, judge
+
+    ps = ProblemSet("ps1_pca")
+    log = tmp_path / "log.jsonl"
+    lines = ["not json", "[1, 2]", json.dumps({"event": "installed"}),
+             json.dumps({"event": "refused", "functions": 7, "case": ["x"], "line": {}}),
+             json.dumps({"event": "refused", "functions": ["pca_eig", 3], "module": "sklearn",
+                         "entry": "sklearn", "line": 2})]
+    lines += [json.dumps({"event": "refused", "module": f"m{i}", "line": i}) for i in range(500)]
+    log.write_text("\n".join(lines) + "\n")
+    verdict = judge(ps, ps.assemble(ps.source).notebook, log)
+    assert [b.function for b in verdict.breaches] == ["pca_eig"]
+    assert len(verdict.flags) == MAX_FLAGS + 1 and verdict.flags[-1].startswith("and ")
