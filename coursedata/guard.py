@@ -47,6 +47,7 @@ ENV = "COURSE_RULES"
 KERNEL_ARGUMENT = "--IPKernelApp.extra_extensions=coursedata.guard"
 _TRUSTED = object()
 _IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
+_UTIL = os.path.join(os.path.dirname(importlib.__file__), "util.py")
 _MACHINERY = ("<frozen importlib", "<frozen zipimport", _IMPORTLIB,
               os.path.join(os.path.dirname(os.__file__), "runpy.py"),
               os.path.join(os.path.dirname(os.__file__), "pkgutil.py"))
@@ -120,7 +121,7 @@ class _Finder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, name, path=None, target=None):
         guard = self.guard
-        if not guard.touches(name):
+        if not guard.touches(name) or guard.is_query():
             return None
         guard.check_import(name, "import")
         module = guard.store.pop(name, None)
@@ -194,6 +195,15 @@ class Guard:
                 continue
             return frame, self.classify(name)
         return None, _TRUSTED
+
+    def is_query(self) -> bool:
+        """Whether the finder was asked by ``importlib.util.find_spec``: a question, which
+        loads nothing (loading the module's code afterwards is refused by the audit hook)."""
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_name == "find_spec" and \
+            frame.f_code.co_filename == _UTIL
 
     # -- refusing -------------------------------------------------------------------------------
     def check_import(self, name: str, route: str) -> None:

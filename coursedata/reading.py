@@ -38,7 +38,8 @@ _COMPUTED_IMPORTS = {"importlib.import_module", "importlib.__import__", "builtin
 #: Calls that reach objects or code a reading cannot follow: flagged for a person.
 _SUSPECT_CALLS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe",
                   "sys.setprofile", "sys.settrace", "sys.addaudithook", "importlib.reload",
-                  "importlib.util", "importlib.machinery", "importlib._bootstrap", "subprocess",
+                  "importlib.util.module_from_spec", "importlib.util.spec_from",
+                  "importlib.util.LazyLoader", "importlib.machinery", "importlib._bootstrap", "subprocess",
                   "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "ctypes",
                   "inspect.getmodule", "runpy", "pkgutil", "zipimport", "pickle.loads",
                   "linecache")

@@ -499,6 +499,11 @@ import importlib.machinery, importlib.util
 spec = importlib.machinery.PathFinder.find_spec("sklearn")
 spec.loader.exec_module(importlib.util.module_from_spec(spec))
 ''',
+    "a spec asked for, then loaded": '''
+import importlib.util
+spec = importlib.util.find_spec("scipy.stats")  # a question: answered
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+''',
     "the finder taken away, then import": '''
 import sys
 sys.meta_path[:] = [f for f in sys.meta_path if "Guard" not in repr(getattr(f, "guard", ""))
