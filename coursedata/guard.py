@@ -47,7 +47,8 @@ ENV = "COURSE_RULES"
 KERNEL_ARGUMENT = "--IPKernelApp.extra_extensions=coursedata.guard"
 _TRUSTED = object()
 _IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
-_UTIL = os.path.join(os.path.dirname(importlib.__file__), "util.py")
+# importlib.util's file, or its name when the interpreter runs it frozen
+_UTIL = (os.path.join(os.path.dirname(importlib.__file__), "util.py"), "<frozen importlib.util>")
 _MACHINERY = ("<frozen importlib", "<frozen zipimport", _IMPORTLIB,
               os.path.join(os.path.dirname(os.__file__), "runpy.py"),
               os.path.join(os.path.dirname(os.__file__), "pkgutil.py"))
@@ -200,10 +201,11 @@ class Guard:
         """Whether the finder was asked by ``importlib.util.find_spec``: a question, which
         loads nothing (loading the module's code afterwards is refused by the audit hook)."""
         frame = sys._getframe(2)
-        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        while frame is not None and \
+                frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
             frame = frame.f_back
         return frame is not None and frame.f_code.co_name == "find_spec" and \
-            frame.f_code.co_filename == _UTIL
+            frame.f_code.co_filename in _UTIL
 
     # -- refusing -------------------------------------------------------------------------------
     def check_import(self, name: str, route: str) -> None:
