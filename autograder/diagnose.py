@@ -47,6 +47,9 @@ def _describe(name: str, value: str) -> str:
     where = f" at line {line.group(1)}" if line else ""
     if name == "CellTimeoutError":
         return f"was stopped: {value or 'it ran out of time'} (the time limit per cell)"
+    if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
+        return (f"stopped{where}: it imports {value.split(' ', 1)[0]}, which the problem set's "
+                f"rules forbid")
     if "not available in the sandbox" in value:
         return f"imported a module that graded notebooks may not use ({value})"
     return f"raised {name}{where}: {value[:200]}" if value else f"raised {name}{where}"

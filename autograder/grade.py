@@ -21,6 +21,7 @@ import nbformat
 from coursedata.grading import RESULTS_ENV
 from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.rulebook import LOG_NAME, judge, kernel_env
 from autograder.sandbox.config import ExecutionResult
 from autograder.scoring import CellScore, score_results
 from autograder.status import Status
@@ -47,9 +48,13 @@ class GradeResult:
     scores : list of CellScore
         One per graded cell of the problem set, in notebook order.
     notes : list of str
-        Messages for the student and the instructor (repairs, crashes, timeouts).
+        Messages for the student and the instructor (repairs, crashes, timeouts, broken rules).
     executed : nbformat.NotebookNode or None
         The notebook as it ran (with hidden checks: for the instructor's eyes only).
+    flags : list of str
+        What a person should look at (:func:`autograder.rulebook.judge`); no points depend on it.
+    breaches : list of autograder.rulebook.Breach
+        The graded functions that broke the problem set's rules (their cells scored 0).
     """
 
     problem_set: str
@@ -58,6 +63,8 @@ class GradeResult:
     notes: list[str] = field(default_factory=list)
     executed: nbformat.NotebookNode | None = None
     timings: dict = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    breaches: list = field(default_factory=list)
 
     @property
     def total(self) -> float:
@@ -105,18 +112,20 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         results = work / "results"
         results.mkdir(parents=True, exist_ok=True)
-        env = {RESULTS_ENV: str(results)}
+        log = results / LOG_NAME
+        env = {RESULTS_ENV: str(results), **kernel_env(ps, assembly.notebook, log)}
         run = executor(assembly.notebook, work, env)
         start = time.perf_counter()
-        scores = score_results(ps, results, run.notebook)
+        verdict = judge(ps, assembly.notebook, log)
+        scores = score_results(ps, results, run.notebook, verdict.tainted)
         timings = {**run.timings, "score_s": time.perf_counter() - start}
     causes, scores = explain(run.notebook, run.status, scores, ps.solution_ids)
     notes = list(assembly.notes)
     if run.message:
         notes.append(run.message)
-    notes += causes
+    notes += verdict.notes + causes
     return GradeResult(ps.name, _status(ps, run, scores, assembly.missing), scores, notes,
-                       run.notebook, timings)
+                       run.notebook, timings, verdict.flags, verdict.breaches)
 
 
 def _status(ps: ProblemSet, run: ExecutionResult, scores: list[CellScore],
@@ -143,7 +152,10 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
     def execute(nb, workdir: Path, env: dict) -> ExecutionResult:
         import os
 
-        client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name=kernel_name)
+        from coursedata.guard import KERNEL_ARGUMENT
+
+        client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name=kernel_name,
+                                extra_arguments=[KERNEL_ARGUMENT])
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:

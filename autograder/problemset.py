@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from coursedata.rules import Rules
+
 from autograder.course import Course
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
@@ -129,6 +131,11 @@ class ProblemSet:
                 autograded = cell.cell_type == "code" and not meta.get("solution")
                 cells.append(GradeCell(meta["grade_id"], float(meta.get("points", 0)), autograded))
         return cells
+
+    @property
+    def rules(self) -> Rules | None:
+        """What the answers may not use, as the source declares it (:mod:`coursedata.rules`)."""
+        return Rules.from_metadata(self.source.metadata)
 
     @property
     def solution_ids(self) -> list[str]:

@@ -1,7 +1,9 @@
 """Release a problem set to students: ``python -m autograder release NAME``.
 
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
-then puts the student kit's address into the released notebook: every source notebook's setup
+after checking that the notebook's instructions state the problem set's declared rules
+(:func:`autograder.rulebook.declaration_problems`), then puts the student kit's address into the
+released notebook: every source notebook's setup
 cell names the placeholder ``@KIT_URL@`` in the message it shows when the kit is missing, and the
 release replaces it with the kit wheel's URL on the course site (and updates nbgrader's checksum
 of that cell, so nbgrader's "Validate" does not report a changed cell).
@@ -22,7 +24,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.problemset import list_problem_sets
+from autograder.course import Course
+from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.rulebook import declaration_problems
 from autograder.settings import COURSE_DIR, ROOT
 
 __all__ = ["PLACEHOLDER", "ROOT", "check_site_url", "site_url", "kit_version", "kit_wheel_name",
@@ -102,6 +106,9 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
     if name not in list_problem_sets(course):
         raise ValueError(f"unknown problem set {name!r} in {course}; choose one of "
                          f"{', '.join(list_problem_sets(course))}")
+    problems = declaration_problems(ProblemSet(name, Course(course)))
+    if problems:
+        raise ValueError("; ".join(problems))
     url = url or kit_url()
     course = Path(course).resolve()
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH

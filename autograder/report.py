@@ -135,6 +135,29 @@ def _grader_errors(records: list[dict]) -> str:
             f"<details><summary>tracebacks</summary><ul>{items}</ul></details>")
 
 
+def _rules_section(records: list[dict]) -> str:
+    """Students who broke the problem set's rules (scored 0 there) or whose code a person should
+    read (flags: attempts a reading cannot resolve, a guard tampered with)."""
+    rows = []
+    for r in sorted(records, key=lambda r: r["student_id"]):
+        broke = [f"{b['function']} used {b['entry']}: {b['where']}" for b in r.get("breaches") or []]
+        flags = r.get("flags") or []
+        if broke or flags:
+            items = "".join(f"<li>{_esc(t, 400)}</li>" for t in broke) + \
+                "".join(f"<li class='muted'>to read: {_esc(t, 400)}</li>" for t in flags)
+            rows.append(f"<tr><td>{html.escape(r['student_id'])}</td><td class='num'>{len(broke)}"
+                        f"</td><td class='msg'><ul>{items}</ul></td></tr>")
+    if not rows:
+        return ("<h2 id='rules'>The problem set's rules</h2><p>No submission used what the rules "
+                "forbid, and no code needs a person to read it.</p>")
+    return ("<h2 id='rules'>The problem set's rules</h2><p class='note'>These submissions used "
+            "what the problem set forbids (those functions scored 0 on every test) or hold code "
+            "a reading cannot resolve, such as an import by a computed name: a person should read "
+            "them. A flag alone costs no points.</p><table><tr><th>student</th>"
+            f"<th class='num'>functions scored 0</th><th>what was found</th></tr>{''.join(rows)}"
+            "</table>")
+
+
 def _histogram_png(totals: list[float], max_auto: float) -> str:
     import matplotlib
 
@@ -313,7 +336,8 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
            f"src='data:image/png;base64,"
            f"{_histogram_png(totals, max_auto)}'>") if totals and max_auto > 0 else ""
     nav = ("<p class='muted'>On this page: <a href='#mistakes'>most common mistakes</a> · "
-           "<a href='#status'>students per status</a> · <a href='#scores'>scores</a> · "
+           "<a href='#status'>students per status</a> · <a href='#rules'>rules</a> · "
+           "<a href='#scores'>scores</a> · "
            "<a href='#questions'>per question</a> · <a href='#time'>time</a></p>")
     return page(f"Report: {problem_set}",
             f"<h1>Grading report: {html.escape(problem_set)}</h1>"
@@ -325,6 +349,7 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
             f"(median {median:g}) over the {len(scored)} whose notebooks ran.</p>{nav}"
             f"{_top_mistakes(clusters, len(scored))}"
             f"{_status_section(records)}"
+            f"{_rules_section(records)}"
             f"{_grader_errors(records)}"
             f"<h2 id='scores'>Score distribution</h2>{img}"
             f"{_questions(records, clusters)}"

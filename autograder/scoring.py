@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from autograder.checks import Answers, load_checks
 from autograder.checks.answers import AnswerUnavailable
 from autograder.problemset import ProblemSet
+from autograder.recorded import cell_cases
 
 __all__ = ["CellScore", "score_results", "check_coverage", "failed_visible_cells",
            "VISIBLE_FAILED", "GRADER_FAULT"]
@@ -75,7 +76,18 @@ def failed_visible_cells(notebook) -> frozenset[str]:
     return frozenset(failed)
 
 
-def score_results(problem_set: ProblemSet, results_dir, executed) -> list[CellScore]:
+class _ReadingAnswers(Answers):
+    """Answers that note the cases a check reads."""
+
+    read: set[str]
+
+    def get(self, case: str) -> tuple:
+        self.read.add(case)
+        return super().get(case)
+
+
+def score_results(problem_set: ProblemSet, results_dir, executed,
+                  tainted: Mapping[str, str] | None = None) -> list[CellScore]:
     """Score every graded cell of ``problem_set`` from the arrays in ``results_dir``.
 
     Parameters
@@ -89,6 +101,11 @@ def score_results(problem_set: ProblemSet, results_dir, executed) -> list[CellSc
         test failed in the kernel. Such a cell scores zero whatever its check says: its points
         mean that its visible test passed. The kernel is untrusted, so this only ever takes
         points away.
+    tainted : mapping, optional
+        ``{case: message}``: recorded cases computed by a function that broke the problem set's
+        rules (:func:`autograder.rulebook.judge`). A cell whose check reads one, or whose hidden
+        part may record one (:func:`autograder.recorded.cell_cases`), scores zero with that
+        message.
 
     Returns
     -------
@@ -106,13 +123,16 @@ def score_results(problem_set: ProblemSet, results_dir, executed) -> list[CellSc
     else:
         raise TypeError("executed must be the executed notebook or a collection of grade_ids")
     checks = load_checks(problem_set.name).CHECKS
-    answers = Answers(problem_set.name, results_dir)
+    answers = _ReadingAnswers(problem_set.name, results_dir)
+    tainted = dict(tainted or {})
+    may_read = cell_cases(problem_set) if tainted else {}
     scores = []
     for cell in problem_set.grade_cells:
         if not cell.autograded:
             scores.append(CellScore(cell.grade_id, None, cell.points, "graded by hand"))
             continue
         error = None
+        answers.read = set()
         try:
             outcome = checks[cell.grade_id](answers)
             points, message = outcome.fraction * cell.points, outcome.message
@@ -125,5 +145,8 @@ def score_results(problem_set: ProblemSet, results_dir, executed) -> list[CellSc
             points, message = 0.0, GRADER_FAULT
         if error is None and cell.grade_id in failed and points > 0:
             points, message = 0.0, VISIBLE_FAILED
+        broken = sorted((answers.read | set(may_read.get(cell.grade_id, ()))) & tainted.keys())
+        if error is None and broken:
+            points, message = 0.0, tainted[broken[0]]
         scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message, error))
     return scores

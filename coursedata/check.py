@@ -9,8 +9,13 @@ has run, named by its question. A cell that runs longer than the time limit (--t
 stopped, and the check says which line was running; Ctrl-C stops the check at once, with the
 results so far. The last line is "N passed, M failed".
 
-The exit status is 0 when every visible test passes, 1 when one fails or is missing or changed,
-2 when the notebook cannot be read, 130 after Ctrl-C. Passing every visible test does not
+After the run it says which functions break the problem set's rules (the modules its answers
+may not use): the check's kernel refuses them as the grader's does, and the grader gives 0 to
+every test of such a function.
+
+The exit status is 0 when every visible test passes and no function breaks the rules, 1 when a
+test fails or is missing or changed or a rule is broken, 2 when the notebook cannot be read, 130
+after Ctrl-C. Passing every visible test does not
 guarantee full marks: hidden tests check your functions on other inputs when your notebook is
 graded. Nothing is sent anywhere and your notebook file is not modified.
 """
@@ -22,9 +27,11 @@ import asyncio
 import re
 import signal
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursedata import rulecheck
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.runner import CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
@@ -205,20 +212,21 @@ def _summary(report: _Report, stopped: str | None, missing: int) -> str:
     return text
 
 
-async def _run(report: _Report, cwd: Path) -> list[CellRun]:
+async def _run(report: _Report, cwd: Path, kernel: dict) -> list[CellRun]:
     def on_start(index: int) -> None:
         report.running = index
 
     return await run_cells(report.nb, cwd, report.timeout, on_start,
                            lambda run: _on_result(run, report),
-                           lambda index, seconds: _on_slow(index, seconds, report))
+                           lambda index, seconds: _on_slow(index, seconds, report), **kernel)
 
 
-async def _run_until_stopped(report: _Report, cwd: Path) -> signal.Signals | None:
+async def _run_until_stopped(report: _Report, cwd: Path,
+                             kernel: dict) -> signal.Signals | None:
     """Run the notebook; return the signal that stopped it, if one did. The run is cancelled on
     the first SIGINT or SIGTERM (a second one while the kernel shuts down changes nothing)."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(_run(report, cwd))
+    task = asyncio.ensure_future(_run(report, cwd, kernel))
     stopped: list[signal.Signals] = []
 
     def stop(signum: signal.Signals) -> None:
@@ -253,13 +261,21 @@ def check(path: Path, timeout: float = 120) -> int:
     _print_findings(found, report)
     _say(f"Running every cell from the top in a fresh kernel (each at most {timeout:g} s; "
          "Ctrl-C stops):")
-    stopped = asyncio.run(_run_until_stopped(report, saved.path.parent))
+    with tempfile.TemporaryDirectory(prefix="coursedata-rules-") as folder:
+        # The problem set's rules, kept by the kernel as the grader keeps them.
+        rules, options = rulecheck.prepare(nb, Path(folder))
+        kernel = {"kernel_args": rules.client_options.get("extra_arguments", []),
+                  "env": options.get("env")}
+        stopped = asyncio.run(_run_until_stopped(report, saved.path.parent, kernel))
+        rule_lines, broken = rules.report() if not stopped else ([], 0)
+    for line in rule_lines:
+        _say(line)
     missing = sum(f.kind == "missing test" for f in found)
     _say(_summary(report, _SIGNALS[stopped] if stopped else None, missing))
     if stopped:
         return 128 + stopped  # what a shell reports for a program the signal ended
     problems = any(f.kind in ("missing", "missing test", "changed") for f in found)
-    return 1 if report.failed or problems else 0
+    return 1 if report.failed or problems or broken else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -90,12 +90,14 @@ async def run_cells(nb, cwd: Path, timeout: float,
                     on_start: Callable[[int], None] = lambda index: None,
                     on_result: Callable[[CellRun], None] = lambda run: None,
                     on_slow: Callable[[int, float], None] = lambda index, seconds: None,
-                    ) -> list[CellRun]:
+                    kernel_args: list[str] = (), env: dict | None = None) -> list[CellRun]:
     """Run the code cells of ``nb`` (in place: outputs are filled in) and return their results.
 
     ``on_start(index)`` is called before a cell runs, ``on_result(run)`` as soon as it is done,
     and ``on_slow(index, seconds)`` once when it has run :data:`SLOW` seconds. Cells after one
-    whose kernel had to be killed are not run.
+    whose kernel had to be killed are not run. ``kernel_args`` are added to the kernel's command
+    line and ``env`` (if given) is its environment (the problem set's rules:
+    :mod:`coursedata.rulecheck`).
     """
     from nbclient import NotebookClient
 
@@ -107,7 +109,9 @@ async def run_cells(nb, cwd: Path, timeout: float,
         try:
             # The kernel's own log (start-up and shut-down notes) is not for students: errors of
             # the notebook's code come back in the cells' outputs.
-            await km.start_kernel(cwd=str(cwd), stderr=subprocess.DEVNULL)
+            await km.start_kernel(cwd=str(cwd), stderr=subprocess.DEVNULL,
+                                  extra_arguments=list(kernel_args),
+                                  **({"env": env} if env is not None else {}))
             kc = km.client()
             kc.start_channels()
             await kc.wait_for_ready(timeout=120)

@@ -296,7 +296,8 @@ def test_uninterruptible_loop_at_the_end_times_out_and_keeps_the_answers(battery
 def test_import_of_the_reference_fails_and_scores_as_if_absent(battery):
     outputs = "".join(o.get("text", "") for c in battery.executed("snoop").cells
                       for o in c.get("outputs", []))
-    assert "import failed: ModuleNotFoundError" in outputs
+    # refused by the problem set's rules (coursedata.guard) before the sandbox's own wall
+    assert "import failed: ForbiddenModule" in outputs
     assert battery.record("snoop")["status"] == Status.AWAITING_MANUAL
     # as the same notebook without the import: the stub of best_rank_k scores zero
     points = battery.points("snoop")

@@ -126,3 +126,25 @@ def test_lecture_ratings_cannot_be_changed_by_a_reader():
     with pytest.raises(ValueError):
         toy.ratings[0, 2] = 5
     assert np.isnan(coursedata.load_lecture_ratings().ratings[0, 2])
+
+
+@pytest.mark.parametrize("ours, theirs", [("load_digits", "load_digits"),
+                                          ("load_wine", "load_wine"),
+                                          ("load_breast_cancer", "load_breast_cancer")])
+def test_bundled_data_equal_scikit_learns_loaders_without_importing_scikit_learn(ours, theirs):
+    """The kit reads scikit-learn's bundled files itself, so a kernel whose problem set forbids
+    scikit-learn (or SciPy) can load them: importing the kit and loading imports neither."""
+    import subprocess
+    import sys
+
+    probe = (f"import sys, coursedata; coursedata.{ours}(); "
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'scipy'}))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    from sklearn import datasets
+
+    d, bunch = getattr(coursedata, ours)(), getattr(datasets, theirs)()
+    np.testing.assert_array_equal(d.X, bunch.data)
+    np.testing.assert_array_equal(d.y, bunch.target)
+    assert d.feature_names == [str(n) for n in bunch.feature_names]
+    assert d.target_names == [str(n) for n in bunch.target_names]

@@ -43,6 +43,18 @@ def test_a_refused_import_is_named_once_and_the_checks_point_to_it():
     assert all(s.message.startswith("not run: your cell 'f' imported") for s in scores)
 
 
+def test_an_import_the_rules_refuse_is_named_without_repeating_the_rule():
+    """The rule itself is stated once, in the rules' note (autograder.rulebook)."""
+    nb = nbformat.v4.new_notebook(cells=[
+        _code("import sklearn", "f", solution=True, error=(
+            "ForbiddenModule", "sklearn may not be used in the answers of this problem set: "
+                               "sklearn is not allowed. The rule: “numpy only”")),
+        _code("record(...)", "f_visible")])
+    notes, _ = explain(nb, "ok", [_not_run("f_visible")], ["f"])
+    assert notes == ["Your cell 'f' stopped: it imports sklearn, which the problem set's rules "
+                     "forbid"]
+
+
 def test_a_crash_points_the_later_checks_at_the_executor_note():
     nb = nbformat.v4.new_notebook(cells=[
         _code("def f(): ...", "f", solution=True), _code("x", "f_visible"),

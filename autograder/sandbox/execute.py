@@ -21,6 +21,8 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
+from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
+
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import (_INTERRUPT_GRACE_S, _describe_exit, _end_sandbox,
                                        _kernel_spec, _KernelStuck, _open_sandbox_process,
@@ -83,8 +85,9 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
     rundir.mkdir(mode=0o700)
     if uid >= 0:
         os.chown(rundir, uid, uid)
+    # The problem set's rules are kept by coursedata.guard when ``env`` configures it.
     kernel_cmd = [config.python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                  "--HistoryManager.hist_file=:memory:"]
+                  "--HistoryManager.hist_file=:memory:", GUARD_ARGUMENT]
     names = dict(kernel_name="python3-sandboxed", transport="ipc", ip=str(rundir / "k"),
                  connection_file=str(rundir / "kernel.json"))
     log_path = tmp / "kernel.log"

@@ -1,5 +1,6 @@
 """Honest answers to ps4_map_naive_bayes: loops over classes, features and samples, and counts
-with np.bincount / np.add.at, scipy's log_softmax and a split of the Bernoulli likelihood."""
+with np.bincount / np.add.at, np.logaddexp.reduce and a split of the Bernoulli likelihood
+(numpy only, as the rules say)."""
 
 LOOPS = {
     "beta_map": '''\
@@ -33,14 +34,15 @@ def bernoulli_joint_log_likelihood(X, log_prior, log_theta):
     return out
 ''',
     "predict_log_proba": '''\
-from scipy.special import logsumexp
-
-
 def predict_log_proba(joint):
     joint = np.asarray(joint, dtype=float)
     out = np.empty_like(joint)
     for i, row in enumerate(joint):
-        out[i] = row - logsumexp(row)
+        top = max(row)
+        total = 0.0
+        for value in row:
+            total += np.exp(value - top)
+        out[i] = row - (top + np.log(total))
     return out
 ''',
     "one_hot": '''\
@@ -104,11 +106,9 @@ def bernoulli_joint_log_likelihood(X, log_prior, log_theta):
     return np.asarray(X, dtype=float) @ (log_theta - log_off).T + log_off.sum(axis=1) + log_prior
 ''',
     "predict_log_proba": '''\
-from scipy.special import log_softmax
-
-
 def predict_log_proba(joint):
-    return log_softmax(np.asarray(joint, dtype=float), axis=1)
+    joint = np.asarray(joint, dtype=float)
+    return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
 ''',
     "one_hot": '''\
 def one_hot(X, n_categories):

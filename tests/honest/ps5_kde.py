@@ -1,5 +1,6 @@
-"""Honest answers to ps5_kde: loops over points, and scipy.stats.norm log-densities with weighted
-logsumexp (the leave-one-out sum by a zero weight on the diagonal)."""
+"""Honest answers to ps5_kde: loops over points, and Gaussian log-densities written out with a
+weighted logsumexp (the leave-one-out sum by a zero weight on the diagonal) and scipy's
+log_softmax (the rules forbid only ``scipy.stats`` of SciPy)."""
 
 LOOPS = {
     "kernels": '''\
@@ -120,13 +121,10 @@ def silverman_bandwidth(data):
     return float((4 / (3 * np.size(data))) ** 0.2 * np.std(data, ddof=1))
 ''',
     "loo_log_likelihood": '''\
-from scipy.stats import norm
-
-
 def loo_log_likelihood(data, h):
     x = np.asarray(data, dtype=float)
     n = x.size
-    L = norm.logpdf(x[:, None], loc=x[None, :], scale=h)
+    L = -0.5 * ((x[:, None] - x[None, :]) / h) ** 2 - np.log(h * np.sqrt(2 * np.pi))
     return float(np.sum(logsumexp(L, axis=1, b=1.0 - np.eye(n))) - n * np.log(n - 1))
 ''',
     "select_bandwidth": '''\
@@ -137,7 +135,6 @@ def select_bandwidth(data, candidates):
 ''',
     "kde_naive_bayes": '''\
 from scipy.special import log_softmax
-from scipy.stats import norm
 
 
 def kde_naive_bayes_log_proba(X_train, y_train, X_test, h):
@@ -146,7 +143,7 @@ def kde_naive_bayes_log_proba(X_train, y_train, X_test, h):
     parts = []
     for lab in np.unique(y_train):
         Xc = X_train[y_train == lab]
-        L = norm.logpdf(X_test[:, None, :], loc=Xc[None, :, :], scale=h)
+        L = -0.5 * ((X_test[:, None, :] - Xc[None, :, :]) / h) ** 2 - np.log(h * np.sqrt(2 * np.pi))
         parts.append(np.log(len(Xc) / len(y_train))
                      + np.sum(logsumexp(L, axis=1) - np.log(len(Xc)), axis=1))
     return log_softmax(np.column_stack(parts), axis=1)
