@@ -86,7 +86,8 @@ def _command(language: str, code: str, path: str, fallback: str) -> str:
 
     html = highlight(code, get_lexer_by_name(language), HtmlFormatter(nowrap=True))
     if html.count(_URL_TOKEN) != 1:
-        raise ExtensionError(f"the {language} command {code!r} does not show the kit's address once")
+        raise ExtensionError(f"the {language} command {code!r} does not show the kit's "
+                             "address once")
     span = (f'<span class="course-site-url" data-path="{escape(path)}">{escape(fallback)}</span>')
     return (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre><span>'
             f"</span>{html.replace(_URL_TOKEN, span)}</pre></div></div>")

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from tests.environment import skip_unless
 
 __all__ = ["CHROMIUM", "Served", "Offline", "chromium", "dump_dom", "offline_browser", "serve",
-           "third_party"]
+           "settle", "third_party"]
 
 CHROMIUM = "/usr/bin/chromium"
 #: Quiet and offline: no background requests, every host name but 127.0.0.1 unresolvable, and
@@ -88,6 +88,9 @@ def serve(directory: Path, prefix: str = "/"):
 
         def log_request(self, code="-", size="-"):
             served.requests.append((self.path, int(code) if str(code).isdigit() else 0))
+
+        def log_message(self, format, *args):
+            pass  # recorded above, not printed
 
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(Handler, directory=str(directory)))
@@ -155,3 +158,18 @@ def third_party(urls: list[str], site: str, allowed: tuple[str, ...] = ()) -> li
     """
     origin = "{0.scheme}://{0.netloc}/".format(urlsplit(site))
     return [u for u in urls if not u.startswith((origin, "data:", "blob:", "about:", *allowed))]
+
+
+def settle(page, requests: list, quiet_ms: int = 1000, timeout_ms: int = 60_000) -> None:
+    """Wait until ``page`` has typeset its maths (if it has MathJax) and then asked for nothing new
+    (``requests`` grows with each request) for ``quiet_ms``.
+
+    Playwright's "networkidle" is not used: a long chapter can keep it from ever firing.
+    """
+    page.evaluate("() => window.MathJax?.startup?.promise ?? null")
+    waited, count = 0, -1
+    while count != len(requests):
+        assert waited < timeout_ms, f"{page.url} kept asking for more after {timeout_ms} ms"
+        count = len(requests)
+        page.wait_for_timeout(quiet_ms)
+        waited += quiet_ms
