@@ -164,9 +164,19 @@ def settle(page, requests: list, quiet_ms: int = 1000, timeout_ms: int = 60_000)
     """Wait until ``page`` has typeset its maths (if it has MathJax) and then asked for nothing new
     (``requests`` grows with each request) for ``quiet_ms``.
 
-    Playwright's "networkidle" is not used: a long chapter can keep it from ever firing.
+    Playwright's "networkidle" is not used: a long chapter can keep it from ever firing. A page
+    that sends the browser on (the book's ``index.html`` redirects to its first page) is followed.
     """
-    page.evaluate("() => window.MathJax?.startup?.promise ?? null")
+    from playwright.sync_api import Error
+
+    for _ in range(3):
+        try:
+            page.evaluate("() => window.MathJax?.startup?.promise ?? null")
+            break
+        except Error as exc:  # the page navigated on while it was asked
+            if "context was destroyed" not in str(exc):
+                raise
+            page.wait_for_load_state("load")
     waited, count = 0, -1
     while count != len(requests):
         assert waited < timeout_ms, f"{page.url} kept asking for more after {timeout_ms} ms"
