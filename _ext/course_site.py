@@ -3,11 +3,17 @@
 A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_site: _ext``).
 
 - Reads the course's public address from ``html: baseurl:`` of ``_config.yml`` (Sphinx's
-  ``html_baseurl``, the one place it is set) and gives the pages MyST substitutions:
-  ``{{ course_url }}``, ``{{ kit_url }}``, ``{{ kit_wheel }}`` in text, and, on a line of their own,
-  the blocks ``{{ install_command }}``, ``{{ colab_cell }}``, ``{{ hub_install }}``,
-  ``{{ check_command }}`` and ``{{ problem_set_list }}`` (substitutions are not applied inside code
-  fences, so the code blocks come whole).
+  ``html_baseurl``, the one place it is set), warns loudly while it is still the placeholder
+  (``MFPM_REQUIRE_SITE=1`` makes that an error: :func:`autograder.release.warn_if_placeholder`),
+  and gives the pages MyST substitutions: ``{{ kit_link }}`` and ``{{ kit_wheel }}`` in text, and,
+  on a line of their own, the blocks ``{{ install_command }}``, ``{{ colab_cell }}``,
+  ``{{ hub_install }}``, ``{{ check_command }}`` and ``{{ problem_set_list }}`` (substitutions are
+  not applied inside code fences, so the code blocks come whole, highlighted here as Sphinx would).
+- The install lines work wherever the site is served. Links (to the kit and the notebooks) are
+  relative to the page, so these substitutions are for pages at the book's root (the page "Doing
+  the problem sets"). The commands name the kit by its full address, which ``course_site.js``
+  fills in from the page's own location; without scripts they keep the configured address, or,
+  while that is the placeholder, the kit's file name with a note to download it first.
 - Publishes the student files at stable paths of the built site: the kit's wheel at
   ``kit/<wheel>`` (built by ``make`` into ``_build/kit/``) and each released problem set at
   ``problem-sets/<name>.ipynb`` (``course/release/``, written by ``python -m autograder
@@ -29,6 +35,7 @@ from sphinx.errors import ExtensionError
 from course_lite import lite_link  # _ext/ is on the path (a local extension)
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
 KIT_DIR = ROOT / "_build" / "kit"
 STATIC_DIR = ROOT / "_build" / "static"
 RELEASE_DIR = ROOT / "course" / "release"
@@ -57,16 +64,53 @@ def _released(name: str) -> Path:
     return RELEASE_DIR / name / f"{name}.ipynb"
 
 
+#: Stands for the kit's address in the commands while they are highlighted (one token in each).
+_URL_TOKEN = "COURSEKITURL"
+_NO_SCRIPT_NOTE = (
+    '<noscript><p class="course-site-url-note">Your browser runs no scripts here, so the commands '
+    "name the kit by its file name: download it first (the link above) into the folder where the "
+    "command runs.</p></noscript>")
+
+
+def _command(language: str, code: str, path: str, fallback: str) -> str:
+    """A highlighted code block of ``code`` whose :data:`_URL_TOKEN` is the kit's address.
+
+    The address is a ``span.course-site-url`` that ``course_site.js`` fills in from the page's
+    location (``path`` is relative to the site's root); ``fallback`` is its text without scripts.
+    """
+    from html import escape
+
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+
+    html = highlight(code, get_lexer_by_name(language), HtmlFormatter(nowrap=True))
+    if html.count(_URL_TOKEN) != 1:
+        raise ExtensionError(f"the {language} command {code!r} does not show the kit's "
+                             "address once")
+    span = (f'<span class="course-site-url" data-path="{escape(path)}">{escape(fallback)}</span>')
+    return (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre><span>'
+            f"</span>{html.replace(_URL_TOKEN, span)}</pre></div></div>")
+
+
 def _config_inited(app, config) -> None:
-    from autograder.release import PLACEHOLDER, check_site_url, kit_wheel_name
+    from autograder.release import (PLACEHOLDER, check_site_url, kit_wheel_name,
+                                    placeholder_warning, warn_if_placeholder)
 
     try:
         site = check_site_url(config.html_baseurl)
+        warn_if_placeholder(site)
     except ValueError as exc:
         raise ExtensionError(f"_config.yml html.baseurl: {exc}") from None
     wheel = kit_wheel_name()
     kit_url = f"{site}kit/{wheel}"
+    placeholder = placeholder_warning(site) is not None
     app.course_site = {"site": site, "wheel": wheel, "kit_url": kit_url}
+    kit_path = f"kit/{wheel}"
+    fallback = wheel if placeholder else kit_url
+
+    def command(language: str, code: str) -> str:
+        return _command(language, code, kit_path, fallback)
 
     items = []
     for name in _problem_sets():
@@ -81,14 +125,16 @@ def _config_inited(app, config) -> None:
                      f"{_title(path)} "
                      f'(<a class="jupyterlite-link" href="{lite_link(f"{PROBLEM_SETS}/{name}.ipynb")}">'
                      "open it in JupyterLite</a>)")
+    note = f"\n{_NO_SCRIPT_NOTE}" if placeholder else ""
     config.myst_substitutions = {
         **(config.myst_substitutions or {}),
-        "course_url": site,
-        "kit_url": kit_url,
+        "kit_link": f'<a class="course-kit-link" href="{kit_path}" download>{wheel}</a>',
         "kit_wheel": wheel,
-        "install_command": f'```bash\npython -m pip install "{kit_url}" jupyterlab\n```',
-        "colab_cell": f"```ipython3\n%pip install {kit_url}\n```",
-        "hub_install": f"```dockerfile\nRUN python -m pip install --no-cache-dir {kit_url}\n```",
+        "install_command": command("bash", f'python -m pip install "{_URL_TOKEN}" jupyterlab\n')
+        + note,
+        "colab_cell": command("ipython3", f"%pip install {_URL_TOKEN}\n") + note,
+        "hub_install": command("dockerfile",
+                               f"RUN python -m pip install --no-cache-dir {_URL_TOKEN}\n") + note,
         "check_command": "```bash\npython -m coursedata.check ps1_pca.ipynb\n```",
         "problem_set_list": "\n".join(items),
     }
@@ -102,6 +148,8 @@ def _config_inited(app, config) -> None:
             raise ExtensionError(f"MathJax is not installed at {STATIC_DIR / mathjax}: "
                                  "run make book (it unpacks npm mathjax there)")
         config.html_static_path = [*config.html_static_path, str(STATIC_DIR)]
+    config.html_static_path = [*config.html_static_path, str(HERE / "static")]
+    app.add_js_file("course_site.js")
 
 
 def _build_finished(app, exception) -> None:

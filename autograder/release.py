@@ -12,6 +12,11 @@ The course's public address is set in one place, ``html: baseurl:`` of ``_config
 (``_ext/course_site.py``) and this module both read it with :func:`site_url`. The kit's wheel is
 published at ``<site>/kit/<wheel>``, its name made from ``kit/pyproject.toml`` and
 ``coursedata.__version__``.
+
+While that address is still the one the repository ships with (:data:`PLACEHOLDER_SITE`), the
+released notebooks would tell students to install the kit from a site that is not the course's:
+the release and the book print a loud warning (:func:`warn_if_placeholder`), and with the
+environment variable ``MFPM_REQUIRE_SITE=1`` (for the build that publishes) they refuse.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -29,10 +35,15 @@ from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.rulebook import declaration_problems
 from autograder.settings import COURSE_DIR, ROOT
 
-__all__ = ["PLACEHOLDER", "ROOT", "check_site_url", "site_url", "kit_version", "kit_wheel_name",
-           "kit_url", "release", "substitute"]
+__all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
+           "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
+           "kit_wheel_name", "kit_url", "release", "substitute"]
 
 PLACEHOLDER = "@KIT_URL@"
+#: The course address that ``_config.yml`` ships with: not the address of any course.
+PLACEHOLDER_SITE = "https://mfpm-course.github.io/companion/"
+#: Environment variable: ``1`` makes the placeholder address an error instead of a warning.
+REQUIRE_SITE = "MFPM_REQUIRE_SITE"
 _URL = re.compile(r"^https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+/$")
 
 
@@ -53,6 +64,34 @@ def site_url(config: Path = ROOT / "_config.yml") -> str:
         return check_site_url((data.get("html") or {}).get("baseurl"))
     except ValueError as exc:
         raise ValueError(f"{config}: html.baseurl: {exc}") from None
+
+
+def placeholder_warning(url: str) -> str | None:
+    """The instructor's warning if ``url`` is still :data:`PLACEHOLDER_SITE`, else ``None``."""
+    if url.rstrip("/") != PLACEHOLDER_SITE.rstrip("/"):
+        return None
+    return (f"the course site's address is still the placeholder {PLACEHOLDER_SITE} "
+            "(_config.yml, html: baseurl:). Every released notebook tells students to install "
+            f"the kit from {PLACEHOLDER_SITE}kit/..., which is not your course's site. Set "
+            "html: baseurl: to the address where you publish _build/html, then run make book "
+            "again (it releases the problem sets again). The book's own pages work wherever they "
+            "are served.")
+
+
+def warn_if_placeholder(url: str, stream=None) -> None:
+    """Print :func:`placeholder_warning` as a banner on ``stream`` (stderr); raise in strict mode.
+
+    Raises ``ValueError`` instead of printing when the environment sets ``MFPM_REQUIRE_SITE=1``.
+    """
+    message = placeholder_warning(url)
+    if message is None:
+        return
+    if os.environ.get(REQUIRE_SITE, "").strip() not in ("", "0"):
+        raise ValueError(f"{message} (Refused, as {REQUIRE_SITE} is set.)")
+    rule = "=" * 78
+    body = textwrap.fill(f"WARNING: {message} ({REQUIRE_SITE}=1 makes this an error.)",
+                         width=78, break_on_hyphens=False)
+    print(f"{rule}\n{body}\n{rule}", file=stream or sys.stderr, flush=True)
 
 
 def kit_version(init: Path = ROOT / "coursedata" / "__init__.py") -> str:
@@ -133,6 +172,7 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
 def main(args) -> int:
     """The ``release`` subcommand (arguments parsed by :mod:`autograder.__main__`)."""
     try:
+        warn_if_placeholder(site_url())
         for name in args.names:
             folder = release(name, args.course, args.db_url)
             if not args.quiet:

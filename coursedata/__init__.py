@@ -13,19 +13,24 @@ term, so the released notebooks name a new wheel.
 
 __version__ = "0.1.0"
 
-from coursedata.loaders import (
-    Dataset,
-    MovieLens,
-    load_breast_cancer,
-    load_digits,
-    load_faithful,
-    load_movielens,
-    load_reviews,
-    load_spam_email,
-    load_titanic,
-    load_wine,
-)
-from coursedata.lecture_ratings import LectureRatings, load_lecture_ratings
+from coursedata.dependencies import explain as _explain
+
+try:
+    from coursedata.lecture_ratings import LectureRatings, load_lecture_ratings
+    from coursedata.loaders import (
+        Dataset,
+        MovieLens,
+        load_breast_cancer,
+        load_digits,
+        load_faithful,
+        load_movielens,
+        load_reviews,
+        load_spam_email,
+        load_titanic,
+        load_wine,
+    )
+except ModuleNotFoundError as _error:  # numpy or scipy: say so, not "no kit" (dependencies.py)
+    raise _explain(_error) from None
 
 __all__ = [
     "Dataset",

@@ -7,7 +7,10 @@ browser gets it.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -138,3 +141,20 @@ def test_chapter_page_is_complete(html, chapter):
     assert downloads, f"{chapter}: no problem set to download"
     for href, _ in downloads:
         assert (html / chapter).parent.joinpath(href).resolve().is_file(), href
+
+
+def test_strict_build_refuses_the_placeholder_address(tmp_path):
+    """``MFPM_REQUIRE_SITE=1 make book`` (a publishing job) stops at once, saying why, while
+    ``_config.yml`` still has the placeholder address; by default the build only warns."""
+    from autograder.release import REQUIRE_SITE, placeholder_warning, site_url
+
+    if placeholder_warning(site_url()) is None:  # the course's own address: nothing to refuse
+        return
+    jb = Path(sys.executable).parent / "jupyter-book"
+    done = subprocess.run([str(jb), "build", str(ROOT), "--path-output", str(tmp_path),
+                           "--warningiserror", "--quiet"], capture_output=True, text=True,
+                          env=dict(os.environ, **{REQUIRE_SITE: "1"}), timeout=600)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "the course site's address is still the placeholder" in output, output[-3000:]
+    assert not list(tmp_path.rglob("problem_sets.html")), "the book was built anyway"

@@ -12,16 +12,11 @@ no request goes anywhere else.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
-import importlib.util
 import json
 import re
-import socketserver
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -30,8 +25,7 @@ import yaml
 
 from autograder.problemset import list_problem_sets
 from autograder.release import ROOT, kit_wheel_name
-from tests.browser import chromium
-from tests.environment import skip_unless
+from tests.browser import offline_browser, serve, settle, third_party
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import course_lite  # noqa: E402
@@ -162,50 +156,12 @@ def test_chapter_says_where_the_browser_is_slower():
 
 # --- in Chromium, offline ----------------------------------------------------------------------
 
-class _Refuse(socketserver.BaseRequestHandler):
-    """A proxy that forwards nothing: it records the request line and answers 403."""
-
-    def handle(self):
-        line = self.request.recv(8192).split(b"\r\n", 1)[0].decode(errors="replace")
-        self.server.lines.append(line)
-        self.request.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
-                             b"Connection: close\r\n\r\n")
-
-
 @pytest.fixture(scope="module")
 def offline(html):
     """The site on http://127.0.0.1:PORT/, a refusing proxy for everything else, and Chromium."""
-    skip_unless(importlib.util.find_spec("playwright") is not None,
-                "playwright is not installed (make installs requirements.txt)")
-    executable = chromium()
-    from playwright.sync_api import sync_playwright
-
-    served: list[tuple[str, int]] = []
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def log_request(self, code="-", size="-"):
-            served.append((self.path, int(code) if str(code).isdigit() else 0))
-
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=str(html)))
-    proxy = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Refuse)
-    proxy.daemon_threads = True
-    proxy.lines = []
-    for server in (httpd, proxy):
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic",
-            f"--proxy-server=http://127.0.0.1:{proxy.server_address[1]}",
-            "--proxy-bypass-list=127.0.0.1"])
-        try:
-            yield {"browser": browser, "base": base, "served": served, "proxy": proxy.lines}
-        finally:
-            browser.close()
-            for server in (httpd, proxy):
-                server.shutdown()
-                server.server_close()
+    with serve(html) as site, offline_browser() as net:
+        yield {"browser": net.browser, "base": site.base, "served": site.requests,
+               "proxy": net.proxy_lines}
 
 
 class _Notebook:
@@ -226,12 +182,16 @@ class _Notebook:
         self.page.keyboard.press("a")
         self.page.keyboard.press("Enter")
         self.page.keyboard.type(code)
+        return self.run_cell(self.page.locator(".jp-Notebook .jp-Cell").first, timeout_s)
+
+    def run_cell(self, cell, timeout_s: float = 120) -> str:
+        """Run ``cell`` (a cell's locator), wait for its prompt, and return its output's text."""
+        cell.click()
         self.page.keyboard.press("Control+Enter")
-        cell = self.page.locator(".jp-Notebook .jp-Cell").first
         prompt = cell.locator(".jp-InputPrompt")
         deadline = time.monotonic() + timeout_s
         while not re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
-            assert time.monotonic() < deadline, f"{code!r} did not finish: {prompt.inner_text()}"
+            assert time.monotonic() < deadline, f"the cell did not finish: {prompt.inner_text()}"
             self.page.wait_for_timeout(250)
         outputs = cell.locator(".jp-OutputArea-output")
         return "\n".join(outputs.nth(i).inner_text() for i in range(outputs.count()))
@@ -240,8 +200,6 @@ class _Notebook:
         self.context.close()
 
 
-def _left_the_site(urls: list[str], base: str) -> list[str]:
-    return [u for u in urls if not u.startswith((base, "data:", "blob:"))]
 
 
 def test_problem_set_runs_offline_and_installs_the_kit_from_the_site(offline):
@@ -265,7 +223,7 @@ def test_problem_set_runs_offline_and_installs_the_kit_from_the_site(offline):
     served = dict(offline["served"])
     assert any(p.startswith(f"/lite/pypi/{kit_wheel_name()}") for p in served), served
     assert all(code < 400 for path, code in offline["served"] if not path.startswith("/favicon"))
-    left = _left_the_site(nb.requests, base)
+    left = third_party(nb.requests, base)
     assert left and all(u.startswith(CDN) for u in left), left
     assert any(u.startswith(CDN + "numpy-") for u in left), left
     # The proxy saw the refused CDN request: the block is real. (Other hosts it records are
@@ -283,4 +241,57 @@ def test_chapter_opens_and_runs_offline(offline):
         assert out.strip() == "chapter 1024", out
     finally:
         nb.close()
-    assert not _left_the_site(nb.requests, offline["base"])
+    assert not third_party(nb.requests, offline["base"])
+
+
+def test_nbgrader_validate_is_disabled_in_the_lite_site(html):
+    """nbgrader's notebook extension is in the build's environment (so JupyterLite ships it) but
+    disabled: its Validate button and menu need a Jupyter server the browser does not have."""
+    config = json.loads((html / "lite" / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    shipped = [e["name"] for e in config["federated_extensions"]]
+    assert "@jupyter/nbgrader" in shipped, shipped
+    assert config["disabledExtensions"] == course_lite.DISABLED_EXTENSIONS == ["@jupyter/nbgrader"]
+
+
+def test_setup_cell_offline_says_the_cdn_is_blocked(offline):
+    """A problem set's own setup cell with Pyodide's CDN unreachable: the message names numpy and
+    the CDN, says the kit itself is there and what to do; no Validate button or nbgrader menu."""
+    nb = _Notebook(offline, "problem-sets/ps3_mle.ipynb")
+    try:
+        setup = nb.page.locator(".jp-Notebook .jp-CodeCell").first
+        assert "import coursedata" in setup.locator(".jp-InputArea").inner_text()
+        out = nb.run_cell(setup)
+        toolbar = nb.page.locator(".jp-NotebookPanel-toolbar").inner_text()
+        menus = nb.page.locator("#jp-menu-panel, .lm-MenuBar").first.inner_text()
+    finally:
+        nb.close()
+    message = out.split("DependencyMissing: ")[-1]
+    assert message.startswith("the course's student kit is loaded, but numpy"), out[-2000:]
+    assert "Pyodide's CDN (cdn.jsdelivr.net)" in message and "Restart Kernel" in message, message
+    assert "No module named 'numpy'" in message
+    # (The traceback quotes the cell's source, whose message for a missing kit did not run.)
+    assert "ModuleNotFoundError: this problem set needs" not in out, out[-2000:]
+    assert "not installed here" not in message and "%pip install" not in message, message
+    assert "Kernel" in menus and "Nbgrader" not in menus, menus
+    assert "Validate" not in toolbar, toolbar
+
+
+@pytest.mark.parametrize("app", [
+    "lab/index.html", "notebooks/index.html?path=problem-sets/ps1_pca.ipynb", "tree/index.html",
+    "repl/index.html?kernel=python", "consoles/index.html",
+    "edit/index.html?path=problem-sets/ps1_pca.ipynb"])
+def test_jupyterlite_asks_no_third_party_host_but_pyodides_cdn(offline, app):
+    """Every JupyterLite app of the site, with every request of its page and workers recorded."""
+    context = offline["browser"].new_context()
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    try:
+        page = context.new_page()
+        page.goto(f"{offline['base']}lite/{app}", wait_until="load")
+        page.wait_for_selector(".lm-Widget", state="attached", timeout=60_000)
+        settle(page, requests, quiet_ms=2000)
+    finally:
+        context.close()
+    assert any(u.startswith(offline["base"] + "lite/") for u in requests), requests[:5]
+    assert not third_party(requests, offline["base"], allowed=(CDN,)), third_party(
+        requests, offline["base"], allowed=(CDN,))

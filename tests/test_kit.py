@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import fcntl
 import hashlib
+import io
 import json
 import os
 import re
@@ -31,7 +32,9 @@ from packaging.requirements import Requirement
 
 from autograder.problemset import SOURCE_DIR, list_problem_sets
 from coursedata.cells import is_test_code
-from autograder.release import PLACEHOLDER, ROOT, kit_url, kit_version, kit_wheel_name
+from autograder.release import (PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, ROOT, kit_url,
+                                kit_version, kit_wheel_name, placeholder_warning, site_url,
+                                warn_if_placeholder)
 
 PROBLEM_SETS = list_problem_sets()
 KIT_DIR = ROOT / "_build" / "kit"
@@ -203,6 +206,8 @@ def test_release_command_writes_the_kit_url(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert kit_url() in done.stdout
+    assert ("WARNING: the course site's address is still the placeholder" in done.stderr) == (
+        placeholder_warning(site_url()) is not None), done.stderr
     path = tmp_path / "release" / "ps1_pca" / "ps1_pca.ipynb"
     text = path.read_text()
     assert PLACEHOLDER not in text and "BEGIN SOLUTION" not in text
@@ -213,6 +218,59 @@ def test_release_command_writes_the_kit_url(tmp_path):
     published = nbformat.read(RELEASE_DIR / "ps1_pca" / "ps1_pca.ipynb", as_version=4)
     assert [c.source for c in published.cells if kit_url() in c.source] == [setup[0].source], (
         "course/release/ is stale: run make")
+
+
+def test_placeholder_address_warns_and_strict_mode_refuses(monkeypatch):
+    assert placeholder_warning("https://example.org/mfpm/") is None
+    message = placeholder_warning(PLACEHOLDER_SITE)
+    assert PLACEHOLDER_SITE in message and "html: baseurl:" in message
+    monkeypatch.delenv(REQUIRE_SITE, raising=False)
+    stream = io.StringIO()
+    warn_if_placeholder(PLACEHOLDER_SITE, stream)
+    banner = stream.getvalue()
+    assert banner.startswith("=" * 78 + "\nWARNING: the course site's address is still the "
+                             "placeholder"), banner
+    assert f"{REQUIRE_SITE}=1 makes this an error" in banner.replace("\n", " ")
+    warn_if_placeholder("https://example.org/mfpm/", stream)
+    assert stream.getvalue() == banner
+    monkeypatch.setenv(REQUIRE_SITE, "1")
+    with pytest.raises(ValueError, match="still the placeholder.*Refused"):
+        warn_if_placeholder(PLACEHOLDER_SITE, stream)
+    warn_if_placeholder("https://example.org/mfpm/", stream)  # a real address passes
+
+
+def test_release_command_refuses_the_placeholder_in_strict_mode(tmp_path):
+    """What an instructor's publishing job sees with MFPM_REQUIRE_SITE=1 (nothing is released)."""
+    env = dict(os.environ, **{REQUIRE_SITE: "1"})
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", "ps1_pca",
+                           "--course", str(tmp_path)], capture_output=True, text=True, env=env)
+    if placeholder_warning(site_url()) is None:  # the course's own address: nothing to refuse
+        assert "placeholder" not in done.stderr, done.stderr
+        return
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: the course site's address is still the placeholder")
+    assert not (tmp_path / "release").exists()
+
+
+def test_setup_cell_names_a_missing_dependency_not_a_missing_kit():
+    """With the kit installed and numpy missing, the setup cell says so (not "install the kit")."""
+    block = ("import sys, importlib.abc\n"
+             "class NoNumpy(importlib.abc.MetaPathFinder):\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             "        if name.split('.')[0] == 'numpy':\n"
+             "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+             "sys.meta_path.insert(0, NoNumpy())\n")
+    for name in PROBLEM_SETS:
+        nb = nbformat.read(RELEASE_DIR / name / f"{name}.ipynb", as_version=4)
+        setup = next(c for c in nb.cells if c.cell_type == "code")
+        done = subprocess.run([sys.executable, "-c", block + setup.source], capture_output=True,
+                              text=True, cwd=ROOT, timeout=120)
+        assert done.returncode == 1, (name, done.stderr)
+        message = done.stderr.strip().splitlines()[-1]
+        assert message.startswith("coursedata.dependencies.DependencyMissing: the course's "
+                                  "student kit is installed, but numpy, which it needs, is not"), (
+            message)
+        assert "%pip install numpy" in message and "not installed here" not in done.stderr
 
 
 def test_release_command_rejects_an_unknown_problem_set():

@@ -9,8 +9,13 @@ control page that asks the CDN for MathJax shows that the block is real.
 from __future__ import annotations
 
 import functools
+import html as html_lib
 import http.server
+import os
 import re
+import shlex
+import subprocess
+import sys
 import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -21,13 +26,16 @@ import pytest
 import yaml
 
 from autograder.problemset import list_problem_sets
-from autograder.release import PLACEHOLDER, ROOT, kit_url, kit_wheel_name, site_url
-from tests.browser import chromium, dump_dom
+from autograder.release import (PLACEHOLDER, ROOT, kit_url, kit_wheel_name, placeholder_warning,
+                                site_url)
+from tests.browser import chromium, dump_dom, offline_browser, serve, settle, third_party
 
 pytestmark = pytest.mark.slow
 
 PROBLEM_SETS = list_problem_sets()
 CDN_MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"
+#: Whether _config.yml still has the placeholder address (the page then shows another fallback).
+PLACEHOLDER_SITE_IN_USE = placeholder_warning(site_url()) is not None
 
 
 def _chapters() -> list[str]:
@@ -66,13 +74,27 @@ def test_kit_and_problem_sets_are_published(html):
         assert kit_url() in published and "BEGIN SOLUTION" not in published
 
 
+def _install_commands(kit: str) -> list[str]:
+    """The page's three install lines (own machine, Colab, JupyterHub image) naming ``kit``."""
+    return [f'python -m pip install "{kit}" jupyterlab', f"%pip install {kit}",
+            f"RUN python -m pip install --no-cache-dir {kit}"]
+
+
 def test_doing_the_problem_sets_page(html):
+    """As a browser without scripts gets it: the kit's address is the configured one, or, while
+    that is the placeholder, the kit's file name and a note to download it first."""
     page = (html / "problem_sets.html").read_text()
-    text = re.sub(r"<[^>]+>", "", page)
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "", page))
     assert "Doing the problem sets" in text
-    assert f'python -m pip install "{kit_url()}" jupyterlab' in text.replace("&quot;", '"')
-    assert f"%pip install {kit_url()}" in text  # the Colab cell
-    assert f"pip install --no-cache-dir {kit_url()}" in text  # the JupyterHub image
+    wheel = kit_wheel_name()
+    fallback = wheel if PLACEHOLDER_SITE_IN_USE else kit_url()
+    for command in _install_commands(fallback):
+        assert command in text, command
+    assert page.count(f'<span class="course-site-url" data-path="kit/{wheel}">') == 3
+    assert page.count('class="course-site-url-note"') == (3 if PLACEHOLDER_SITE_IN_USE else 0)
+    assert page.count(f'href="kit/{wheel}"') == 1  # the kit's link, relative to the page
+    assert f"mfpm-course.github.io/companion/kit/{wheel}" not in page
+    assert '<script src="_static/course_site.js' in page
     assert "python -m coursedata.check ps1_pca.ipynb" in text
     for name in PROBLEM_SETS:
         href = f"problem-sets/{name}.ipynb"
@@ -202,3 +224,106 @@ def test_control_page_from_the_cdn_stays_raw(rendered):
     dom = rendered["control"]
     assert "<mjx-container" not in dom
     assert re.search(r"\\[(\[]", visible_text(dom))
+
+
+# --- the install lines, wherever the site is served --------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium driven by Playwright, with no network but 127.0.0.1."""
+    with offline_browser() as offline:
+        yield offline.browser
+
+
+@pytest.mark.parametrize("prefix", ["/", "/courses/mfpm/2026-autumn/"])
+def test_install_lines_name_the_address_the_site_is_served_from(html, browser, prefix, tmp_path):
+    """Served at two addresses (another port and path each time), the page's commands and links
+    name that address, pip downloads the kit from the command's address, and the kit's link
+    downloads the published wheel."""
+    wheel = (ROOT / "_build" / "kit" / kit_wheel_name()).read_bytes()
+    with serve(html, prefix) as site:
+        context = browser.new_context(accept_downloads=True)
+        requests: list[str] = []
+        context.on("request", lambda r: requests.append(r.url))
+        try:
+            page = context.new_page()
+            page.goto(f"{site.base}problem_sets.html")
+            kit = f"{site.base}kit/{kit_wheel_name()}"
+            blocks = page.locator("div.highlight pre:has(span.course-site-url)")
+            shown = [blocks.nth(i).inner_text().strip() for i in range(blocks.count())]
+            assert sorted(shown) == sorted(_install_commands(kit)), shown
+            link = page.locator("a.course-kit-link")
+            assert link.evaluate("a => a.href") == kit
+            with page.expect_download() as download:
+                link.click()
+            assert Path(download.value.path()).read_bytes() == wheel
+            for name in PROBLEM_SETS:
+                href = page.locator(f'a[download][href$="{name}.ipynb"]').evaluate("a => a.href")
+                assert href == f"{site.base}problem-sets/{name}.ipynb"
+                lite = page.locator(f'a.jupyterlite-link[href$="{name}.ipynb"]')
+                assert lite.evaluate("a => a.href") == (
+                    f"{site.base}lite/notebooks/index.html?path=problem-sets/{name}.ipynb")
+            command = next(c for c in shown if c.startswith("python -m pip install"))
+        finally:
+            context.close()
+        # The page's own command, given to pip (download only: the kit, not its dependencies).
+        url = shlex.split(command)[4]  # python -m pip install URL jupyterlab
+        env = dict(os.environ, NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-index",
+                               "--disable-pip-version-check", "-d", str(tmp_path), url],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert (tmp_path / kit_wheel_name()).read_bytes() == wheel
+        assert not site.failed(), site.failed()
+    assert not third_party(requests, site.base), third_party(requests, site.base)
+
+
+def test_without_scripts_the_install_lines_keep_their_fallback(html, browser):
+    with serve(html, "/elsewhere/") as site:
+        context = browser.new_context(java_script_enabled=False)
+        try:
+            page = context.new_page()
+            page.goto(f"{site.base}problem_sets.html")
+            shown = page.locator("span.course-site-url").all_inner_texts()
+            notes = page.locator(".course-site-url-note")
+            visible = [notes.nth(i).is_visible() for i in range(notes.count())]
+        finally:
+            context.close()
+    if PLACEHOLDER_SITE_IN_USE:  # the file name, with a note to download the kit first
+        assert shown == [kit_wheel_name()] * 3 and visible == [True] * 3, (shown, visible)
+    else:
+        assert shown == [kit_url()] * 3 and not visible, (shown, visible)
+
+
+def test_no_book_page_asks_a_third_party_host(html, browser):
+    """Every page of the book (JupyterLite's are in tests/test_jupyterlite.py), with every request
+    recorded; a control stylesheet from Google's font host, added to a page, is recorded."""
+    pages = sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")  # not the
+                   if not {"lite", "_static"} & set(p.relative_to(html).parts))  # theme's macros
+    assert "problem_sets.html" in pages and len(pages) >= len(CHAPTERS) + 2
+    control_css = "https://fonts.googleapis.com/css?family=Vibur"
+    seen: list[tuple[str, str]] = []  # (page, URL asked for)
+    with serve(html) as site:
+        context = browser.new_context()
+        current = [""]
+        context.on("request", lambda r: seen.append((current[0], r.url)))
+        try:
+            for name in pages:
+                current[0] = name
+                page = context.new_page()
+                page.goto(site.base + name, wait_until="load")
+                settle(page, seen)
+                if name == pages[0]:  # the control
+                    with page.expect_request(control_css):
+                        page.evaluate("href => { const l = document.createElement('link'); "
+                                      "l.rel = 'stylesheet'; l.href = href; "
+                                      "document.head.appendChild(l); }", control_css)
+                page.close()
+        finally:
+            context.close()
+        assert not site.failed(), site.failed()
+    found = {name: third_party([u for p, u in seen if p == name], site.base) for name in pages}
+    assert all(any(p == name for p, _ in seen) for name in pages)
+    control = found.pop(pages[0])
+    assert control == [control_css], control
+    assert not {name: urls for name, urls in found.items() if urls}
