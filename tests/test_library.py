@@ -174,3 +174,18 @@ def test_every_chapter_import_resolves_in_the_browser(html):
         missing = _chapter_imports(chapter) - importable - set(sys.stdlib_module_names)
         assert not missing, f"{chapter.name} imports {sorted(missing)}, which the browser lacks"
     assert "solutions" in importable and "coursedata" in importable
+
+
+def test_install_cell_installs_both_wheels_only_where_the_library_is_missing(tmp_path):
+    """The chapter notebooks' install cell: public, one %pip of the kit and the library, skipped
+    in the browser and where `solutions` imports; private, nothing to run."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from course_library import Library, install_cell
+
+    wheel = tmp_path / "mfpm_book-0.1.0-py3-none-any.whl"
+    public = install_cell("https://c.org/kit/k.whl",
+                          Library("public", wheel, "https://c.org/library/" + wheel.name))
+    assert "%pip install --quiet https://c.org/kit/k.whl https://c.org/library/" in public
+    assert 'sys.platform != "emscripten"' in public and 'find_spec("solutions") is None' in public
+    private = install_cell("https://c.org/kit/k.whl", Library("private"))
+    assert "%pip" not in private and "private" in private
