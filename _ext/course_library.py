@@ -75,11 +75,11 @@ def install_cell(kit_url: str, library: Library) -> str:
             f"    %pip install --quiet {kit_url} {library.url}")
 
 
-def _add_to_lite(library: Library) -> None:
-    """Put the wheel into the lite site's index and an entry ``solutions`` into its lock files."""
+def _add_to_lite(library: Library, lite_dir: Path) -> None:
+    """Put the wheel into the index and an entry ``solutions`` into the lock files of the lite
+    site's inputs ``lite_dir`` (which ``course_lite`` prepared)."""
     from course_lite import _lock_entry
 
-    lite_dir = ROOT / "_build" / "lite-dir"
     locks = sorted((lite_dir / "static").glob("*/pyodide-lock.json"))
     if not locks:
         raise ExtensionError(f"no Pyodide lock file under {lite_dir}/static: course_lite must "
@@ -105,7 +105,7 @@ def _config_inited(app, config) -> None:
     if mode == "public":
         wheel = library_wheel()
         library = Library(mode, wheel, f"{site}{SITE_FOLDER}/{wheel.name}")
-        _add_to_lite(library)
+        _add_to_lite(library, Path(config.jupyterlite_dir))
         reader = f'```bash\npython -m pip install "{kit_url}" "{library.url}" jupyterlab\n```'
     else:
         library = Library(mode)
