@@ -17,6 +17,10 @@ RELEASES := $(patsubst course/source/%,course/release/%,$(PROBLEM_SETS))
 # The student kit (kit/): a wheel of coursedata/, published by the book at <site>/kit/<wheel>.
 KIT := _build/kit/.built
 KIT_SOURCES := kit/pyproject.toml kit/README.md kit/build.py $(wildcard coursedata/*.py coursedata/*/*.py)
+# The book's library (library/): a wheel of solutions/, published by the book at <site>/library/
+# when _config.yml says course_library: public.
+LIBRARY := _build/library/.built
+LIBRARY_SOURCES := library/pyproject.toml library/README.md library/build.py kit/build.py $(wildcard solutions/*.py)
 # MathJax served by the book itself (offline maths): the pinned npm package, checked by its hash.
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
@@ -65,6 +69,10 @@ course/release/%.ipynb: course/source/%.ipynb _config.yml kit/pyproject.toml \
 
 $(KIT): $(KIT_SOURCES) $(INSTALLED)
 	$(PY) kit/build.py _build/kit
+	touch $@
+
+$(LIBRARY): $(LIBRARY_SOURCES) $(INSTALLED)
+	$(PY) library/build.py _build/library
 	touch $@
 
 $(MATHJAX):
@@ -116,7 +124,7 @@ browser:
 
 ## book: set up and build the web book into _build/html (warnings are errors), with its
 ## JupyterLite site in _build/html/lite/
-book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES)
+book: $(INSTALLED) _build/.reference-stamp $(KIT) $(LIBRARY) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	  $(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
@@ -124,7 +132,7 @@ book: $(INSTALLED) _build/.reference-stamp $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_W
 ## nbval, the graders' self-tests, a from-scratch book build with -W (tests/test_book.py), the
 ## student kit in a clean environment (tests/test_kit.py), the site in Chromium (tests/test_site.py)
 ## and axe-core's WCAG 2.1 AA checks on every page of the book and the grader (tests/test_accessibility.py)
-test: $(INSTALLED) $(KIT) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser
+test: $(INSTALLED) $(KIT) $(LIBRARY) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser
 	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \

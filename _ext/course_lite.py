@@ -76,13 +76,13 @@ You are running this chapter in your browser (JupyterLite, Python compiled to We
 course's data sets come with the student kit, which loads by itself on `import coursedata`;
 numpy, scipy, matplotlib, pandas and scikit-learn come from Pyodide's distribution the first time a
 cell imports them. Numba and threads are not available here: the cells that use them run in plain
-NumPy, more slowly. The chapter's code calls the course's reference package `solutions`, which is
-not published on the course site: {reference}
+NumPy, more slowly. {reference}
 Your changes are kept in this browser's storage; *File → Download* saves a copy.
 ```
 """
-_NO_REFERENCE = ("the cells that import it stop with `ModuleNotFoundError`; read their results on "
-                 "the book's page.")
+_NO_REFERENCE = ("The chapter's code calls the course's reference package `solutions`, which is "
+                 "not published on the course site: the cells that import it stop with "
+                 "`ModuleNotFoundError`; read their results on the book's page.")
 
 
 def lite_link(path: str) -> str:
@@ -245,7 +245,7 @@ def _write_contents(app) -> None:
     contents = app.course_lite["contents"]
     (contents / "chapters").mkdir(parents=True)
     for chapter in _chapters(root):
-        nb = _notebook_for(root / f"{chapter}.md", _NO_REFERENCE)
+        nb = _notebook_for(root / f"{chapter}.md", getattr(app, "course_library_note", _NO_REFERENCE))
         nbformat.write(nb, contents / f"{chapter}.ipynb")
     from autograder.problemset import list_problem_sets
     from autograder.settings import COURSE_DIR

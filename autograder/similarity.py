@@ -36,15 +36,20 @@ from itertools import combinations
 from pathlib import Path
 
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.settings import ROOT
 
-__all__ = ["StudentCode", "Pair", "student_code", "find_similar", "similarity_html",
-           "write_similarity", "K", "W"]
+__all__ = ["StudentCode", "Pair", "student_code", "find_similar", "find_known", "known_sources",
+           "KnownMatch",
+           "similarity_html", "write_similarity", "K", "W"]
 
 #: Tokens per hashed k-gram, and hashes per winnowing window: every match of K + W - 1 = 8
 #: tokens or more (a short line, ``V = V.mean(axis=0)`` is 10) leaves a shared fingerprint.
 K, W = 5, 4
 #: A pair needs this many shared fingerprints to be listed at all.
 MIN_SHARED = 3
+#: A submission's cell is named beside a known source (the book's published code) when at least
+#: this share of its fingerprints, and at least KNOWN_MIN of them, are in that source.
+KNOWN_SHARE, KNOWN_MIN = 0.9, 20
 
 _TOKEN = re.compile(r"""
     (?P<comment>\#[^\n]*)
@@ -73,6 +78,18 @@ class StudentCode:
     student: str
     cells: list[tuple[str, str]] = field(default_factory=list)
     fingerprints: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+
+
+@dataclass
+class KnownMatch:
+    """A submission's cell whose code is in a known source (the book's published code)."""
+
+    student: str
+    source: str
+    cell: str  # the cell's label, "answer cell gamma_mle"
+    share: float  # share of the cell's fingerprints found in the source
+    shared: int
+    common: frozenset = field(default=frozenset(), repr=False)
 
 
 @dataclass
@@ -219,12 +236,72 @@ def student_code(ps: ProblemSet, student: str, data: bytes,
             label = "cell added by the student"
         else:
             continue
-        index = len(code.cells)
-        code.cells.append((label, cell.source))
-        for segment in _segments(cell.source, starter):
-            for h, start, end in _winnow(segment):
-                code.fingerprints.setdefault(h, []).append((index, start, end))
+        _add_cell(code, label, cell.source, starter)
     return code
+
+
+def _add_cell(code: StudentCode, label: str, source: str, starter: frozenset[str]) -> None:
+    """Append a cell to ``code`` and add its fingerprints."""
+    index = len(code.cells)
+    code.cells.append((label, source))
+    for segment in _segments(source, starter):
+        for h, start, end in _winnow(segment):
+            code.fingerprints.setdefault(h, []).append((index, start, end))
+
+
+_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n)?(?::\w+:[^\n]*\n)*(.*?)^```",
+                        re.S | re.M)
+
+
+def known_sources(starter: frozenset[str], root: Path = ROOT) -> list[StudentCode]:
+    """The book's published code as known sources, fingerprinted like a submission: each module
+    of its library (``solutions/*.py``, the wheel ``mfpm-book``) and each chapter's code cells
+    (``chapters/*.md``, downloadable from the book)."""
+    sources = []
+    for module in sorted((root / "solutions").glob("*.py")):
+        code = StudentCode(f"the book's library: solutions/{module.name}")
+        _add_cell(code, f"solutions/{module.name}", module.read_text(encoding="utf-8"), starter)
+        sources.append(code)
+    for chapter in sorted((root / "chapters").glob("*.md")):
+        code = StudentCode(f"the book's chapter: chapters/{chapter.stem}")
+        for i, match in enumerate(_CODE_CELL.finditer(chapter.read_text(encoding="utf-8"))):
+            _add_cell(code, f"chapters/{chapter.stem}, code cell {i + 1}", match.group(1),
+                      starter)
+        sources.append(code)
+    return [c for c in sources if c.fingerprints]
+
+
+def find_known(codes: list[StudentCode], known: list[StudentCode]) -> list[KnownMatch]:
+    """The cells of submissions taken from a known source, most taken first.
+
+    A cell is named when at least :data:`KNOWN_SHARE` of its fingerprints, and at least
+    :data:`KNOWN_MIN` of them, are in one source: a copy, not the same approach (answers written
+    honestly after the chapter share up to about 80% of a cell's fingerprints with the book's
+    code; a cell pasted from it shares all). Idioms (fingerprints in many submissions) do not
+    count.
+    """
+    owners: Counter = Counter(h for code in codes for h in code.fingerprints)
+    ignored = {h for h, n in owners.items() if n > _common_limit(len(codes))}
+    by_hash: dict[int, list[int]] = defaultdict(list)
+    for j, source in enumerate(known):
+        for h in source.fingerprints:
+            by_hash[h].append(j)
+    found = []
+    for code in codes:
+        cells: dict[int, set[int]] = defaultdict(set)
+        for h, spans in code.fingerprints.items():
+            if h not in ignored:
+                for cell, _, _ in spans:
+                    cells[cell].add(h)
+        for cell, mine in sorted(cells.items()):
+            hits = Counter(j for h in mine for j in by_hash.get(h, ()))
+            for j, shared in hits.items():
+                if shared >= KNOWN_MIN and shared / len(mine) >= KNOWN_SHARE:
+                    found.append(KnownMatch(code.student, known[j].student, code.cells[cell][0],
+                                            shared / len(mine), shared,
+                                            frozenset(mine & known[j].fingerprints.keys())))
+    found.sort(key=lambda m: (-m.share, -m.shared, m.student, m.source, m.cell))
+    return found
 
 
 def _common_limit(n: int) -> int:
@@ -304,8 +381,25 @@ def _side(code: StudentCode, common: frozenset) -> str:
     return "<div>" + "".join(parts) + "</div>"
 
 
-def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair]) -> str:
-    """The page: the pairs, best first, each with both students' code side by side."""
+def _known_rows(codes: list[StudentCode], known: list[StudentCode],
+                matches: list[KnownMatch]) -> str:
+    """The page's section on code taken from the book's published code."""
+    by_name = {c.student: c for c in [*codes, *known]}
+    rows = [f"<details class='pair'><summary>{html.escape(m.student)}, {html.escape(m.cell)}: "
+            f"<b>{m.share:.0%}</b> of it is in {html.escape(m.source)} ({m.shared} shared "
+            f"fingerprints)</summary><div class='sbs'>{_side(by_name[m.student], m.common)}"
+            f"{_side(by_name[m.source], m.common)}</div></details>" for m in matches]
+    return (f"<h2>Code from the book's published code</h2><p>Each submission is also compared "
+            f"with the code the course publishes: the {len(known)} modules and chapters of the "
+            f"book's library and chapter notebooks. Listed: cells with at least "
+            f"{KNOWN_SHARE:.0%} of their fingerprints (and {KNOWN_MIN} or more) in one of them.</p>"
+            + ("".join(rows) or "<p>No submission takes a cell from them.</p>"))
+
+
+def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair],
+                    known: list[StudentCode] = (), known_matches: list[KnownMatch] = ()) -> str:
+    """The page: the pairs, best first, each with both students' code side by side; then the
+    submissions that take code from the book's published code (``known``)."""
     from autograder.feedback import page
 
     by_student = {c.student: c for c in codes}
@@ -332,7 +426,8 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
             f"tokens or more shows) that they have in common; a fingerprint found in more than "
             f"{_common_limit(len(codes))} submissions is an idiom and does not count. Open a "
             f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
-            f"{body}", _PAGE_STYLE)
+            f"{body}{_known_rows(codes, list(known), list(known_matches)) if known else ''}",
+            _PAGE_STYLE)
 
 
 def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
@@ -358,10 +453,12 @@ def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
     starter = _release_lines(ps)
     codes = [student_code(ps, student, data, starter) for student, data in items]
     pairs = find_similar(codes, top)
+    known = known_sources(starter)
+    known_matches = find_known(codes, known)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "similarity.html"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(similarity_html(ps.name, codes, pairs), encoding="utf-8")
+    tmp.write_text(similarity_html(ps.name, codes, pairs, known, known_matches), encoding="utf-8")
     os.replace(tmp, path)
     return pairs

@@ -24,11 +24,12 @@ PACKAGE = ROOT / "coursedata"
 EPOCH = 315532800
 
 
-def stage(dest: Path) -> None:
-    """Copy the kit's project files and coursedata's Python files into ``dest``."""
+def stage(dest: Path, project: Path = KIT, package: Path = PACKAGE) -> None:
+    """Copy the project files (the kit's) and the package's (coursedata's) Python files into
+    ``dest``."""
     for name in ("pyproject.toml", "README.md"):
-        shutil.copyfile(KIT / name, dest / name)
-    for src in sorted(PACKAGE.rglob("*.py")):
+        shutil.copyfile(project / name, dest / name)
+    for src in sorted(package.rglob("*.py")):
         rel = src.relative_to(ROOT)
         if "__pycache__" in rel.parts:
             continue
@@ -39,25 +40,28 @@ def stage(dest: Path) -> None:
         os.utime(path, (EPOCH, EPOCH))
 
 
-def build(out_dir: Path) -> Path:
-    """Build the wheel into ``out_dir`` (removing older kit wheels there) and return its path."""
+def build(out_dir: Path, project: Path = KIT, package: Path = PACKAGE,
+          prefix: str = "mfpm_kit-") -> Path:
+    """Build the wheel into ``out_dir`` (removing older wheels named ``prefix*`` there) and return
+    its path. ``project`` holds ``pyproject.toml`` and ``README.md``, ``package`` the sources
+    (the kit's by default; ``library/build.py`` builds the book's library the same way)."""
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("mfpm_kit-*.whl"):
+    for old in out_dir.glob(f"{prefix}*.whl"):
         old.unlink()
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(EPOCH), PIP_DISABLE_PIP_VERSION_CHECK="1")
     with tempfile.TemporaryDirectory(prefix="kit-src-") as tmp:
         src = Path(tmp, "src")
         src.mkdir()
-        stage(src)
+        stage(src, project, package)
         done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
                                "--wheel-dir", str(out_dir), str(src)],
                               env=env, capture_output=True, text=True)
         if done.returncode:
-            raise SystemExit(f"building the kit failed:\n{done.stdout}{done.stderr}")
-    wheels = sorted(out_dir.glob("mfpm_kit-*.whl"))
+            raise SystemExit(f"building {prefix}* failed:\n{done.stdout}{done.stderr}")
+    wheels = sorted(out_dir.glob(f"{prefix}*.whl"))
     if len(wheels) != 1:
-        raise SystemExit(f"expected one kit wheel in {out_dir}; found {wheels}")
+        raise SystemExit(f"expected one {prefix}* wheel in {out_dir}; found {wheels}")
     return wheels[0]
 
 

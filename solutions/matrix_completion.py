@@ -47,7 +47,8 @@ compiled kernel (``solutions/_als_kernels.py``, Numba), with no Python loop over
 for every row it accumulates the upper triangle of :math:`\sum_j z_j z_j^\top` and of
 :math:`\sum_j R_{ij} z_j` from the row's stored entries and solves the system by Cholesky in a
 ``K x K`` scratch array, so memory does not grow with the data. Where Numba cannot be imported
-(in a browser), the same solves run in plain NumPy (``solutions/_als_numpy.py``), row by row. A row with fewer ratings than
+(in a browser), the same solves run in plain NumPy (``solutions/_als_numpy.py``), batched: the
+systems of rows of similar length are stacked and solved together. A row with fewer ratings than
 unknowns (most movies) is solved in the dual form
 :math:`u_i = Z_i^\top (Z_i Z_i^\top + \lambda I)^{-1} r_i`, a system of its size instead of
 :math:`K \times K`, with the same solution up to rounding.

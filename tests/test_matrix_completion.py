@@ -602,3 +602,26 @@ def test_weighted_lambda_user_update_is_the_minimiser():
         u_plain = minimize(J1, [0.0], args=(1,), method="BFGS", options={"gtol": 1e-10}).x[0]
         assert u_weighted * z == pytest.approx(r * z**2 / (z**2 + reg), rel=1e-6)
         assert u_plain * z == pytest.approx(n * r * z**2 / (n * z**2 + reg), rel=1e-6)
+
+
+@pytest.mark.parametrize("reg", [0.0, 0.8])
+def test_batched_numpy_half_step_equals_the_compiled_kernel_on_ragged_rows(reg):
+    """Rows of every length (empty, dual-sized, padded up the primal ladder, one very long row):
+    the batched plain-NumPy half-step gives the compiled kernel's solutions to 1e-10."""
+    from solutions._als_kernels import ridge_rows as kernel
+    from solutions._als_numpy import ridge_rows as plain
+
+    rng = np.random.default_rng(3)
+    D, n_other = 6, 400
+    lengths = np.r_[0, 1, 2, 5, 6, 7, 9, 13, 13, 40, 41, 77, 350, rng.integers(6, 60, 30)]
+    if reg == 0:
+        lengths = lengths[(lengths == 0) | (lengths >= D)]  # solvable without regularisation
+    cols = [np.sort(rng.choice(n_other, n, replace=False)) for n in lengths]
+    M = sp.csr_matrix((rng.normal(size=lengths.sum()), np.concatenate(cols),
+                       np.r_[0, np.cumsum(lengths)]), shape=(lengths.size, n_other))
+    X = rng.normal(size=(n_other, D))
+    want, got = np.full((M.shape[0], D), np.nan), np.full((M.shape[0], D), np.nan)
+    assert kernel(M.indptr, M.indices, M.data, X, reg, want) == -1
+    assert plain(M.indptr, M.indices, M.data, X, reg, got) == -1
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    assert np.all(got[lengths == 0] == 0)
