@@ -161,22 +161,32 @@ def load_spam_email() -> Dataset:
 _TOKEN = re.compile(r"[a-z']{2,}")
 
 
-def load_reviews(min_count: int = 5) -> Dataset:
-    """Load 4,000 product reviews as a sparse binary bag of words.
+def load_reviews(min_count: int = 5, binary: bool = True) -> Dataset:
+    """Load 4,000 product reviews as a sparse bag of words.
 
     Words are lower-cased runs of at least two letters; a word enters the vocabulary when it occurs
     in at least ``min_count`` reviews.
 
+    Parameters
+    ----------
+    min_count : int, default 5
+        Minimum number of reviews a word must occur in to enter the vocabulary.
+    binary : bool, default True
+        ``True``: entry 1 if the word occurs in the review (presence). ``False``: the number of
+        times it occurs (word counts, for the multinomial event model). The vocabulary is the same.
+
     Returns
     -------
     Dataset
-        ``X`` a ``scipy.sparse.csr_matrix`` of shape (4000, n_words) with 0/1 entries; ``y`` of shape
-        (4000,) with 1 for a review rated "great" and 0 otherwise; ``feature_names`` the vocabulary.
+        ``X`` a ``scipy.sparse.csr_matrix`` of shape (4000, n_words) with 0/1 entries (or counts);
+        ``y`` of shape (4000,) with 1 for a review rated "great" and 0 otherwise; ``feature_names``
+        the vocabulary.
     """
     import scipy.sparse as sp
 
     df = _rdata("modeldata", "training_data")
-    docs = [sorted(set(_TOKEN.findall(str(text).lower()))) for text in df["review"]]
+    tokens = [_TOKEN.findall(str(text).lower()) for text in df["review"]]
+    docs = [sorted(set(words)) for words in tokens]
     vocab_all, doc_freq = np.unique(np.concatenate([np.array(d, dtype=object) for d in docs]),
                                     return_counts=True)
     vocab = vocab_all[doc_freq >= min_count]
@@ -186,6 +196,13 @@ def load_reviews(min_count: int = 5) -> Dataset:
         ids = [index[w] for w in words if w in index]
         rows.extend([r] * len(ids))
         cols.extend(ids)
+    if not binary:                                     # every occurrence instead of one per word
+        rows, cols = [], []
+        for r, words in enumerate(tokens):
+            ids = [index[w] for w in words if w in index]
+            rows.extend([r] * len(ids))
+            cols.extend(ids)
+    # duplicate (row, column) pairs are summed by the COO-to-CSR conversion
     X = sp.csr_matrix((np.ones(len(rows), dtype=np.float64), (rows, cols)),
                       shape=(len(docs), len(vocab)))
     y = (df["score"].to_numpy() == "great").astype(np.int64)

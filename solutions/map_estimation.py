@@ -11,6 +11,10 @@ the data counts added to the prior's pseudo-counts, and the MAP estimate is its 
   :math:`\mathrm{Dir}(z + \alpha)` and
   :math:`\hat\theta_k = \frac{z_k + \alpha_k - 1}{N + \sum_j \alpha_j - K}`.
 
+The MAP depends on the parametrisation: maximising the posterior density of the log-odds
+:math:`\eta = \log\frac{\theta}{1-\theta}` instead of :math:`\theta` gives
+:math:`\frac{N_1 + a}{N + a + b}` (:func:`beta_bernoulli_log_odds_map`).
+
 The posterior means :math:`\frac{N_1 + a}{N + a + b}` and :math:`\frac{z_k + \alpha_k}{N + \sum_j
 \alpha_j}` are provided too: unlike the mode, they exist for every prior.
 
@@ -35,6 +39,7 @@ from ._validation import as_float_array
 
 __all__ = [
     "beta_bernoulli_map",
+    "beta_bernoulli_log_odds_map",
     "beta_bernoulli_posterior_mean",
     "dirichlet_categorical_map",
     "dirichlet_categorical_posterior_mean",
@@ -180,6 +185,54 @@ def beta_bernoulli_posterior_mean(n_ones, n_zeros, a, b):
     0.6666666666666666
     """
     n1, n0, a_, b_ = _beta_inputs(n_ones, n_zeros, a, b)
+    return _scalar_or_array((n1 + a_) / (n1 + n0 + a_ + b_))
+
+
+def beta_bernoulli_log_odds_map(n_ones, n_zeros, a, b):
+    r"""The MAP estimate in the log-odds parametrisation, returned as a probability.
+
+    With :math:`\eta = \log\frac{\theta}{1-\theta}` and :math:`\theta = \sigma(\eta)`, the prior
+    :math:`\mathrm{Beta}(a, b)` on :math:`\theta` is the density
+    :math:`p_\eta(\eta) = p_\theta(\sigma(\eta))\,\sigma'(\eta)` on :math:`\eta`, and
+    :math:`\sigma'(\eta) = \theta(1-\theta)` adds one to each exponent of the posterior:
+
+    .. math::
+
+        p(\eta \mid \mathcal D) \propto \theta^{N_1 + a}(1-\theta)^{N_0 + b}, \qquad
+        \hat\eta_{\mathrm{MAP}} = \log\frac{N_1 + a}{N_0 + b}, \qquad
+        \sigma(\hat\eta_{\mathrm{MAP}}) = \frac{N_1 + a}{N_1 + N_0 + a + b}.
+
+    This is the posterior mean of :math:`\theta`, not the mode
+    :math:`\frac{N_1 + a - 1}{N + a + b - 2}` that :func:`beta_bernoulli_map` returns for the same
+    prior. It exists for every :math:`a, b > 0`.
+
+    Parameters
+    ----------
+    n_ones, n_zeros : float or array_like
+        Counts of ones and zeros, >= 0.
+    a, b : float or array_like
+        Beta prior parameters on :math:`\theta`, > 0. All arguments broadcast together.
+
+    Returns
+    -------
+    theta : float or ndarray of the broadcast shape of the arguments
+        :math:`\sigma(\hat\eta_{\mathrm{MAP}})`, in :math:`(0, 1)`.
+
+    Raises
+    ------
+    ValueError
+        If an argument is NaN/inf, a count is negative, ``a`` or ``b`` is <= 0, or the shapes do
+        not broadcast.
+
+    Examples
+    --------
+    >>> beta_bernoulli_map(0, 17, a=2, b=2)            # mode in theta: 1 / 19
+    0.05263157894736842
+    >>> beta_bernoulli_log_odds_map(0, 17, a=2, b=2)   # mode in log-odds: 2 / 21
+    0.09523809523809523
+    """
+    n1, n0, a_, b_ = _beta_inputs(n_ones, n_zeros, a, b)
+    # sigma(log((n1 + a) / (n0 + b))), written without the round trip through the logarithm
     return _scalar_or_array((n1 + a_) / (n1 + n0 + a_ + b_))
 
 

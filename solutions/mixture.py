@@ -259,6 +259,29 @@ class GaussianMixture:
         """
         return float(self.score_samples(x_query).sum())
 
+    def bic(self, x) -> float:
+        r"""Bayesian information criterion of the fitted mixture on the sample ``x``.
+
+        .. math::
+
+            \mathrm{BIC} = -2\sum_{n=1}^N \log p(x_n) + (3K - 1)\log N,
+
+        where :math:`3K - 1` counts the free parameters (:math:`K` means, :math:`K` variances,
+        :math:`K - 1` weights). Smaller is better; it approximates :math:`-2\log p(x)` with the
+        parameters integrated out (Schwarz, 1978).
+
+        Parameters
+        ----------
+        x : array_like of shape (n_samples,) or (n_samples, 1)
+            Usually the training sample.
+
+        Returns
+        -------
+        float
+        """
+        n = as_1d_float(x, "x").size
+        return -2.0 * self.score(x) + (3 * self.weights_.size - 1) * np.log(n)
+
     def predict_proba(self, x_query) -> np.ndarray:
         r"""Responsibilities :math:`r_{mk} = p(\text{component } k \mid x_m)`; rows sum to one.
 
