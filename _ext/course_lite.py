@@ -225,7 +225,8 @@ def _prepare(app, config) -> None:
             "lockFileURL": f"{site_lite}static/course-lock/pyodide-lock.json"}
     (lite_dir / "jupyter-lite.json").write_text(json.dumps({
         "jupyter-lite-schema-version": 0,
-        "jupyter-config-data": {"appName": config.project,
+        # The browser tab's title: the book's (Sphinx's `project` is not set by jupyter-book).
+        "jupyter-config-data": {"appName": config.html_title or config.project,
                                 "disabledExtensions": DISABLED_EXTENSIONS,
                                 "litePluginSettings": {PLUGIN: settings}}}, indent=1))
     (lite_dir / "jupyter_lite_config.json").write_text(json.dumps({

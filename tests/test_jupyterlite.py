@@ -295,3 +295,10 @@ def test_jupyterlite_asks_no_third_party_host_but_pyodides_cdn(offline, app):
     assert any(u.startswith(offline["base"] + "lite/") for u in requests), requests[:5]
     assert not third_party(requests, offline["base"], allowed=(CDN,)), third_party(
         requests, offline["base"], allowed=(CDN,))
+
+
+def test_lite_site_is_named_after_the_book(html):
+    """The name JupyterLite shows in the browser's tab is the book's title."""
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    config = json.loads((html / "lite" / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert config["appName"] == title

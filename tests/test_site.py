@@ -3,7 +3,10 @@
 Reads the book built once per run (fixture ``html`` in conftest.py). The browser tests serve it
 from a local HTTP server on 127.0.0.1 and load pages in headless Debian Chromium with every other
 host unreachable (names resolve to nothing, and any proxied request goes to a closed port); a
-control page that asks the CDN for MathJax shows that the block is real.
+control page that asks the CDN for MathJax shows that the block is real. Playwright's Chromium
+(tests/browser.py) serves the site from two addresses to see the install lines of "Doing the
+problem sets" follow the page's own address (and pip fetch the kit from it), reads them without
+scripts, and records every request of every page: none may leave the site.
 """
 
 from __future__ import annotations
