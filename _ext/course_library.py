@@ -126,6 +126,10 @@ def _substitutions(app, config) -> None:
     config.myst_substitutions = {
         **(config.myst_substitutions or {}),
         "library_url": library.url or "(not published)",
+        # relative to the page (the book's pages lie at the site's root), as the kit's link
+        "library_link": (f'<a class="course-library-link" href="{SITE_FOLDER}/{library.wheel.name}" '
+                         f'download>{library.wheel.name}</a>' if library.public
+                         else "(not published)"),
         "reader_install": reader,
         "notebook_install": f"```ipython3\n{app.course_library_install_cell}\n```",
     }

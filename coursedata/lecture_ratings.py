@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["LectureRatings", "load_lecture_ratings", "RATINGS"]
 
@@ -52,13 +51,15 @@ class LectureRatings:
         """Boolean array of shape (n_users, n_movies), True where a rating was observed."""
         return ~np.isnan(self.ratings)
 
-    def to_sparse(self) -> sp.csr_matrix:
+    def to_sparse(self):
         """The observed ratings as a CSR matrix of shape (n_users, n_movies).
 
         Exactly the observed entries are stored; an entry that is not stored is missing, not a
         rating of zero.
         """
         rows, cols = np.nonzero(self.mask)
+        import scipy.sparse as sp  # only here: a kernel whose problem set forbids SciPy loads the kit
+
         return sp.csr_matrix((self.ratings[rows, cols], (rows, cols)), shape=self.ratings.shape)
 
     def table(self) -> str:

@@ -474,8 +474,7 @@ class StudentNotebookTests:
         results = [line[:6] for line in lines if line.startswith(("ok ", "FAIL ", "ERROR "))]
         assert results == ["ok    "] * n, lines
         assert lines[0].startswith(f"Checking {path}, saved "), lines
-        assert "Before running" not in "
-".join(lines), lines  # nothing missing or unanswered
+        assert "Before running" not in "\n".join(lines), lines  # nothing missing or unanswered
         # The problem set's rules, kept by the check's kernel, and said.
         rules = [line for line in lines if line.startswith("rules: ")]
         assert len(rules) == 1 and rules[0].endswith("none breaks it"), lines

@@ -193,7 +193,8 @@ def test_a_computed_route_is_flagged_for_a_person(source, what):
 
 #: The graded functions each function's values flow into (the reference's calls, read by hand).
 CALLERS = {
-    "ps1_pca": {"center": ["reconstruction_error"], "pca_svd": ["reconstruction_error"]},
+    "ps1_pca": {"center": ["reconstruction_error"],
+                "pca_svd": ["reconstruction_error", "components_for_variance"]},
     "ps2_matrix_completion": {f: ["als", "als_with_biases"]
                               for f in ("masked_objective", "update_users", "update_items")},
     "ps4_map_naive_bayes": {
@@ -307,6 +308,20 @@ def _cells_of(ps: ProblemSet, functions) -> set[str]:
     return cells & {c.grade_id for c in ps.grade_cells if c.autograded}
 
 
+def _visible_callers(ps: ProblemSet, functions) -> set[str]:
+    """The visible cells whose test (outside the hidden region) calls one of ``functions``: the
+    call fails in the kernel, so the visible test fails and the cell scores 0."""
+    hidden = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+    cells = set()
+    for cell in ps.source.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type == "code" and gid.endswith("_visible"):
+            called = set(re.findall(r"\b(\w+)\(", hidden.sub("", cell.source)))
+            if called & set(functions):
+                cells.add(gid)
+    return cells
+
+
 def _submission(ps: ProblemSet, cheats: dict, extra: list[str]) -> nbformat.NotebookNode:
     nb = copy.deepcopy(ps.source)
     for cell in nb.cells:
@@ -357,9 +372,12 @@ def test_each_route_costs_exactly_its_functions_cells(graded, name, run):
     broke = _expected_zero(name, cheats)
     zero = _cells_of(ps, broke)
     assert zero, "the test must cost something"
+    failed = _visible_callers(ps, broke) - zero  # their visible tests call a breaking function
     scores = {s.grade_id: s for s in result.scores if s.points is not None}
     for gid, s in scores.items():
-        if gid in zero:
+        if gid in failed:
+            assert s.points == 0, (gid, s.points, s.message)
+        elif gid in zero:
             assert s.points == 0, (gid, s.points, s.message)
             assert "which this problem set does not allow" in s.message, (gid, s.message)
         else:
