@@ -37,8 +37,9 @@ note. Entries are read into memory as bytes and never executed or unpacked to di
 members whose path is absolute or climbs out of the archive (``..``) are refused.
 
 A file that cannot be read (a damaged archive member: a bad CRC, a compressed stream that does
-not decode, a header that lies about the size; a file the system refuses; one that expands past
-:data:`MAX_FILE_BYTES` while it is read, whatever its header claims) never stops the collection:
+not decode, a header that lies about the size; a file the system refuses; an empty file; one
+that expands past :data:`MAX_FILE_BYTES` while it is read, whatever its header claims) never
+stops the collection:
 its student becomes an :class:`Unmatched` with status ``unreadable-file`` and the reason, and the
 rest of the class is collected.
 """
@@ -245,8 +246,11 @@ def _damage(exc: BaseException) -> str:
     if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
         return (f"the archive member is damaged (its checksum does not match: {text}); the "
                 f"upload or the download was cut or corrupted")
-    if isinstance(exc, (zipfile.BadZipFile, zlib.error, EOFError)):
-        return f"the archive member is damaged ({type(exc).__name__}: {text})"
+    if isinstance(exc, (zlib.error, EOFError)):
+        return (f"the archive member is damaged (its compressed data does not decode: {text}); "
+                f"the upload or the download was cut or corrupted")
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"the archive member is damaged ({text})"
     if isinstance(exc, RuntimeError) and "encrypted" in text:
         return "the archive member is encrypted"
     if isinstance(exc, NotImplementedError):
@@ -442,6 +446,9 @@ def collect_submissions(path: str | Path, notebook: str) -> Collection:
                 raise Unreadable(f"{chosen.size / 2**20:.0f} MB is over the "
                                  f"{MAX_FILE_BYTES / 2**20:g} MB limit")
             data = _read(chosen)
+            if not data:
+                raise Unreadable("the file is empty (0 bytes): the upload was probably "
+                                 "interrupted")
         except Unreadable as exc:
             found.notes.append(f"{chosen.where}: not graded, {exc}")
             found.unmatched.append(Unmatched(student, (chosen.where,), str(exc),
