@@ -147,6 +147,12 @@ def test_lite_index_and_lock_hold_the_library(html):
     assert entry["sha256"] == hashlib.sha256(published.read_bytes()).hexdigest()
 
 
+def _catches_import(node: ast.Try) -> bool:
+    """Whether a ``try`` falls back when its imports fail (``except ImportError``)."""
+    names = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
+    return bool(names & {"ImportError", "ModuleNotFoundError", "(ImportError, ModuleNotFoundError)"})
+
+
 def _chapter_imports(chapter: Path) -> set[str]:
     import jupytext
 
@@ -155,7 +161,12 @@ def _chapter_imports(chapter: Path) -> set[str]:
         if cell.cell_type != "code":
             continue
         source = "\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith("%"))
-        for node in ast.walk(ast.parse(source)):
+        tree = ast.parse(source)
+        optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _catches_import(t)
+                    for stmt in t.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in optional:  # try: import x / except ImportError: a fallback
+                continue
             if isinstance(node, ast.Import):
                 found |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
