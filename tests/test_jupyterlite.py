@@ -258,8 +258,12 @@ def test_setup_cell_offline_says_the_cdn_is_blocked(offline):
     the CDN, says the kit itself is there and what to do; no Validate button or nbgrader menu."""
     nb = _Notebook(offline, "problem-sets/ps3_mle.ipynb")
     try:
+        from playwright.sync_api import expect
+
         setup = nb.page.locator(".jp-Notebook .jp-CodeCell").first
-        assert "import coursedata" in setup.locator(".jp-InputArea").inner_text()
+        # the editor fills in its text after the cell appears: wait for it
+        expect(setup.locator(".jp-InputArea")).to_contain_text("import coursedata",
+                                                                timeout=60_000)
         out = nb.run_cell(setup)
         toolbar = nb.page.locator(".jp-NotebookPanel-toolbar").inner_text()
         menus = nb.page.locator("#jp-menu-panel, .lm-MenuBar").first.inner_text()
