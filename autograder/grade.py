@@ -21,12 +21,13 @@ import nbformat
 from coursedata.grading import RESULTS_ENV
 from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
+from autograder.recorded import signatures
 from autograder.rulebook import LOG_NAME, judge, kernel_env
 from autograder.sandbox.config import ExecutionResult
 from autograder.scoring import CellScore, score_results
 from autograder.status import Status
 
-__all__ = ["GradeResult", "grade_submission", "STATUSES"]
+__all__ = ["GradeResult", "grade_submission", "grade_and_sign", "STATUSES"]
 
 #: Every status a record can have, in the order the report lists them (see :class:`Status`).
 STATUSES = tuple(s for s in Status if s is not Status.OK)
@@ -192,3 +193,17 @@ def sandbox_executor(config=None) -> Callable:
         return run if run.status != Status.OK else dataclasses.replace(run, message="")
 
     return execute
+
+
+def grade_and_sign(ps: ProblemSet, data: bytes, executor) -> tuple:
+    """:func:`grade_submission` in a scratch folder kept until the recorded values are summed up
+    (:func:`autograder.recorded.signatures`): ``(GradeResult, signatures)``. A failure of the
+    summary (never of the grading) gives no signatures."""
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        work = Path(tmp) / "submission"  # a folder of its own below one: as grade_submission's
+        result = grade_submission(ps, data, executor, workdir=work)
+        try:
+            found = signatures(ps, work / "results")
+        except Exception:  # noqa: BLE001 - a summary for the report must not fail a grade
+            found = {}
+    return result, found

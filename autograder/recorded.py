@@ -84,21 +84,3 @@ def signatures(ps: ProblemSet, results_dir: str | Path) -> dict[str, str]:
             digest.update(case.encode() + b"=" + case_bytes(case) + b";")
         out[gid] = digest.hexdigest()
     return out
-
-
-def grade_and_sign(ps: ProblemSet, data: bytes, executor) -> tuple:
-    """:func:`autograder.grade.grade_submission` in a scratch folder kept until the recorded
-    values are summed up: ``(GradeResult, signatures)``. A failure of the summary (never of the
-    grading) gives no signatures."""
-    import tempfile
-
-    from autograder.grade import grade_submission
-
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        work = Path(tmp) / "submission"  # a folder of its own below one: as grade_submission's
-        result = grade_submission(ps, data, executor, workdir=work)
-        try:
-            found = signatures(ps, work / "results")
-        except Exception:  # noqa: BLE001 - a summary for the report must not fail a grade
-            found = {}
-    return result, found

@@ -18,9 +18,9 @@ from pathlib import Path
 from autograder import settings
 from autograder.collect import Submission
 from autograder.course import Course
-from autograder.grade import GradeResult, _zero_scores, local_executor, sandbox_executor
+from autograder.grade import (GradeResult, _zero_scores, grade_and_sign, local_executor,
+                              sandbox_executor)
 from autograder.problemset import ProblemSet
-from autograder.recorded import grade_and_sign
 from autograder.sanitize import formgrader_copies
 from autograder.status import Status
 
