@@ -235,8 +235,11 @@ def test_chapter_opens_and_runs_offline(offline):
     chapter = CHAPTERS[0]
     nb = _Notebook(offline, f"{chapter}.ipynb")
     try:
-        title = nb.page.locator(".jp-Notebook .jp-MarkdownOutput h1").first.inner_text()
-        assert title.startswith("PCA"), title
+        from playwright.sync_api import expect
+
+        # the Markdown renders after the cell appears: wait for the title's text
+        expect(nb.page.locator(".jp-Notebook .jp-MarkdownOutput h1").first).to_have_text(
+            re.compile(r"^PCA"), timeout=60_000)
         out = nb.run_above("print('chapter', 2 ** 10)")
         assert out.strip() == "chapter 1024", out
     finally:
