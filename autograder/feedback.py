@@ -1,5 +1,5 @@
-"""Feedback for one student and the marking scheme, as self-contained HTML (the class report is
-:mod:`autograder.report`, which shares this page style and policy).
+"""Feedback for one student and the marking scheme, as self-contained HTML pages
+(:mod:`autograder.pages`: the style and policy the class report, :mod:`autograder.report`, shares).
 
 Feedback lists, per graded cell, the points and the trusted check's message: what passed and what
 failed, in words a student can act on. It never contains the source of a check (hidden or not):
@@ -11,26 +11,17 @@ What the hidden checks' messages show follows the instructor's choice
 (:class:`autograder.visibility.Visibility`: in full, pass/fail only, or nothing until a date);
 the visible checks are always shown in full. Hand-graded scores (the record's ``manual``, merged
 from the gradebook by ``python -m autograder export``) and the late penalty (``late``) are shown
-with the total they give (:func:`autograder.exports.summary.summarize`).
+with the total they give (:func:`autograder.grades.summary.summarize`).
 """
 
 from __future__ import annotations
 
 import html
 
-from autograder.exports.summary import cell_points, number, summarize
+from autograder.grades.summary import cell_points, number, summarize
+from autograder.pages import cell_title, page
 
-__all__ = ["feedback_html", "marking_scheme_html", "page"]
-
-# No scripts, frames, forms or requests; only the inline style and the report's own data image.
-_CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; img-src data:; form-action 'none'\">")
-
-_STYLE = """<style>
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.4rem;
-text-align:left;vertical-align:top}.ok{color:#176b2c}.partial{color:#8a5a00}.bad{color:#a01c1c}
-.note{background:#fff6d6;padding:.6rem;border-radius:.3rem}</style>"""
+__all__ = ["feedback_html", "marking_scheme_html"]
 
 _STATUS_WORDS = {
     "graded": "Every question was scored, the written answers included.",
@@ -59,30 +50,6 @@ _STATUS_WORDS = {
 _VERDICT = {"ok": "full marks", "partial": "part of the points", "bad": "no points"}
 
 
-def page(title: str, body: str, style: str = "") -> str:
-    """A self-contained English page in the grader's style, under its Content-Security-Policy.
-
-    Parameters
-    ----------
-    title : str
-        The page's title (escaped here).
-    body : str
-        The page's HTML body (trusted: every text from a record is escaped by the caller).
-    style : str
-        A ``<style>`` element of the page's own, after the shared one.
-    """
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{_CSP}"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title>{_STYLE}{style}</head><body>{body}</body></html>")
-
-
-def _title(grade_id: str) -> str:
-    base, _, kind = grade_id.rpartition("_")
-    if kind in ("visible", "hidden"):
-        return f"{base.replace('_', ' ')} ({'visible test' if kind == 'visible' else 'hidden test'})"
-    return grade_id.replace("_", " ")
-
-
 def feedback_html(record: dict, visibility=None) -> str:
     """Feedback page for one graded submission (a record from :mod:`autograder.batch`).
 
@@ -98,7 +65,7 @@ def feedback_html(record: dict, visibility=None) -> str:
             css = "ok" if points == s["max_points"] else ("partial" if points > 0 else "bad")
             pts = f"{points:g} / {s['max_points']:g} ({_VERDICT[css]})"
         message = visibility.message(s) if visibility is not None else s["message"]
-        rows.append(f"<tr><td>{html.escape(_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
+        rows.append(f"<tr><td>{html.escape(cell_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
                     f"<td>{html.escape(message)}</td></tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
     return page(f"Feedback: {record['problem_set']}",

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from autograder.collect import Submission, Unmatched
-from autograder.exports.gradestable import write_grades_csv
-from autograder.exports.merge import annotate
+from autograder.grades.gradestable import write_grades_csv
+from autograder.grades.merge import annotate
 from autograder.feedback import feedback_html, marking_scheme_html
 from autograder.late import LatePolicy, load_policy
 from autograder.report import report_html

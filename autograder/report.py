@@ -14,7 +14,7 @@ same seeded inputs; the check's verdict (its message without numbers) must agree
 without signatures (written by an older grader) is grouped by its full message, which names the
 first wrong value. Every text that comes from a record is escaped, and
 the page forbids scripts, frames and requests (the Content-Security-Policy of
-:mod:`autograder.feedback`).
+:mod:`autograder.pages`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+
+from autograder.pages import cell_title, page
 
 __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 
@@ -102,13 +104,6 @@ def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
 def _esc(text, limit: int = 2000) -> str:
     text = str(text)
     return html.escape(text if len(text) <= limit else text[:limit] + " …")
-
-
-def _title(grade_id: str) -> str:
-    base, _, kind = grade_id.rpartition("_")
-    if kind in ("visible", "hidden"):
-        return f"{base.replace('_', ' ')} ({kind} test)"
-    return grade_id.replace("_", " ")
 
 
 def _students(names: list[str], open_below: int = 0) -> str:
@@ -240,7 +235,7 @@ def _questions(records: list[dict], clusters: dict[str, list[Cluster]]) -> str:
             n = sum(info["points"].values())
             mean = sum(p * k for p, k in info["points"].items()) / n if n else 0.0
             wrong = clusters.get(gid, [])
-            body.append(f"<h3>{html.escape(_title(gid))}: mean {mean:.2f} / {info['max']:g}, "
+            body.append(f"<h3>{html.escape(cell_title(gid))}: mean {mean:.2f} / {info['max']:g}, "
                         f"{sum(len(c.students) for c in wrong)} of {n} lost points</h3>"
                         + _bars(info["points"], info["max"], n))
             if wrong:
@@ -267,7 +262,7 @@ def _top_mistakes(clusters: dict[str, list[Cluster]], scored: int, top: int = 10
         return ("<h2 id='mistakes'>Most common mistakes</h2><p>No wrong answer was given by more "
                 "than one student.</p>")
     rows = "".join(f"<tr><td class='num'><b>{len(c.students)}</b></td>"
-                   f"<td>{html.escape(_title(c.grade_id))}</td><td class='msg'>{_esc(c.message)}"
+                   f"<td>{html.escape(cell_title(c.grade_id))}</td><td class='msg'>{_esc(c.message)}"
                    f"</td><td>{_students(c.students)}</td></tr>" for c in flat)
     return (f"<h2 id='mistakes'>Most common mistakes</h2><p>The wrong answers most students gave "
             f"(out of {scored} scored submissions); the same mistake on the same inputs gives the "
@@ -323,8 +318,6 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
     statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
     ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
     be linked."""
-    from autograder.feedback import page
-
     scored = _scored(records)
     totals = [r["total"] for r in scored]
     max_auto = max((r["max_auto"] for r in scored), default=0.0)

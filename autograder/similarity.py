@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+from autograder.pages import page
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.settings import ROOT
 
@@ -400,8 +401,6 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
                     known: list[StudentCode] = (), known_matches: list[KnownMatch] = ()) -> str:
     """The page: the pairs, best first, each with both students' code side by side; then the
     submissions that take code from the book's published code (``known``)."""
-    from autograder.feedback import page
-
     by_student = {c.student: c for c in codes}
     rows = []
     for rank, p in enumerate(pairs, 1):

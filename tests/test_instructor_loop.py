@@ -173,7 +173,7 @@ def assert_exports_agree(out: Path) -> None:
 def assert_feedback_agrees(out: Path) -> None:
     """Every feedback page states its grades.csv row: the hand-graded total, and whether
     written answers still wait."""
-    from autograder.exports.summary import number
+    from autograder.grades.summary import number
 
     for student, row in grades_csv(out).items():
         page = (out / "feedback" / student / NB.replace(".ipynb", ".html")).read_text()

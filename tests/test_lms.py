@@ -24,9 +24,10 @@ import pytest
 
 import autograder
 from autograder.collect import collect_submissions
-from autograder.exports import (canvas_column, results_json, summarize, write_canvas_csv,
+from autograder.exports import (canvas_column, results_json, write_canvas_csv,
                                 write_feedback_archive, write_gradescope, write_moodle_gradebook,
                                 write_moodle_worksheet)
+from autograder.grades import summarize
 from autograder.late import load_policy
 from autograder.problemset import ProblemSet
 from autograder.sandbox import sandbox_available

@@ -1,6 +1,6 @@
 """Grades and feedback back into the LMS, from a grading run's records.
 
-One module per format, each writing from the same per-student :class:`~autograder.exports.
+One module per format, each writing from the same per-student :class:`~autograder.grades.
 summary.Summary` (autograded points, hand-graded points from the gradebook, late penalty, final
 score), so that ``grades.csv``, the gradebook and every export agree:
 
@@ -21,8 +21,7 @@ from autograder.exports.archive import write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import results_json, write_gradescope
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
-from autograder.exports.summary import Summary, summarize
 
-__all__ = ["Summary", "summarize", "canvas_column", "write_canvas_csv", "write_moodle_worksheet",
+__all__ = ["canvas_column", "write_canvas_csv", "write_moodle_worksheet",
            "write_moodle_gradebook", "results_json", "write_gradescope",
            "write_feedback_archive"]

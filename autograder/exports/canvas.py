@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from autograder.exports.summary import inert, number, summarize
+from autograder.grades.summary import inert, number, summarize
 
 __all__ = ["canvas_column", "write_canvas_csv", "HEADER"]
 

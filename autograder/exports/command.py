@@ -3,7 +3,7 @@
 ``DIR`` is a grading run's folder (``python -m autograder grade PS ... --out DIR``). The command
 
 1. reads its records and merges the course gradebook's hand-graded scores (the formgrader's
-   ``Grade.manual_score``) and the late policy into them (:mod:`autograder.exports.merge`),
+   ``Grade.manual_score``) and the late policy into them (:mod:`autograder.grades.merge`),
    writing the merged records back;
 2. rewrites ``DIR/grades.csv`` and every ``DIR/feedback/<student>/<notebook>.html`` from them, so
    the gradebook, ``grades.csv``, the feedback and the exports state the same scores;
@@ -28,10 +28,10 @@ from autograder.course import Course
 from autograder.exports.archive import write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
-from autograder.exports.gradestable import write_grades_csv
-from autograder.exports.merge import annotate
+from autograder.grades.gradestable import write_grades_csv
+from autograder.grades.merge import annotate
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
-from autograder.exports.summary import summarize
+from autograder.grades.summary import summarize
 from autograder.late import load_policy
 from autograder.problemset import ProblemSet
 from autograder.visibility import load_visibility

@@ -23,19 +23,13 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from autograder.exports.summary import number, summarize
+from autograder.grades.summary import number, summarize
+from autograder.pages import cell_title
 from autograder.visibility import Visibility, is_hidden
 
 __all__ = ["results_json", "write_gradescope", "VISIBILITIES"]
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-
-
-def _title(grade_id: str) -> str:
-    base, _, kind = grade_id.rpartition("_")
-    if kind in ("visible", "hidden"):
-        return f"{base.replace('_', ' ')} ({kind} test)"
-    return grade_id.replace("_", " ") + " (written answer)"
 
 
 def results_json(record: dict, visibility: Visibility = Visibility(),
@@ -61,7 +55,8 @@ def results_json(record: dict, visibility: Visibility = Visibility(),
             shown, message = "after_published", score["message"]
         else:
             shown, message = "visible", visibility.message(score, now)
-        tests.append({"name": _title(score["grade_id"]), "number": str(number_),
+        tests.append({"name": cell_title(score["grade_id"], written=" (written answer)"),
+                      "number": str(number_),
                       "score": float(points), "max_score": float(score["max_points"]),
                       "status": "passed" if points >= score["max_points"] else "failed",
                       "output": message, "output_format": "text", "visibility": shown})

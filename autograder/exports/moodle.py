@@ -24,7 +24,7 @@ import csv
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.exports.summary import Summary, inert, number, summarize
+from autograder.grades.summary import Summary, inert, number, summarize
 
 __all__ = ["write_moodle_worksheet", "write_moodle_gradebook", "WORKSHEET_HEADER",
            "IDENTIFIERS"]

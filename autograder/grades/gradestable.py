@@ -13,7 +13,7 @@ import csv
 import os
 from pathlib import Path
 
-from autograder.exports.summary import cell_points, inert, number, summarize
+from autograder.grades.summary import cell_points, inert, number, summarize
 
 __all__ = ["COLUMNS", "write_grades_csv"]
 
