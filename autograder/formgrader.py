@@ -1,8 +1,10 @@
 """Open nbgrader's formgrader on this course: ``python -m autograder formgrader``.
 
 The formgrader is a Jupyter server extension that reads ``nbgrader_config.py`` from the folder
-the server starts in and serves the course below its root. This command becomes ``jupyter
-server`` (it replaces its own process, so a signal that stops the command stops the server) (this environment's, whether or not it is activated) in the course folder
+the server starts in and serves the course below its root. The command
+(:mod:`autograder.commands.formgrader`) becomes ``jupyter server`` (it replaces its own process,
+so a signal that stops the command stops the server) (this environment's, whether or not it is
+activated) in the course folder
 (:data:`autograder.settings.COURSE_DIR`, or ``--course``), with that folder as the server's root
 and the environment's ``bin/`` first on ``PATH`` (nbgrader runs ``alembic`` from there), and
 prints the address of ``/formgrader``. The course's exchange folder (``course/exchange``,
@@ -23,13 +25,12 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sys
 from pathlib import Path
 
 from autograder.settings import COURSE_DIR
 
-__all__ = ["server_command", "main", "AUTOGRADE_MESSAGE"]
+__all__ = ["server_command", "AUTOGRADE_MESSAGE"]
 
 AUTOGRADE_MESSAGE = (
     "This course is not graded by nbgrader's autograde: its notebooks are graded in a sandbox "
@@ -83,21 +84,3 @@ def _load_jupyter_server_extension(serverapp) -> None:
     serverapp.web_app.default_router.rules.insert(0, Rule(PathMatches(route), RefuseAutograde))
     serverapp.log.info("autograder: the formgrader's Autograde button points to "
                        "`python -m autograder grade`")
-
-
-def main(args) -> int:
-    """The ``formgrader`` subcommand (arguments parsed by :mod:`autograder.__main__`)."""
-    token = args.token if args.token is not None else secrets.token_hex(16)
-    try:
-        command, env = server_command(args.course, args.port, token, args.browser)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"The formgrader of {Path(args.course).resolve()}: "
-          f"http://localhost:{args.port}/formgrader?token={token}\n(stop it with Ctrl-C)",
-          flush=True)
-    # The server takes this process's place: Ctrl-C, SIGTERM and a closed terminal reach it
-    # directly, and no server outlives the command that started it.
-    os.chdir(Path(args.course).resolve())
-    os.execve(command[0], command, env)
-    return 1  # not reached

@@ -167,17 +167,3 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
     for path in notebooks:
         substitute(path, url)
     return folder
-
-
-def main(args) -> int:
-    """The ``release`` subcommand (arguments parsed by :mod:`autograder.__main__`)."""
-    try:
-        warn_if_placeholder(site_url())
-        for name in args.names:
-            folder = release(name, args.course, args.db_url)
-            if not args.quiet:
-                print(f"{name}: released to {folder} (kit: {kit_url()})")
-    except (ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0

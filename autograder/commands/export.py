@@ -16,6 +16,8 @@
 The settings of the last export are kept in ``DIR/exports/export.json``: a later ``grade`` into
 the same folder exports again with them (:func:`export_again`), so that the exports never
 disagree with ``grades.csv`` and the feedback.
+
+Exit codes: 0 when the files were written, 2 for a folder without records or a bad setting.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from autograder.course import Course
+from autograder.settings import COURSE_DIR
 from autograder.exports.archive import write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
@@ -33,10 +36,10 @@ from autograder.grades.merge import annotate
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
 from autograder.grades.summary import summarize
 from autograder.late import load_policy
-from autograder.problemset import ProblemSet
-from autograder.visibility import load_visibility
+from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.visibility import MODES, load_visibility
 
-__all__ = ["FORMATS", "export", "export_again", "read_records", "main"]
+__all__ = ["FORMATS", "export", "export_again", "read_records", "add_parser", "main"]
 
 FORMATS = ("canvas", "moodle", "gradescope", "feedback-archive")
 #: The file, in ``DIR/exports/``, that keeps the last export's settings.
@@ -145,8 +148,39 @@ def export_again(problem_set: str, out: str | Path, course: str | Path | None,
                   late_policy=settings["late_policy"], log=log)
 
 
+def add_parser(sub):
+    """Declare ``export`` and its arguments in ``sub`` (the subparsers of the command line)."""
+    export = sub.add_parser("export", help="merge the hand-graded scores of the gradebook into "
+                            "a grading run's grades.csv and feedback, and write the LMS files")
+    export.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
+    export.add_argument("--out", type=Path, required=True,
+                        help="the grading run's output folder (exports go to OUT/exports/)")
+    export.add_argument("--course", type=Path, default=COURSE_DIR,
+                        help=f"nbgrader course whose gradebook holds the hand-graded scores "
+                             f"(default {COURSE_DIR})")
+    for name, what in (("canvas", "Canvas gradebook import CSV"),
+                       ("moodle", "Moodle grading worksheet and gradebook import CSV"),
+                       ("gradescope", "Gradescope results.json per student"),
+                       ("feedback-archive", "feedback pages zipped for the LMS's bulk upload")):
+        export.add_argument(f"--{name}", action="store_true", help=f"{what} (default: all)")
+    export.add_argument("--lms-name", default=None,
+                        help="the assignment's (grade item's) title in the LMS (default: the "
+                             "problem set's name)")
+    export.add_argument("--canvas-id", default=None,
+                        help="the Canvas assignment id (the number ending its address)")
+    export.add_argument("--moodle-identifier", default="username",
+                        choices=("username", "useremail", "useridnumber", "userid"),
+                        help="what the student ids are, for Moodle's gradebook import")
+    export.add_argument("--hidden-feedback", choices=MODES, default=None,
+                        help="what the feedback shows of hidden checks (default: "
+                             "course/feedback.toml, else full)")
+    export.add_argument("--late-policy", type=Path, default=None, metavar="FILE",
+                        help="late policy (default: course/late.toml if it exists, else none)")
+    return export
+
+
 def main(args) -> int:
-    """The ``export`` subcommand (arguments parsed by :mod:`autograder.__main__`)."""
+    """The ``export`` subcommand (arguments declared by :func:`add_parser`)."""
     import sys
 
     formats = tuple(f for f in FORMATS if getattr(args, f.replace("-", "_"))) or FORMATS

@@ -1,0 +1,45 @@
+"""``python -m autograder release NAME...``: release problem sets to students.
+
+nbgrader's student version of each, with the student kit's address filled in
+(:func:`autograder.release.release`); a warning first while the course site's address is still
+the placeholder. Exit codes: 0 when every problem set was released, 2 on the first that could not
+be (the reason printed).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from autograder.problemset import list_problem_sets
+from autograder.release import kit_url, release, site_url, warn_if_placeholder
+from autograder.settings import COURSE_DIR
+
+__all__ = ["add_parser", "main"]
+
+
+def add_parser(sub):
+    """Declare ``release`` and its arguments in ``sub`` (the subparsers of the command line)."""
+    release = sub.add_parser("release", help="release problem sets to students: nbgrader's "
+                             "student version, with the student kit's address filled in")
+    release.add_argument("names", nargs="+", metavar="NAME",
+                         help=f"problem set: {', '.join(list_problem_sets())}")
+    release.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
+    release.add_argument("--db-url", default=None,
+                         help="nbgrader gradebook URL (default: the course's gradebook.db)")
+    release.add_argument("--quiet", action="store_true", help="print nothing on success")
+    return release
+
+
+def main(args) -> int:
+    """The ``release`` subcommand (arguments declared by :func:`add_parser`)."""
+    try:
+        warn_if_placeholder(site_url())
+        for name in args.names:
+            folder = release(name, args.course, args.db_url)
+            if not args.quiet:
+                print(f"{name}: released to {folder} (kit: {kit_url()})")
+    except (ValueError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
