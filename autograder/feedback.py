@@ -65,8 +65,8 @@ def feedback_html(record: dict, visibility=None) -> str:
             css = "ok" if points == s["max_points"] else ("partial" if points > 0 else "bad")
             pts = f"{points:g} / {s['max_points']:g} ({_VERDICT[css]})"
         message = visibility.message(s) if visibility is not None else s["message"]
-        rows.append(f"<tr><td>{html.escape(cell_title(s['grade_id']))}</td><td class='{css}'>{pts}</td>"
-                    f"<td>{html.escape(message)}</td></tr>")
+        rows.append(f"<tr><td>{html.escape(cell_title(s['grade_id']))}</td>"
+                    f"<td class='{css}'>{pts}</td><td>{html.escape(message)}</td></tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
     return page(f"Feedback: {record['problem_set']}",
                 f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"

@@ -262,8 +262,8 @@ def _top_mistakes(clusters: dict[str, list[Cluster]], scored: int, top: int = 10
         return ("<h2 id='mistakes'>Most common mistakes</h2><p>No wrong answer was given by more "
                 "than one student.</p>")
     rows = "".join(f"<tr><td class='num'><b>{len(c.students)}</b></td>"
-                   f"<td>{html.escape(cell_title(c.grade_id))}</td><td class='msg'>{_esc(c.message)}"
-                   f"</td><td>{_students(c.students)}</td></tr>" for c in flat)
+                   f"<td>{html.escape(cell_title(c.grade_id))}</td>"
+                   f"<td class='msg'>{_esc(c.message)}</td><td>{_students(c.students)}</td></tr>" for c in flat)
     return (f"<h2 id='mistakes'>Most common mistakes</h2><p>The wrong answers most students gave "
             f"(out of {scored} scored submissions); the same mistake on the same inputs gives the "
             f"same values.</p><table><tr><th class='num'>students</th><th>check</th>"

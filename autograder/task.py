@@ -96,7 +96,7 @@ def _executor(options: GradingOptions, course: Course):
     if options.unsafe:
         return local_executor(timeout=options.cell_timeout_s)
     from autograder.sandbox import SandboxConfig
-    from autograder.sandbox.warm import grading_preload
+    from autograder.preload import grading_preload
 
     defaults = SandboxConfig()
     # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.

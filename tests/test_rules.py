@@ -28,7 +28,7 @@ from autograder.grade import grade_submission, sandbox_executor
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.report import report_html
 from autograder.sandbox import SandboxConfig, sandbox_available
-from autograder.sandbox.warm import grading_preload
+from autograder.preload import grading_preload
 from coursedata.reading import StudentCell, read_cells
 from coursedata.rules import Rules, RulesError
 from tests.environment import require

@@ -24,6 +24,7 @@ import nbformat
 import pytest
 
 from autograder.sandbox import SandboxConfig, execute_notebook, sandbox_available
+from autograder.preload import course_imports, grading_preload
 from autograder.sandbox import warm
 from tests.environment import require
 
@@ -34,7 +35,7 @@ pytestmark = [require(AVAILABLE, f"no sandbox here: {REASON}"),
               pytest.mark.slow]
 
 # As the grader's zygotes: the problem sets' imports done (NumPy, SciPy, scikit-learn, ...).
-FAST = dict(cell_timeout_s=3, notebook_timeout_s=40, preload=warm.grading_preload())
+FAST = dict(cell_timeout_s=3, notebook_timeout_s=40, preload=grading_preload())
 SLEEP = f"300.{uuid.uuid4().int % 10**6}"  # a command line found nowhere else on the host
 
 
@@ -340,4 +341,4 @@ def test_course_imports_are_read_from_non_solution_cells_only(tmp_path):
                                        metadata={"nbgrader": {"solution": True}}),
              nbformat.v4.new_code_cell("this is not python")]
     nbformat.write(nbformat.v4.new_notebook(cells=cells), source / "ps.ipynb")
-    assert warm.course_imports(tmp_path) == ("numpy", "scipy")
+    assert course_imports(tmp_path) == ("numpy", "scipy")

@@ -1,10 +1,9 @@
 """Warm sandboxes: a zygote per grading process, forking a fresh sandbox per submission.
 
 A grading process keeps one zygote (:mod:`autograder.sandbox.zygote`): an interpreter in a
-bubblewrap sandbox with ipykernel's imports done and, for grading (:func:`grading_preload`), the
-problem sets' too (NumPy, SciPy, Matplotlib, pandas, scikit-learn, and every module the course's
-source notebooks import outside their solution cells, found with :mod:`ast`; no notebook code
-runs there). For each submission the
+bubblewrap sandbox with ipykernel's imports done and the modules of its configuration's
+``preload`` (for grading, the problem sets' imports: :func:`autograder.preload.grading_preload`;
+no notebook code runs there). For each submission the
 grader lends the working folder and the kernel's run folder to the zygote as detached mounts
 (``open_tree``), and the zygote forks a sandbox of its own for the submission, in which
 ipykernel starts in the already warm interpreter. The grader drives that kernel exactly as a cold
@@ -18,11 +17,9 @@ elsewhere, or when the zygote cannot start or fork, :func:`warm_zygote` or the l
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import atexit
 import ctypes
-import functools
 import json
 import logging
 import multiprocessing.util
@@ -37,13 +34,12 @@ import threading
 import time
 from pathlib import Path
 
-from autograder import settings
 from autograder.sandbox.config import _MiB, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import _SandboxKernelManager
 from autograder.sandbox.plan import _limits, _zygote_argv
 
-__all__ = ["KERNEL_PRELOAD", "SCIENTIFIC_PRELOAD", "WarmUnavailable", "Zygote",
-           "course_imports", "grading_preload", "warm_zygote", "stop_zygote", "detached_mount"]
+__all__ = ["KERNEL_PRELOAD", "WarmUnavailable", "Zygote", "warm_zygote", "stop_zygote",
+           "detached_mount"]
 
 log = logging.getLogger("autograder.sandbox")
 
@@ -53,13 +49,6 @@ KERNEL_PRELOAD = (
     "debugpy.server", "IPython.core.interactiveshell", "IPython.core.completer",
     "IPython.extensions", "sqlite3", "pdb", "tornado.platform.asyncio")
 
-#: The problem sets' scientific stack, imported by the grader's zygotes besides the course's own
-#: imports (:func:`grading_preload`); ``coursedata`` loads its data sets with scikit-learn.
-SCIENTIFIC_PRELOAD = (
-    "numpy", "numpy.linalg", "scipy", "scipy.linalg", "scipy.optimize", "scipy.special",
-    "scipy.stats", "matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
-    "pandas", "sklearn", "sklearn.datasets", "sklearn.utils", "coursedata")
-
 _SYS_OPEN_TREE = 428
 _OPEN_TREE_CLONE, _AT_RECURSIVE = 1, 0x8000
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -68,57 +57,6 @@ _libc.syscall.restype = ctypes.c_long
 
 class WarmUnavailable(Exception):
     """A warm sandbox cannot be used for this execution; the reason is the message."""
-
-
-@functools.lru_cache(maxsize=None)
-def course_imports(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
-    """Modules imported by the course's source notebooks outside their solution cells.
-
-    Parameters
-    ----------
-    course : Path, default :data:`autograder.settings.COURSE_DIR`
-        The nbgrader course; its notebooks are ``source/<problem set>/*.ipynb``.
-
-    Returns
-    -------
-    tuple of str
-        Absolute module names, sorted; lines starting with ``%`` or ``!`` (IPython magics) are
-        ignored, and so are cells that do not parse.
-    """
-    names: set[str] = set()
-    for path in sorted(course.glob("source/*/*.ipynb")):
-        try:
-            cells = json.loads(path.read_text())["cells"]
-        except (OSError, ValueError, KeyError):
-            continue
-        for cell in cells:
-            if cell.get("cell_type") != "code" or \
-                    cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
-                continue
-            source = cell.get("source", "")
-            source = "".join(source) if isinstance(source, list) else source
-            lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
-            try:
-                tree = ast.parse("\n".join(lines))
-            except SyntaxError:
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    names.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names.add(node.module)
-    return tuple(sorted(names))
-
-
-def grading_preload(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
-    """What a grading process's zygote imports: :data:`SCIENTIFIC_PRELOAD` and
-    :func:`course_imports` of the course folder ``course`` (for ``SandboxConfig.preload``).
-
-    Every kernel forked from it carries these modules, so a ``fork()`` in student code costs what
-    it costs in a kernel that imported them (tens of milliseconds): much more than in a bare
-    kernel, the same as in any notebook of the course.
-    """
-    return tuple(dict.fromkeys(SCIENTIFIC_PRELOAD + course_imports(Path(course).resolve())))
 
 
 def _preload(config: SandboxConfig) -> tuple[str, ...]:
