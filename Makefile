@@ -62,7 +62,7 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 # Student versions of the problem sets (nbgrader's release, with the kit's URL on the course site
 # written into the setup cell), linked from the book for download and published by it.
 course/release/%.ipynb: course/source/%.ipynb _config.yml kit/pyproject.toml \
-    coursedata/__init__.py autograder/release.py $(INSTALLED)
+    coursedata/__init__.py coursesite/__init__.py autograder/release.py $(INSTALLED)
 	mkdir -p _build
 	$(PY) -m autograder release $(notdir $(*D)) --quiet \
 	  --db-url=sqlite:///$(abspath _build/release-gradebook.db)

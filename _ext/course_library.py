@@ -95,7 +95,7 @@ def _add_to_lite(library: Library, lite_dir: Path) -> None:
 
 
 def _config_inited(app, config) -> None:
-    from autograder.release import check_site_url, kit_wheel_name
+    from coursesite import check_site_url, kit_wheel_name
 
     mode = config.course_library
     if mode not in MODES:

@@ -248,11 +248,10 @@ def _write_contents(app) -> None:
     for chapter in _chapters(root):
         nb = _notebook_for(root / f"{chapter}.md", getattr(app, "course_library_note", _NO_REFERENCE))
         nbformat.write(nb, contents / f"{chapter}.ipynb")
-    from autograder.problemset import list_problem_sets
-    from autograder.settings import COURSE_DIR
+    from coursesite import COURSE_DIR, problem_sets
 
     (contents / "problem-sets").mkdir()
-    for name in list_problem_sets():
+    for name in problem_sets():
         shutil.copyfile(COURSE_DIR / "release" / name / f"{name}.ipynb",
                         contents / "problem-sets" / f"{name}.ipynb")
 

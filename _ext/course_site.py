@@ -4,7 +4,7 @@ A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_si
 
 - Reads the course's public address from ``html: baseurl:`` of ``_config.yml`` (Sphinx's
   ``html_baseurl``, the one place it is set), warns loudly while it is still the placeholder
-  (``MFPM_REQUIRE_SITE=1`` makes that an error: :func:`autograder.release.warn_if_placeholder`),
+  (``MFPM_REQUIRE_SITE=1`` makes that an error: :func:`coursesite.warn_if_placeholder`),
   and gives the pages MyST substitutions: ``{{ kit_link }}`` and ``{{ kit_wheel }}`` in text, and,
   on a line of their own, the blocks ``{{ install_command }}``, ``{{ colab_cell }}``,
   ``{{ hub_install }}``, ``{{ check_command }}`` and ``{{ problem_set_list }}`` (substitutions are
@@ -43,9 +43,9 @@ PROBLEM_SETS = "problem-sets"
 
 
 def _problem_sets() -> list[str]:
-    from autograder.problemset import list_problem_sets
+    from coursesite import problem_sets
 
-    return list_problem_sets()
+    return problem_sets()
 
 
 def _title(notebook: Path) -> str:
@@ -94,8 +94,8 @@ def _command(language: str, code: str, path: str, fallback: str) -> str:
 
 
 def _config_inited(app, config) -> None:
-    from autograder.release import (PLACEHOLDER, check_site_url, kit_wheel_name,
-                                    placeholder_warning, warn_if_placeholder)
+    from coursesite import (PLACEHOLDER, check_site_url, kit_wheel_name, placeholder_warning,
+                            warn_if_placeholder)
 
     try:
         site = check_site_url(config.html_baseurl)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursesite import problem_sets
+
 from autograder import settings
 
 __all__ = ["Course"]
@@ -70,10 +72,7 @@ class Course:
 
     def problem_sets(self) -> list[str]:
         """Names of the problem sets: folders ``source/NAME`` holding ``NAME.ipynb``."""
-        if not self.source_dir.is_dir():
-            return []
-        return sorted(p.name for p in self.source_dir.iterdir()
-                      if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+        return problem_sets(self.root)
 
     def source_notebook(self, name: str) -> Path:
         return self.source_dir / name / f"{name}.ipynb"

@@ -9,13 +9,9 @@ repository's ``course/`` folder unless the environment variable ``AUTOGRADER_COU
 another.
 """
 
-import os
-from pathlib import Path
-
-#: The project root (the checkout holding this package, the reference and the course data).
-ROOT = Path(__file__).resolve().parent.parent
-#: The nbgrader course folder: ``$AUTOGRADER_COURSE`` or ``ROOT/course``.
-COURSE_DIR = Path(os.environ.get("AUTOGRADER_COURSE") or ROOT / "course").resolve()
+#: The project root (the checkout holding this package, the reference and the course data) and
+#: the nbgrader course folder (``$AUTOGRADER_COURSE`` or ``ROOT/course``), as the book sees them.
+from coursesite import COURSE_DIR, ROOT
 
 #: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
 CELL_TIMEOUT_S = 30.0
