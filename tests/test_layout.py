@@ -1,0 +1,314 @@
+"""The layout's import rules, read from the source with :mod:`ast` (nothing is imported).
+
+- No import cycle between the grader's modules, counting the imports inside functions (an import
+  deferred to call time is still a dependency) and not the ones under ``if TYPE_CHECKING:``.
+- No import that runs back up: with each subpackage of ``autograder`` taken as one unit
+  (``autograder.sandbox``, ``autograder.exports``, ...) beside the top-level modules, the units
+  import each other without a cycle either; so a subpackage never imports a parent-level module
+  that imports it (as ``exports.command`` imported ``feedback``, which imported
+  ``exports.summary``).
+- The layers: ``exports`` (the LMS formats) never imports ``feedback``; the grade arithmetic
+  (``grades``) imports neither the exports nor the pages; no library module imports the command
+  lines (``commands``, ``__main__``); the sandbox imports nothing of the grader but its own modules
+  and ``settings`` (it knows nothing of the course: it receives its preload list).
+- The book does not import the grader: nothing in ``_ext/`` imports ``autograder``, and
+  ``coursesite`` (the settings both read) imports neither the grader nor the book.
+
+The checker is tested on small made-up packages too, so that a rule that could never fail
+would show.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------------------------
+# The checker
+
+
+def _modules(root: Path, package: str) -> dict[str, Path]:
+    """Every module of ``package`` (the folder ``root/package``), by dotted name; a package is
+    named by its ``__init__.py``."""
+    found = {}
+    for path in sorted((root / package).rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:`` (never run)."""
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return skipped
+
+
+def imported_names(path: Path, module: str, is_package: bool) -> list[tuple[str, int]]:
+    """The absolute names ``path`` imports (``from a import b`` gives ``a.b``; the caller
+    resolves it to a module), with their line numbers."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    skipped = _type_checking_only(tree)
+    here = module if is_package else module.rpartition(".")[0]
+    names = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = here.split(".")[:len(here.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            names += [(f"{base}.{alias.name}" if alias.name != "*" else base, node.lineno)
+                      for alias in node.names]
+    return names
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The module of ``modules`` that importing ``name`` runs: the longest prefix that is one."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in modules:
+            return candidate
+    return None
+
+
+def import_graph(root: Path, package: str) -> dict[str, dict[str, int]]:
+    """``{module: {imported module of the package: line}}`` for every module of ``package``."""
+    modules = _modules(root, package)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        edges = graph.setdefault(name, {})
+        for target, line in imported_names(path, name, path.name == "__init__.py"):
+            resolved = _resolve(target, modules)
+            if resolved is not None and resolved != name:
+                edges.setdefault(resolved, line)
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), each as one cycle
+    through its nodes (``a -> b -> ... -> a``), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.add(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                components.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(_one_cycle(graph, c) for c in components)
+
+
+def _one_cycle(graph: dict[str, dict[str, int]], component: set[str]) -> list[str]:
+    """A cycle through the component's first node (breadth-first: a shortest one)."""
+    start = min(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt == start:
+                return paths[node] + [start]
+            if nxt in component and nxt not in paths:
+                paths[nxt] = paths[node] + [nxt]
+                queue.append(nxt)
+    raise AssertionError(f"no cycle through {start} in {sorted(component)}")
+
+
+def unit(module: str, package: str) -> str:
+    """The unit a module belongs to: its subpackage of ``package``, or itself at the top level
+    (``autograder.sandbox.warm`` -> ``autograder.sandbox``; ``autograder.batch`` stays)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+def unit_graph(graph: dict[str, dict[str, int]], package: str) -> dict[str, dict[str, int]]:
+    """The import graph with each subpackage taken as one node; an import within a unit is
+    dropped, and so is one of the package itself (``autograder/__init__.py``)."""
+    units: dict[str, dict[str, int]] = {}
+    for module, edges in graph.items():
+        source = unit(module, package)
+        if source == package:
+            continue
+        mine = units.setdefault(source, {})
+        for target, line in edges.items():
+            destination = unit(target, package)
+            if destination not in (source, package):
+                mine.setdefault(destination, line)
+    return units
+
+
+def _describe(cycle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    return " -> ".join(f"{a} (line {graph[a][b]})" for a, b in zip(cycle, cycle[1:])) + \
+        f" -> {cycle[-1]}"
+
+
+def forbidden(graph: dict[str, dict[str, int]], importer: str, imported: str) -> list[str]:
+    """The imports of a module in (or equal to) ``importer`` from one in ``imported``."""
+    def within(module: str, prefix: str) -> bool:
+        return module == prefix or module.startswith(prefix + ".")
+
+    return [f"{source} line {line} imports {target}"
+            for source, edges in sorted(graph.items()) if within(source, importer)
+            for target, line in sorted(edges.items()) if within(target, imported)]
+
+
+def foreign_imports(folder: Path, top_names: set[str]) -> list[str]:
+    """Imports of any of ``top_names`` (top-level packages) in the Python files of ``folder``."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for name, line in imported_names(path, path.stem, False):
+            if name.split(".")[0] in top_names:
+                found.append(f"{path.relative_to(folder.parent)} line {line} imports {name}")
+    return found
+
+
+# ------------------------------------------------------------------------------------------------
+# The rules, on the project
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return import_graph(ROOT, "autograder")
+
+
+def test_the_checker_sees_the_grader(graph):
+    """The graph is the grader's: its modules and edges every reader knows are there."""
+    assert {"autograder.__main__", "autograder.batch", "autograder.sandbox.warm",
+            "autograder.grades.summary", "autograder.exports.canvas",
+            "autograder.commands.grade", "autograder.pages"} <= set(graph)
+    assert "autograder.grades.summary" in graph["autograder.exports.canvas"]
+    assert "autograder.batch" in graph["autograder.commands.grade"]  # an import in a function
+
+
+def test_no_import_cycle_between_modules(graph):
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(_describe(c, graph) for c in found)
+
+
+def test_no_import_runs_back_up(graph):
+    units = unit_graph(graph, "autograder")
+    found = cycles(units)
+    assert not found, ("imports that run back up (each subpackage as one unit):\n"
+                       + "\n".join(_describe(c, units) for c in found))
+
+
+@pytest.mark.parametrize("importer, imported", [
+    ("autograder.exports", "autograder.feedback"),
+    ("autograder.exports", "autograder.commands"),
+    ("autograder.grades", "autograder.exports"),
+    ("autograder.grades", "autograder.feedback"),
+    ("autograder.grades", "autograder.pages"),
+    ("autograder.pages", "autograder.grades"),
+])
+def test_layers(graph, importer, imported):
+    assert not forbidden(graph, importer, imported)
+
+
+def test_no_library_module_imports_the_command_lines(graph):
+    library = {m: e for m, e in graph.items()
+               if not (m == "autograder.__main__" or m.startswith("autograder.commands"))}
+    assert not forbidden(library, "autograder", "autograder.commands")
+    assert not forbidden(library, "autograder", "autograder.__main__")
+
+
+def test_the_sandbox_knows_nothing_of_the_course(graph):
+    sandbox = {m: e for m, e in graph.items() if m.startswith("autograder.sandbox")}
+    outside = [f"{m} imports {t}" for m, edges in sorted(sandbox.items()) for t in edges
+               if not t.startswith("autograder.sandbox") and t != "autograder.settings"]
+    assert not outside
+
+
+def test_the_book_does_not_import_the_grader():
+    assert not foreign_imports(ROOT / "_ext", {"autograder"})
+
+
+def test_the_site_settings_import_neither_the_grader_nor_the_book():
+    book = {p.stem for p in (ROOT / "_ext").rglob("*.py")}
+    assert not foreign_imports(ROOT / "coursesite", {"autograder", "sphinx", *book})
+
+
+# ------------------------------------------------------------------------------------------------
+# The checker, on made-up packages
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_checker_finds_a_cycle_through_a_deferred_import(tmp_path):
+    _package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from pkg.b import f\n",
+        "pkg/b.py": "def f():\n    from pkg import c\n",
+        "pkg/c.py": "from . import a\n",
+        "pkg/d.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n"
+                    "from pkg.a import *\n"})
+    graph = import_graph(tmp_path, "pkg")
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c", "pkg.a"]]
+    assert graph["pkg.d"] == {"pkg.a": 4}, "an import under TYPE_CHECKING is no dependency"
+
+
+def test_the_checker_finds_an_import_back_up_into_the_parent(tmp_path):
+    """``pkg.sub.x`` imports ``pkg.top``, which imports ``pkg.sub.y``: no module cycle, but the
+    subpackage runs back up into a module that imports it."""
+    _package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/top.py": "from pkg.sub.y import g\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/x.py": "import pkg.top\n",
+        "pkg/sub/y.py": "def g(): pass\n",
+        "pkg/low.py": "",
+        "pkg/sub/z.py": "from pkg import low\n"})
+    graph = import_graph(tmp_path, "pkg")
+    assert cycles(graph) == []
+    assert cycles(unit_graph(graph, "pkg")) == [["pkg.sub", "pkg.top", "pkg.sub"]]
+    assert forbidden(graph, "pkg.sub", "pkg.top") == ["pkg.sub.x line 1 imports pkg.top"]
+
+
+def test_the_checker_finds_the_book_importing_the_grader(tmp_path):
+    _package(tmp_path, {"_ext/ext.py": "def setup(app):\n    from autograder.release import X\n",
+                        "_ext/fine.py": "import autograderish\n"})
+    assert foreign_imports(tmp_path / "_ext", {"autograder"}) == [
+        "_ext/ext.py line 2 imports autograder.release.X"]
