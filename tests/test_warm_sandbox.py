@@ -39,6 +39,13 @@ FAST = dict(cell_timeout_s=3, notebook_timeout_s=40, preload=grading_preload())
 SLEEP = f"300.{uuid.uuid4().int % 10**6}"  # a command line found nowhere else on the host
 
 
+@pytest.fixture(scope="module", autouse=True)
+def stop_the_zygote():
+    """The zygote these tests started ends with them (not only when pytest's process exits)."""
+    yield
+    warm.stop_zygote()
+
+
 def notebook(*sources: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
 
