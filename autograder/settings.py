@@ -1,16 +1,15 @@
 """The grader's settings and defaults, in one place.
 
-The command line (:mod:`autograder.__main__`), the grading options (:class:`autograder.task.
+The command lines (:mod:`autograder.commands`), the grading options (:class:`autograder.task.
 GradingOptions`) and the sandbox (:class:`autograder.sandbox.SandboxConfig`) all start from these.
 
 The nbgrader course (source notebooks, rubrics, the released notebooks, the gradebook and the
 ``submitted``/``autograded`` folders) lives apart from this package, in :data:`COURSE_DIR`: the
 repository's ``course/`` folder unless the environment variable ``AUTOGRADER_COURSE`` names
-another.
+another. It and the project root (:data:`ROOT`, the checkout holding this package, the reference
+and the course data) are :mod:`coursesite`'s, which the book reads too.
 """
 
-#: The project root (the checkout holding this package, the reference and the course data) and
-#: the nbgrader course folder (``$AUTOGRADER_COURSE`` or ``ROOT/course``), as the book sees them.
 from coursesite import COURSE_DIR, ROOT
 
 #: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
