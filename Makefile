@@ -9,9 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONHASHSEED := 0
 
 INSTALLED := $(VENV)/.installed
-CHAPTERS := $(wildcard chapters/*.md)
 REFERENCE_SOURCES := $(wildcard solutions/*.py coursedata/*.py)
-NBVAL_DIR := _build/nbval
 PROBLEM_SETS := $(wildcard course/source/*/*.ipynb)
 RELEASES := $(patsubst course/source/%,course/release/%,$(PROBLEM_SETS))
 # The student kit (kit/): a wheel of coursedata/, published by the book at <site>/kit/<wheel>.
@@ -39,7 +37,7 @@ LITE_CACHE := _build/lite-cache
 PYODIDE := $(LITE_CACHE)/.pyodide-$(PYODIDE_VERSION)
 LITE_WHEELS := $(LITE_CACHE)/.wheels
 
-.PHONY: all book test benchmark clean distclean browser setup release formgrader
+.PHONY: all book test test-fast benchmark clean distclean browser setup release formgrader
 
 all: book
 
@@ -128,15 +126,22 @@ book: $(INSTALLED) _build/.reference-stamp $(KIT) $(LIBRARY) $(MATHJAX) $(PYODID
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 	  $(BIN)/jupyter-book build . --warningiserror --keep-going --quiet
 
-## test: set up and run every test: unit tests, every chapter and problem-set source under
-## nbval, the graders' self-tests, a from-scratch book build with -W (tests/test_book.py), the
-## student kit in a clean environment (tests/test_kit.py), the site in Chromium (tests/test_site.py)
-## and axe-core's WCAG 2.1 AA checks on every page of the book and the grader (tests/test_accessibility.py)
+## test: set up and run every test: unit tests, the graders' self-tests (every problem-set source
+## graded as its reference and as each of its mutants), a from-scratch book build with -W that
+## executes every chapter (tests/test_book.py), every chapter run by a reader's environment
+## (tests/test_reader.py), the student kit in a clean environment (tests/test_kit.py), the site in
+## Chromium (tests/test_site.py) and axe-core's WCAG 2.1 AA checks on every page of the book and
+## the grader (tests/test_accessibility.py). What CI runs (.ci/run).
 test: $(INSTALLED) $(KIT) $(LIBRARY) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser
-	rm -rf $(NBVAL_DIR) && mkdir -p $(NBVAL_DIR)
-	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $(NBVAL_DIR)/$$(basename $${f%.md}).ipynb $$f; done
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests $(NBVAL_DIR) $(PROBLEM_SETS) \
-	  --nbval-lax -p no:cacheprovider -n 2 --dist loadscope --durations=30
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests \
+	  -p no:cacheprovider -n 2 --dist loadscope --durations=30
+
+## test-fast: the unit tests only, in under two minutes, for the edit-test loop: every test
+## not marked `slow` (a kernel, an nbgrader or grading run, a build, a browser; see
+## CONTRIBUTING.md). `make test` runs those too.
+test-fast: $(INSTALLED) $(KIT) $(LIBRARY) $(RELEASES)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests -m "not slow" \
+	  -p no:cacheprovider -n 2 --dist loadscope -q
 
 ## setup: only the environment (.venv) and the sandbox, for grading (see the README's instructor part)
 setup: $(INSTALLED)

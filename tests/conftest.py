@@ -3,6 +3,13 @@
 Hypothesis runs derandomised by default (profile ``ci``), so ``make test`` checks the same examples
 on every run and CI never turns red on a new random draw; ``HYPOTHESIS_PROFILE=explore`` draws
 fresh, more numerous examples to look for new failures (then pin each one as a plain test).
+
+The marker ``slow`` names every test that starts a kernel, runs nbgrader or the grader, builds
+the book or a wheel's environment, or drives a browser; ``make test-fast`` (``-m "not slow"``)
+leaves them out, ``make test`` runs them all. A test is marked by hand (``@pytest.mark.slow``,
+or ``pytestmark`` for a whole module), or because it uses a fixture named in
+:data:`SLOW_FIXTURES` or in its module's own ``SLOW_FIXTURES``: whatever reads the book build
+or a grading run is slow without having to say so.
 """
 
 from __future__ import annotations
@@ -23,6 +30,36 @@ settings.register_profile("explore", max_examples=1000, deadline=None, print_blo
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+#: Fixtures of this file whose users are slow: the book build, the graded mutants.
+SLOW_FIXTURES = ("html", "mutant_runs")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark ``slow`` every test using a fixture of :data:`SLOW_FIXTURES` or of its module's."""
+    for item in items:
+        module = getattr(item, "module", None)
+        slow = set(SLOW_FIXTURES) | set(getattr(module, "SLOW_FIXTURES", ()))
+        if slow & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
+
+def shared_tmp(tmp_path_factory) -> Path:
+    """The test run's temporary folder, shared by pytest-xdist's workers (each has its own
+    below it), for what the whole run computes once."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def mutant_runs(tmp_path_factory):
+    """``mutant_runs(name)``: every mutant of problem set ``name`` graded, once per test run
+    (:class:`tests.mutantruns.MutantRuns`). Used by tests/test_problem_sets.py and
+    tests/test_report.py."""
+    from tests.mutantruns import MutantRuns
+
+    return MutantRuns(shared_tmp(tmp_path_factory))
+
+
 @pytest.fixture(scope="session")
 def html(tmp_path_factory) -> Path:
     """The whole book built from scratch with warnings as errors, once per test run.
@@ -31,9 +68,7 @@ def html(tmp_path_factory) -> Path:
     one build (a file lock in the run's temporary folder): the first to ask builds, the other waits.
     Used by tests/test_book.py (the pages' content) and tests/test_site.py (the student site).
     """
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, shared by its workers
+    base = shared_tmp(tmp_path_factory)
     log = base / "book-build.log"
     with open(base / "book-build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -38,17 +38,21 @@ def generate_release(names: list[str], root: Path) -> Path:
     return root / "release"
 
 
-def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode],
-                 timeout: float = 120) -> list[tuple[list[CellScore], nbformat.NotebookNode]]:
-    """Execute each notebook in turn in one kernel and score it; return (scores, executed)."""
+def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout: float = 120,
+                 keep: Path | None = None) -> list[tuple[list[CellScore], nbformat.NotebookNode]]:
+    """Execute each notebook in turn in one kernel and score it; return (scores, executed).
+
+    The results folder of notebook ``i`` is ``keep / f"results-{i}"`` when ``keep`` is given (kept
+    after the run), a temporary folder otherwise.
+    """
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         host = nbformat.v4.new_notebook()
         client = NotebookClient(host, timeout=timeout, allow_errors=True, kernel_name="python3")
         with client.setup_kernel(cwd=tmp):
             for i, nb in enumerate(notebooks):
-                results = Path(tmp, f"results-{i}")
-                results.mkdir()
+                results = Path(keep if keep is not None else tmp, f"results-{i}")
+                results.mkdir(parents=True)
                 reset = nbformat.v4.new_code_cell(
                     f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
                 cells = [reset] + [c for c in nb.cells]

@@ -158,3 +158,28 @@ def test_strict_build_refuses_the_placeholder_address(tmp_path):
     assert done.returncode != 0
     assert "the course site's address is still the placeholder" in output, output[-3000:]
     assert not list(tmp_path.rglob("problem_sets.html")), "the book was built anyway"
+
+
+def test_a_chapter_cell_that_raises_fails_the_strict_build(tmp_path):
+    """The book build is what executes the chapters in ``make test`` (no other run of them in the
+    dev environment): with the book's execution settings, a code cell that raises stops the
+    strict build and names its page."""
+    header = (ROOT / "chapters" / "03_mle.md").read_text().split("\n---\n", 1)[0] + "\n---\n"
+    book = tmp_path / "book"
+    book.mkdir()
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    (book / "_config.yml").write_text(yaml.safe_dump(
+        {"title": "A broken chapter", "only_build_toc_files": True,
+         "execute": config["execute"]}))
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: broken\n")
+    (book / "intro.md").write_text("# Intro\n\nA page.\n")
+    (book / "broken.md").write_text(header + "\n# Broken\n\n```{code-cell} ipython3\n"
+                                    "x = 1\n```\n\n```{code-cell} ipython3\n"
+                                    "raise ValueError('this chapter does not run')\n```\n")
+    jb = Path(sys.executable).parent / "jupyter-book"
+    done = subprocess.run([str(jb), "build", str(book), "--path-output", str(tmp_path / "out"),
+                           "--warningiserror", "--keep-going", "--quiet"],
+                          capture_output=True, text=True, timeout=600)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output[-3000:]
+    assert "broken" in output and "Executing notebook failed" in output, output[-3000:]

@@ -34,6 +34,10 @@ _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _BY_INDEX = re.compile(r"\bcell \d+\b")
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release.
+SLOW_FIXTURES = ("released",)
+
+
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> nbformat.NotebookNode:
     """Problem set 3 as nbgrader releases it to students."""

@@ -28,6 +28,10 @@ PS = "ps3_mle"
 BARE_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): a release by the command, then the formgrader.
+SLOW_FIXTURES = ("course",)
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
     """A copy of the course, released with the command as written (venv not activated)."""

@@ -72,6 +72,10 @@ def run(code: Path, *args: str, timeout: float = 600) -> subprocess.CompletedPro
     return done
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): the instructor's whole loop, graded.
+SLOW_FIXTURES = ("loop",)
+
+
 @pytest.fixture(scope="module")
 def loop():
     # Under /var/tmp, not /tmp: the sandbox's /tmp is private, so the copy's coursedata (which

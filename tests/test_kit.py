@@ -299,6 +299,10 @@ def clean_env(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): a fresh environment.
+SLOW_FIXTURES = ("kit_venv",)
+
+
 @pytest.fixture(scope="session")
 def kit_venv() -> Path:
     """A clean virtual environment with the published kit and its declared dependencies only.

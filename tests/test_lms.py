@@ -89,6 +89,10 @@ def _zip(path: Path, members: dict[str, tuple[bytes, tuple]]) -> Path:
     return path
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): a grading run.
+SLOW_FIXTURES = ("batch",)
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     """The graded records, with LMS ids, lateness and hand-graded scores as export reads them."""

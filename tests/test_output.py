@@ -27,6 +27,10 @@ from tests.psharness import generate_release
 PS = ProblemSet("ps1_pca")
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release.
+SLOW_FIXTURES = ("course",)
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")

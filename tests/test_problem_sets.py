@@ -112,6 +112,16 @@ class ProblemSetTests:
         assert not wrong, wrong
 
     @pytest.mark.slow
+    def test_reference_runs_without_an_error(self, reference):
+        """Every cell of the source notebook runs: the run graded above, in the problem set's
+        guarded kernel, holds no error output (the one run of each source in the test suite)."""
+        result, _ = reference
+        errors = [(c.metadata.get("nbgrader", {}).get("grade_id", c.source[:60]), o.ename,
+                   o.evalue) for c in result.executed.cells if c.cell_type == "code"
+                  for o in c.outputs if o.output_type == "error"]
+        assert errors == [], errors
+
+    @pytest.mark.slow
     def test_release_is_clean_and_scores_zero(self, ps, release):
         path = release / ps.name / ps.notebook_name
         text = path.read_text()
@@ -150,22 +160,22 @@ class ProblemSetTests:
         assert cells[at - 1].metadata.nbgrader.grade_id == first_test
 
     @pytest.mark.slow
-    def test_every_mutant_loses_points_on_its_question(self, ps):
+    def test_every_mutant_loses_points_on_its_question(self, ps, mutant_runs):
+        """Each mutant made on the reference and graded in a kernel (once per test run, shared
+        with tests/test_report.py: the ``mutant_runs`` fixture of tests/conftest.py)."""
         mutants = _mutants(ps.name)
         manual = {c.grade_id for c in ps.grade_cells if not c.autograded}
         assert {m.cell for m in mutants} == set(ps.solution_ids) - manual, \
             "every graded function needs mutants"
         for cell in {m.cell for m in mutants}:
             assert sum(m.cell == cell for m in mutants) >= 3, f"{cell} needs at least 3 mutants"
-        variants = []
         for mutant in mutants:
-            nb = copy.deepcopy(ps.source)
-            [cell] = [c for c in nb.cells
+            [cell] = [c for c in ps.source.cells
                       if c.metadata.get("nbgrader", {}).get("grade_id") == mutant.cell]
             assert cell.source.count(mutant.find) == 1, f"{mutant.name}: text not found once"
-            cell.source = cell.source.replace(mutant.find, mutant.replace)
-            variants.append(ps.assemble(nb).notebook)
-        results = run_variants(ps, variants)
+        runs = mutant_runs(ps.name)
+        assert [run.mutant for run in runs] == mutants
+        results = [(run.scores, run.executed) for run in runs]
         survivors = [m.name for m, (scores, _) in zip(mutants, results)
                      if not _points(scores, m.loses) < _max_auto(scores, m.loses)]
         assert not survivors, f"mutants that lost no points: {survivors}"

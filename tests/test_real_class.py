@@ -43,6 +43,10 @@ DAMAGED = {"crcann-102": "checksum", "zlibbob-103": "compressed data does not de
            "emptydan-105": "the file is empty"}
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release, then grading runs.
+SLOW_FIXTURES = ("course_a",)
+
+
 @pytest.fixture(scope="module")
 def course_a(tmp_path_factory) -> Path:
     """A released copy of the course."""

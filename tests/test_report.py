@@ -9,9 +9,7 @@ lose points, and two mistakes whose checks say different things must not.
 
 from __future__ import annotations
 
-import copy
 import html
-import importlib
 import random
 import re
 import subprocess
@@ -25,7 +23,7 @@ from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.recorded import cell_cases, signatures
 from autograder.report import _NUMBER, report_html, wrong_answer_clusters
 from tests.honest import honest_notebooks, run_keeping_results
-from tests.submissions import cell
+from tests.mutantruns import mutant_notebook
 
 PROBLEM_SETS = list_problem_sets()
 
@@ -46,28 +44,29 @@ def _record(student: str, scores, recorded: dict | None, status="awaiting-manual
 
 @pytest.fixture(scope="module", params=[pytest.param(n, marks=pytest.mark.slow)
                                         for n in PROBLEM_SETS])
-def mutant_class(request, tmp_path_factory):
+def mutant_class(request, tmp_path_factory, mutant_runs):
     """``(problem set, mutants, records)``: every mutant made by student ``a`` on the reference;
     the first mutant of each graded function made again by student ``b`` on other honest code
-    (every mutant twice would double the suite's longest test for little more evidence)."""
+    (every mutant twice would double the suite's longest test for little more evidence).
+
+    Student ``a``'s runs are the ones tests/test_problem_sets.py grades (the ``mutant_runs``
+    fixture of tests/conftest.py: each mutant graded once per test run); student ``b``'s are
+    graded here."""
     name = request.param
     ps = ProblemSet(name)
-    mutants = importlib.import_module(f"tests.mutants.{name}").MUTANTS
+    runs = mutant_runs(name)
+    mutants = [run.mutant for run in runs]
     other = honest_notebooks(name)["route"]  # vectorised: the loops would take minutes
-    twice = {m.cell: i for i, m in reversed(list(enumerate(mutants)))}.values()
-    notebooks, students = [], []
-    for i, m in enumerate(mutants):
-        for who in ("a", "b") if i in twice else ("a",):
-            nb = copy.deepcopy(ps.source) if who == "a" else copy.deepcopy(other)
-            source = [c for c in ps.source.cells
-                      if c.metadata.get("nbgrader", {}).get("grade_id") == m.cell][0].source
-            cell(nb, m.cell).source = source.replace(m.find, m.replace)
-            notebooks.append(ps.assemble(nb).notebook)
-            students.append(f"m{i:02d}{who}")
+    twice = sorted({m.cell: i for i, m in reversed(list(enumerate(mutants)))}.values())
     work = tmp_path_factory.mktemp(f"mutants-{name}")
-    records = [_record(student, scores, signatures(ps, results))
-               for student, (scores, results) in zip(
-                   students, run_keeping_results(ps, notebooks, work))]
+    graded_b = run_keeping_results(ps, [mutant_notebook(ps, mutants[i], other) for i in twice],
+                                   work)
+    records = []
+    for i, run in enumerate(runs):
+        records.append(_record(f"m{i:02d}a", run.scores, signatures(ps, run.results)))
+        if i in twice:
+            scores, results = graded_b[twice.index(i)]
+            records.append(_record(f"m{i:02d}b", scores, signatures(ps, results)))
     return name, mutants, records
 
 
@@ -149,6 +148,7 @@ def test_signatures_see_values_to_four_digits_and_errors(tmp_path):
     assert signatures(ps, tmp_path / "absent") == {}
 
 
+@pytest.mark.slow
 def test_grade_task_records_the_signatures():
     from autograder.task import GradingOptions, grade_task
 
@@ -237,6 +237,7 @@ def test_the_report_of_an_empty_class():
     assert "0 submissions" in page and "No wrong answer" in page
 
 
+@pytest.mark.slow
 def test_screenshot_of_the_report_for_300(tmp_path):
     """The page as a reader's browser shows it (headless Chromium; skipped where missing)."""
     from tests.browser import chromium

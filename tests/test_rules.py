@@ -340,6 +340,10 @@ def _submission(ps: ProblemSet, cheats: dict, extra: list[str]) -> nbformat.Note
     return nb
 
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): every cheating submission graded in the sandbox.
+SLOW_FIXTURES = ("graded",)
+
+
 @pytest.fixture(scope="module")
 def graded():
     """Every problem set's two cheating submissions, graded once in the warm sandbox."""

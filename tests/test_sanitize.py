@@ -247,6 +247,10 @@ def title_of(page: str) -> str:
 
 # --- grading the submission ------------------------------------------------------------------
 
+#: Tests using these fixtures are marked slow (tests/conftest.py): a grading run of the hostile submission.
+SLOW_FIXTURES = ("graded",)
+
+
 @pytest.fixture(scope="module")
 def graded():
     """The hostile submission graded by the CLI into a temporary course; the listener."""

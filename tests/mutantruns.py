@@ -1,0 +1,110 @@
+"""The hand-written mutants of ``tests/mutants``, each graded once per test run.
+
+Two test files read the same runs: ``tests/test_problem_sets.py`` (every mutant loses points on its
+question, and a rule the question states fails its visible test in the kernel) and
+``tests/test_report.py`` (the class report puts one mistake in one group). Grading the 162
+mutants takes minutes, so the session fixture ``mutant_runs`` (``tests/conftest.py``) grades each
+problem set's mutants the first time a test asks for them and hands every later test the same runs.
+
+Under pytest-xdist each worker is a process of its own: the runs are kept on disk in the run's
+temporary folder, shared by its workers, behind one file lock per problem set. The first worker to
+ask grades; another asking meanwhile waits for it and then reads what it wrote.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import importlib
+import pickle
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.problemset import ProblemSet
+from tests.psharness import run_variants
+
+__all__ = ["MutantRun", "MutantRuns", "mutant_notebook", "mutants_of"]
+
+
+@dataclass(frozen=True)
+class MutantRun:
+    """One mutant made on the reference solution and graded (the whole notebook, in a kernel).
+
+    Attributes
+    ----------
+    mutant : tests.mutants.Mutant
+        The mistake.
+    scores : list of autograder.scoring.CellScore
+        Its scores, by the production scoring.
+    executed : nbformat.NotebookNode
+        The assembled notebook with its outputs (a visible test that caught the mistake holds
+        an error).
+    results : Path
+        The folder its hidden cells recorded their answers in, kept for the whole test run.
+    """
+
+    mutant: object
+    scores: list
+    executed: nbformat.NotebookNode
+    results: Path
+
+
+def mutants_of(name: str) -> list:
+    """The mutants of problem set ``name`` (``tests/mutants/<name>.py``)."""
+    return importlib.import_module(f"tests.mutants.{name}").MUTANTS
+
+
+def mutant_notebook(ps: ProblemSet, mutant, base: nbformat.NotebookNode | None = None
+                    ) -> nbformat.NotebookNode:
+    """The assembled notebook of ``base`` (the reference by default) whose answer cell
+    ``mutant.cell`` holds the reference's answer with ``mutant.find`` replaced."""
+    nb = copy.deepcopy(ps.source if base is None else base)
+    [source] = [c.source for c in ps.source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == mutant.cell]
+    [cell] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == mutant.cell]
+    cell.source = source.replace(mutant.find, mutant.replace)
+    return ps.assemble(nb).notebook
+
+
+def _grade(name: str, folder: Path) -> list[MutantRun]:
+    ps = ProblemSet(name)
+    mutants = mutants_of(name)
+    notebooks = [mutant_notebook(ps, m) for m in mutants]
+    runs = run_variants(ps, notebooks, keep=folder)
+    return [MutantRun(m, scores, executed, folder / f"results-{i}")
+            for i, (m, (scores, executed)) in enumerate(zip(mutants, runs))]
+
+
+class MutantRuns:
+    """``runs(name)``: the graded mutants of problem set ``name``, graded once per test run.
+
+    Parameters
+    ----------
+    base : Path
+        A folder shared by every process of the test run (pytest-xdist's workers included).
+    """
+
+    def __init__(self, base: Path):
+        self.base = Path(base)
+        self._runs: dict[str, list[MutantRun]] = {}
+
+    def __call__(self, name: str) -> list[MutantRun]:
+        if name not in self._runs:
+            self._runs[name] = self._shared(name)
+        return self._runs[name]
+
+    def _shared(self, name: str) -> list[MutantRun]:
+        folder = self.base / f"mutant-runs-{name}"
+        done = folder / "runs.pickle"
+        with open(self.base / f"mutant-runs-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.is_file():
+                shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+                runs = _grade(name, folder)
+                partial = done.with_suffix(".partial")
+                partial.write_bytes(pickle.dumps(runs))
+                partial.rename(done)  # complete or absent, even if this process is killed
+        return pickle.loads(done.read_bytes())
