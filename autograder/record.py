@@ -9,19 +9,22 @@ signatures of its recorded values for the report (``recorded``), where its file 
 hand-graded scores (``manual``). The grader's fault, if any, is kept for the instructor only
 (``grader_error``).
 
-It is made in three places, each with :meth:`Record.of_scores`: a worker grading a submission
-(:func:`autograder.task.grade_task`), the coordinator for a submission that got no result
-(:func:`autograder.task.failed_record`), and collecting for a student without a gradable file.
-Every later step returns a changed copy (:func:`dataclasses.replace`): the coordinator adds the
-waiting time (:mod:`autograder.schedule`), the writer the file's origin and lateness
-(:mod:`autograder.output`), the merge the gradebook's hand-graded scores
-(:mod:`autograder.exports.merge`).
+It is made in two places, each with :meth:`Record.of_scores`: a worker grading a submission
+(:func:`autograder.task.grade_task`), and :func:`autograder.task.failed_record` for a submission
+that got no result (the coordinator's timeouts and lost tasks) or a student without a gradable
+file (the writer's ``unmatched`` and ``unreadable-file`` rows). Every later step returns a
+changed copy (:func:`dataclasses.replace`): the coordinator adds the waiting time
+(:mod:`autograder.schedule`), the writer the file's origin and lateness
+(:mod:`autograder.output`), the merge the gradebook's hand-graded scores and the status they
+give (:mod:`autograder.exports.merge`). The record's scores are the truth: ``total``,
+``max_auto`` and ``max_manual`` are computed from them. A record is frozen, and so is what it
+holds; its dicts (``timings``, ``recorded``, ``manual``) are not to be changed in place.
 
 On disk, ``records/<student>.json`` is the JSON object of :meth:`Record.to_json`: one key per
 field, named as the field (``lms`` and ``late`` as the dicts of
 :class:`~autograder.collect.LmsInfo` and :class:`~autograder.late.Lateness`, each score as
 ``{grade_id, points, max_points, message, error}``), plus ``total``, ``max_auto`` and
-``max_manual``, which are derived from the scores. Records written before this type existed
+``max_manual``, written for the reader of the file and never read back. Records written before this type existed
 (a plain dict built key by key) have the same keys, some of them missing; they load with the
 defaults of the fields (no signatures, flags or breaches, no lateness, no hand-graded score).
 A record whose ``student_id``, ``problem_set``, ``status`` or ``scores`` is missing, whose

@@ -23,9 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.course import Course
-from autograder.scoring import CellScore
+
+if TYPE_CHECKING:
+    from autograder.scoring import CellScore
 
 __all__ = ["MODES", "Visibility", "is_hidden", "load_visibility", "SETTINGS_FILE"]
 
@@ -63,7 +66,9 @@ class Visibility:
 
     def message(self, score: CellScore | Mapping, now: datetime | None = None) -> str:
         """What the student reads for one graded cell (a record's score, or its JSON object)."""
-        if isinstance(score, Mapping):
+        if isinstance(score, Mapping):  # a score's JSON object
+            from autograder.scoring import CellScore
+
             score = CellScore(**score)
         if not is_hidden(score.grade_id) or score.points is None:
             return score.message
