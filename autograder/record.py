@@ -46,7 +46,7 @@ from autograder.collect import LmsInfo
 from autograder.late import Lateness
 from autograder.rulebook import Breach
 from autograder.scoring import CellScore
-from autograder.status import Status
+from autograder.status import RECORDED, Status
 
 __all__ = ["Record", "CellScore", "RecordError", "load_record", "save_record", "load_records",
            "as_record"]
@@ -203,11 +203,10 @@ class Record:
         if missing:
             raise RecordError(f"{where}: no {missing[0]!r}: every record names its student, "
                               f"problem set, status and scores")
-        try:
-            status = Status(data["status"])
-        except ValueError:
+        if data["status"] not in RECORDED:
             raise RecordError(f"{where}: unknown status {data['status']!r}; a record's status "
-                              f"is one of {', '.join(Status)}") from None
+                              f"is one of {', '.join(RECORDED)}")
+        status = Status(data["status"])
         try:
             return cls(
                 str(data["student_id"]), str(data["problem_set"]), status,

@@ -91,6 +91,7 @@ def _write(folder: Path, student: str, **change) -> Path:
 @pytest.mark.parametrize("change, says", [
     ({"status": "graded-twice"}, r"unknown status 'graded-twice'; a record's status is one of "
                                  r"graded, awaiting-manual-grading"),
+    ({"status": "ok"}, r"unknown status 'ok'; .* unmatched, grader-error$"),  # a run's, only
     ({"bonus": 3}, r"unknown key 'bonus': a record holds"),
     ({"scores": None}, r"no 'scores'"),
     ({"problem_set": None}, r"no 'problem_set'"),
