@@ -22,6 +22,7 @@ from autograder.course import Course
 from autograder.output import OutputWriter, write_atomic
 from autograder.pool import LocalPool
 from autograder.problemset import ProblemSet
+from autograder.record import Record
 from autograder.schedule import default_deadline, run_tasks
 from autograder.similarity import write_similarity
 from autograder.task import GradingOptions, grader_fingerprint
@@ -60,7 +61,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
                 workers: int | None = None, options: GradingOptions = GradingOptions(),
                 gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
                 deadline_s: float | None = None, visibility=None, policy=None,
-                course: Course | str | Path | None = None) -> list[dict]:
+                course: Course | str | Path | None = None) -> list[Record]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
     Parameters
@@ -96,7 +97,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
 
     Returns
     -------
-    list of dict
+    list of Record
         Every record in ``out`` for this problem set (graded now or before).
 
     Raises
@@ -138,13 +139,13 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             backend = DaskBackend(scheduler, ps.name, options, writer.fingerprint, log=log)
         bar = _progress(len(todo), quiet)
 
-        def deliver(sub: Submission, record: dict) -> None:
+        def deliver(sub: Submission, record: Record) -> None:
             if sub.student_id in written:  # a second result for a student is never written
                 return
             written.add(sub.student_id)
-            if record.get("grader_error"):
+            if record.grader_error:
                 log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
-                    f"again on the next run:\n{record['grader_error']}")
+                    f"again on the next run:\n{record.grader_error}")
             writer.write(record, sub)
             bar.update(1)
 

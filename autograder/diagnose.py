@@ -15,6 +15,7 @@ import re
 import nbformat
 
 from autograder.scoring import CellScore
+from autograder.status import Status
 
 __all__ = ["explain", "NOT_RUN"]
 
@@ -64,7 +65,7 @@ def _where(gid: str | None, previous: str | None, solution_ids: list[str]) -> st
     return f"the cell after {previous!r}" if previous else "the first code cell"
 
 
-def explain(nb: nbformat.NotebookNode | None, status: str, scores: list[CellScore],
+def explain(nb: nbformat.NotebookNode | None, status: Status | str, scores: list[CellScore],
             solution_ids: list[str]) -> tuple[list[str], list[CellScore]]:
     """Find why answers are missing and say it once.
 
@@ -97,9 +98,10 @@ def explain(nb: nbformat.NotebookNode | None, status: str, scores: list[CellScor
         if cell.get("cell_type") == "code":
             error = _error(cell)
             ran = cell.get("execution_count") is not None or cell.get("outputs")
-            stopped = not ran and status in ("timeout", "crashed")
+            stopped = not ran and Status(status).stopped
             if stopped:  # the executor's own note says where and why it stopped
-                how = "ran out of time" if status == "timeout" else "stopped (its kernel died)"
+                how = ("ran out of time" if status == Status.TIMEOUT
+                       else "stopped (its kernel died)")
                 current = f"your notebook {how} before this test ran (see the note above)"
             elif error and (gid in solution_ids or gid is None or error[0] == "CellTimeoutError"):
                 current = f"{_where(gid, previous, solution_ids)} {_describe(*error)}"

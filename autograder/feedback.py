@@ -7,6 +7,7 @@ only messages written by :mod:`autograder.checks`, and the student's own error m
 Every text that comes from a record is escaped, and each page forbids scripts, frames and requests
 by its Content-Security-Policy (a second wall: the instructor opens the report in a browser).
 
+What each status means is said in the words of :attr:`autograder.status.Status.explanation`.
 What the hidden checks' messages show follows the instructor's choice
 (:class:`autograder.visibility.Visibility`: in full, pass/fail only, or nothing until a date);
 the visible checks are always shown in full. Hand-graded scores (the record's ``manual``, merged
@@ -18,91 +19,67 @@ from __future__ import annotations
 
 import html
 
-from autograder.grades.summary import cell_points, number, summarize
+from autograder.grades.summary import number, summarize
 from autograder.pages import cell_title, page
+from autograder.record import Record, as_record
 
 __all__ = ["feedback_html", "marking_scheme_html"]
-
-_STATUS_WORDS = {
-    "graded": "Every question was scored, the written answers included.",
-    "awaiting-manual-grading": "All autograded questions were scored. Your written answers are "
-                               "graded by hand; their points are added later.",
-    "missing-answer-cell": "An answer cell was missing from your notebook (deleted or changed "
-                           "beyond recognition), so that question scored 0; an instructor will "
-                           "look at it.",
-    "timeout": "Your notebook did not finish within the time limit; answers recorded before that "
-               "were scored.",
-    "crashed": "Your notebook's kernel stopped (it crashed or exited); answers recorded before "
-               "that were scored.",
-    "invalid-notebook": "Your file could not be read as a Jupyter notebook, so nothing was scored.",
-    "unmatched": "We found no notebook for this problem set among the files you handed in, so "
-                 "nothing was scored; the files are named below.",
-    "unreadable-file": "The file you handed in could not be read from the course's download (it "
-                       "arrived damaged or incomplete), so nothing was scored yet. This is not a "
-                       "mark against your work: your instructor will ask you for it again.",
-    "grader-error": "The grader failed on your submission (a fault of the grader, not of your "
-                    "work), so your score is not final. Your instructor has been told and will "
-                    "grade it again.",
-}
-
 
 #: What a cell's points mean, in words as well as in colour (WCAG 1.4.1).
 _VERDICT = {"ok": "full marks", "partial": "part of the points", "bad": "no points"}
 
 
-def feedback_html(record: dict, visibility=None) -> str:
-    """Feedback page for one graded submission (a record from :mod:`autograder.batch`).
+def feedback_html(record: Record | dict, visibility=None) -> str:
+    """Feedback page for one graded submission (a record, or its JSON object).
 
     ``visibility`` (an :class:`autograder.visibility.Visibility`) decides what the hidden
     checks' messages show; None shows them in full."""
+    record = as_record(record)
     rows = []
-    manual = record.get("manual") or {}
-    for s in record["scores"]:
-        points = cell_points(s, manual)
+    for s in record.scores:
+        points = record.points(s)
         if points is None:
-            css, pts = "", f"– / {s['max_points']:g}"
+            css, pts = "", f"– / {s.max_points:g}"
         else:
-            css = "ok" if points == s["max_points"] else ("partial" if points > 0 else "bad")
-            pts = f"{points:g} / {s['max_points']:g} ({_VERDICT[css]})"
-        message = visibility.message(s) if visibility is not None else s["message"]
-        rows.append(f"<tr><td>{html.escape(cell_title(s['grade_id']))}</td>"
+            css = "ok" if points == s.max_points else ("partial" if points > 0 else "bad")
+            pts = f"{points:g} / {s.max_points:g} ({_VERDICT[css]})"
+        message = visibility.message(s) if visibility is not None else s.message
+        rows.append(f"<tr><td>{html.escape(cell_title(s.grade_id))}</td>"
                     f"<td class='{css}'>{pts}</td><td>{html.escape(message)}</td></tr>")
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.get("notes", []) if n)
-    return page(f"Feedback: {record['problem_set']}",
-                f"<h1>Feedback on {html.escape(record['problem_set'])}</h1>"
-                f"<p>Student: <b>{html.escape(record['student_id'])}</b>. Autograded score: "
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.notes if n)
+    return page(f"Feedback: {record.problem_set}",
+                f"<h1>Feedback on {html.escape(record.problem_set)}</h1>"
+                f"<p>Student: <b>{html.escape(record.student_id)}</b>. Autograded score: "
                 f"<b>{_score(record)}</b>.{_totals(record)}</p>"
-                f"<p class='note'>"
-                f"{html.escape(_STATUS_WORDS.get(record['status'], record['status']))}</p>"
+                f"<p class='note'>{html.escape(record.status.explanation)}</p>"
                 + (f"<ul>{notes}</ul>" if notes else "") +
                 "<table><tr><th scope='col'>Question</th><th scope='col'>Points</th>"
                 "<th scope='col'>What we found</th></tr>" + "".join(rows) + "</table>")
 
 
-def _totals(record: dict) -> str:
+def _totals(record: Record) -> str:
     """The hand-graded points, the late penalty and the total, where the record has them."""
     summary = summarize(record)
-    if summary.auto is None or summary.status in ("unmatched", "unreadable-file"):
+    if summary.auto is None or not summary.status.file_read:
         return ""
     parts = []
     if summary.max_manual:
         parts.append(f" Written answers: <b>{number(summary.manual)} / "
                      f"{number(summary.max_manual)}</b>" + (" (not all graded yet)"
                                                             if summary.pending else "") + ".")
-    late = record.get("late") or {}
     if summary.late_days:
+        reason = record.late.reason if record.late is not None else ""
         parts.append(f" Late penalty: <b>−{number(summary.penalty)}</b> points "
-                     f"({number(summary.late_percent)}%: "
-                     f"{html.escape(str(late.get('reason', '')))}).")
+                     f"({number(summary.late_percent)}%: {html.escape(reason)}).")
     if summary.final is not None:
         parts.append(f" Total: <b>{number(summary.final)} / {number(summary.max_points)}</b>.")
     return "".join(parts)
 
 
-def _score(record: dict) -> str:
+def _score(record: Record) -> str:
     """``total / max``, or a dash where the grader failed (that is no one's zero)."""
-    total = "–" if record["status"] == "grader-error" else f"{record['total']:g}"
-    return f"{total} / {record['max_auto']:g}"
+    total = f"{record.total:g}" if record.status.scored else "–"
+    return f"{total} / {record.max_auto:g}"
 
 
 def marking_scheme_html(problem_set: str, markdown: str) -> str:

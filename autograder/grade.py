@@ -27,10 +27,7 @@ from autograder.sandbox.config import ExecutionResult
 from autograder.scoring import CellScore, score_results
 from autograder.status import Status
 
-__all__ = ["GradeResult", "grade_submission", "grade_and_sign", "STATUSES"]
-
-#: Every status a record can have, in the order the report lists them (see :class:`Status`).
-STATUSES = tuple(s for s in Status if s is not Status.OK)
+__all__ = ["GradeResult", "grade_submission", "grade_and_sign"]
 
 
 class Executor(Protocol):
@@ -44,8 +41,9 @@ class GradeResult:
     Attributes
     ----------
     status : Status
-        One of :data:`STATUSES`: ``graded`` or ``awaiting-manual-grading`` when every cell that
-        could be scored was; anything else is a reason the total may not be final.
+        One of :data:`autograder.status.RECORDED`: ``graded`` or ``awaiting-manual-grading``
+        when every cell that could be scored was; anything else is a reason the total may not
+        be final.
     scores : list of CellScore
         One per graded cell of the problem set, in notebook order.
     notes : list of str

@@ -29,7 +29,7 @@ from nbgrader.api import (Assignment, BaseCell, Comment, Grade, Gradebook, Missi
                           Student, SubmittedAssignment, SubmittedNotebook)
 
 from autograder.problemset import ProblemSet
-from autograder.status import Status
+from autograder.record import Record, as_record
 
 __all__ = ["GradebookWriter"]
 
@@ -74,11 +74,11 @@ class GradebookWriter:
             raise RuntimeError(f"nbgrader generate_assignment {self.ps.name} failed:\n"
                                f"{done.stderr[-2000:]}")
 
-    def record(self, record: dict, copies: dict | None = None) -> None:
+    def record(self, record: Record | dict, copies: dict | None = None) -> None:
         """Store one record; see :meth:`record_many`."""
         self.record_many([(record, copies)])
 
-    def record_many(self, items: list[tuple[dict, dict | None]]) -> None:
+    def record_many(self, items: list[tuple[Record | dict, dict | None]]) -> None:
         """Store records (from :func:`autograder.task.grade_task`) in one transaction.
 
         A few queries per batch, not per cell: the students and submissions missing from the
@@ -89,22 +89,23 @@ class GradebookWriter:
         Parameters
         ----------
         items : list of (record, copies)
-            The scores, status and notes; and the formgrader's copies of the notebook handed in
-            and of the notebook as it ran, already sanitised
+            The records (or their JSON objects: scores, status and notes); and the formgrader's
+            copies of the notebook handed in and of the notebook as it ran, already sanitised
             (:func:`autograder.sanitize.formgrader_copies`), or None.
         """
         changed = {}
+        items = [(as_record(record), copies) for record, copies in items]
         for record, copies in items:
-            hand = [s["grade_id"] for s in record["scores"] if s["points"] is None]
-            old = self._written(self._submitted_path(record["student_id"]), hand)
-            self._copy_notebooks(record["student_id"], copies or {})
-            new = self._written(self._submitted_path(record["student_id"]), hand) \
+            hand = record.hand_graded
+            old = self._written(self._submitted_path(record.student_id), hand)
+            self._copy_notebooks(record.student_id, copies or {})
+            new = self._written(self._submitted_path(record.student_id), hand) \
                 if (copies or {}).get("submitted") is not None else {}
-            changed[record["student_id"]] = {g for g in hand
-                                             if g not in old or old[g] != new.get(g)}
+            changed[record.student_id] = {g for g in hand
+                                          if g not in old or old[g] != new.get(g)}
         if not items:
             return
-        records = {r["student_id"]: r for r, _ in items}
+        records = {r.student_id: r for r, _ in items}
         with warnings.catch_warnings():
             # nbgrader's own models trip a harmless SQLAlchemy autoflush warning.
             warnings.simplefilter("ignore", SAWarning)
@@ -146,7 +147,7 @@ class GradebookWriter:
         return self.course / "submitted" / student / self.ps.name / self.ps.notebook_name
 
     @staticmethod
-    def _written(path: Path, grade_ids: list[str]) -> dict[str, str]:
+    def _written(path: Path, grade_ids: tuple[str, ...]) -> dict[str, str]:
         """The text of the written answers ``grade_ids`` in the notebook at ``path``."""
         import nbformat
 
@@ -161,7 +162,7 @@ class GradebookWriter:
                 found[gid] = cell.source
         return found
 
-    def _rows(self, gb: Gradebook, records: dict[str, dict],
+    def _rows(self, gb: Gradebook, records: dict[str, Record],
               changed: dict[str, set[str]] | None = None) -> tuple[list[dict], list[dict]]:
         """The bulk updates: ``Grade`` and ``Comment`` rows by primary key.
 
@@ -185,23 +186,23 @@ class GradebookWriter:
             Grade.id.in_(list(grade_ids.values()))))
         grades, comments = [], []
         for student, record in records.items():
-            flagged = record["status"] not in (Status.GRADED, Status.AWAITING_MANUAL)
+            flagged = not record.status.complete
             fresh = (changed or {}).get(student, set())
-            for score in record["scores"]:
-                key = (student, score["grade_id"])
-                manual = None if score["grade_id"] in fresh else given.get(grade_ids[key])
-                if score["points"] is None:  # a written answer: a human grades it
+            for score in record.scores:
+                key = (student, score.grade_id)
+                manual = None if score.grade_id in fresh else given.get(grade_ids[key])
+                if score.points is None:  # a written answer: a human grades it
                     grades.append({"id": grade_ids[key], "auto_score": None,
                                    "manual_score": manual,
                                    "needs_manual_grade": manual is None})
                 else:
-                    grades.append({"id": grade_ids[key], "auto_score": score["points"],
+                    grades.append({"id": grade_ids[key], "auto_score": score.points,
                                    "manual_score": manual,
                                    "needs_manual_grade": bool(
                                        manual is None and flagged
-                                       and score["points"] < score["max_points"])})
+                                       and score.points < score.max_points)})
                 if key in comment_ids:
-                    comments.append({"id": comment_ids[key], "auto_comment": score["message"]})
+                    comments.append({"id": comment_ids[key], "auto_comment": score.message})
         return grades, comments
 
     def _gradebook(self) -> Gradebook:

@@ -16,7 +16,7 @@ grade already recorded, and a re-run skips submissions whose bytes and grader ar
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -28,7 +28,7 @@ from autograder.feedback import feedback_html, marking_scheme_html
 from autograder.late import LatePolicy, load_policy
 from autograder.report import report_html
 from autograder.problemset import ProblemSet
-from autograder.status import Status
+from autograder.record import Record, RecordError, load_record, load_records, save_record
 from autograder.task import failed_record
 from autograder.visibility import Visibility, load_visibility
 
@@ -75,7 +75,7 @@ class OutputWriter:
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
         self.visibility = visibility or load_visibility(ps.name, course=ps.course)
         self.policy = policy or load_policy(course=ps.course)
-        self._pending: list[tuple[dict, Submission, dict | None]] = []
+        self._pending: list[tuple[Record, Submission, dict | None]] = []
         self._since = time.monotonic()
 
     def record_path(self, student: str) -> Path:
@@ -83,25 +83,24 @@ class OutputWriter:
 
     def students(self) -> set[str]:
         """Students with a record of this problem set in the output folder."""
-        return {r["student_id"] for r in self._records()}
+        return {r.student_id for r in self._records()}
 
     def is_current(self, sub: Submission) -> bool:
-        path = self.record_path(sub.student_id)
         try:
-            old = json.loads(path.read_text())
-        except (OSError, ValueError):
+            old = load_record(self.record_path(sub.student_id))
+        except (OSError, RecordError):
             return False
-        return (old.get("sha256") == sub.sha256 and old.get("fingerprint") == self.fingerprint
-                and old.get("status") != Status.GRADER_ERROR)  # a grader's fault is tried again
+        return (old.sha256 == sub.sha256 and old.fingerprint == self.fingerprint
+                and old.status.scored)  # a grader's fault is tried again
 
-    def write(self, record: dict, sub: Submission) -> None:
+    def write(self, record: Record, sub: Submission) -> None:
         """Write one result: its feedback, the gradebook (batched) and, last, its record."""
-        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin,
-                  "lms": sub.lms.to_dict() if sub.lms is not None else None,
-                  "submitted_at": sub.submitted_at}
-        record["late"] = self.policy.for_problem_set(self.ps.name).assess(
-            sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)).to_dict()
-        copies = record.pop("copies", None)
+        copies = record.copies
+        record = dataclasses.replace(
+            record, fingerprint=self.fingerprint, origin=sub.origin, lms=sub.lms,
+            submitted_at=sub.submitted_at, copies=None,
+            late=self.policy.for_problem_set(self.ps.name).assess(
+                sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)))
         if self.gradebook is None:
             self._write_files(record)
             return
@@ -116,16 +115,16 @@ class OutputWriter:
         if not pending:
             return
         self.gradebook.record_many([(r, c) for r, _, c in pending
-                                    if r["status"] != Status.GRADER_ERROR])
+                                    if r.status.scored])  # a grader's fault is no score
         for record, _, _ in pending:
             self._write_files(record)
 
-    def _write_files(self, record: dict) -> None:
+    def _write_files(self, record: Record) -> None:
         stem = Path(self.ps.notebook_name).stem
-        write_atomic(self.out / "feedback" / record["student_id"] / f"{stem}.html",
+        write_atomic(self.out / "feedback" / record.student_id / f"{stem}.html",
                      feedback_html(record, self.visibility))
         # Last: the record marks the submission as done for a resumed run.
-        write_atomic(self.record_path(record["student_id"]), json.dumps(record, indent=1))
+        save_record(record, self.record_path(record.student_id))
 
     def write_unmatched(self, missing: Unmatched) -> bool:
         """Record a student whose files hold no gradable notebook (a row that names them and
@@ -136,32 +135,21 @@ class OutputWriter:
         Returns whether the row was written (False: an earlier grade was kept).
         """
         try:
-            old = json.loads(self.record_path(missing.student_id).read_text())
-            if old["status"] not in (Status.UNMATCHED, Status.UNREADABLE):
+            if load_record(self.record_path(missing.student_id)).status.file_read:
                 return False
-        except (OSError, ValueError, KeyError):
+        except (OSError, RecordError):
             pass
         why = f"{missing.reason}: {', '.join(missing.files)}"
         sub = Submission(missing.student_id, b"", ", ".join(missing.files), missing.lms)
         record = failed_record(self.ps, sub, f"not graded, {why}", missing.status)
-        record = {**record, "fingerprint": self.fingerprint, "origin": sub.origin,
-                  "lms": missing.lms.to_dict() if missing.lms is not None else None}
-        record.pop("copies")
-        self._write_files(record)
+        self._write_files(dataclasses.replace(record, fingerprint=self.fingerprint,
+                                              origin=sub.origin, lms=missing.lms))
         return True
 
-    def _records(self) -> list[dict]:
-        records = []
-        for path in sorted((self.out / "records").glob("*.json")):
-            try:
-                rec = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue  # not ours (an editor's backup); never fatal
-            if rec.get("problem_set") == self.ps.name:
-                records.append(rec)
-        return records
+    def _records(self) -> list[Record]:
+        return load_records(self.out / "records", self.ps.name)
 
-    def finish(self, absent: set[str] = frozenset()) -> list[dict]:
+    def finish(self, absent: set[str] = frozenset()) -> list[Record]:
         """Write ``grades.csv``, the report and the marking scheme from every record.
 
         ``absent`` students (graded before, no file in this run's input) keep their row, with a

@@ -10,7 +10,11 @@ listed, so the diff names exactly the students a change affects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from autograder.record import Record, as_record
+from autograder.status import Status
 
 __all__ = ["Change", "diff_records", "format_diff"]
 
@@ -20,38 +24,39 @@ class Change:
     student_id: str
     old_total: float | None  # None: no earlier record, or the grader failed
     new_total: float | None
-    old_status: str | None
-    new_status: str
+    old_status: Status | None
+    new_status: Status
     cells: tuple[tuple[str, float | None, float | None], ...]  # (grade_id, old, new)
 
 
-def _total(record: dict | None) -> float | None:
-    if record is None or record.get("status") == "grader-error":
+def _total(record: Record | None) -> float | None:
+    if record is None or not record.status.scored:
         return None
-    return round(sum(s["points"] for s in record["scores"] if s["points"] is not None), 6)
+    return record.total
 
 
-def _kind(status) -> str:
+def _kind(status: Status | None) -> str | None:
     """A status as the regrade compares it: ``graded`` and ``awaiting-manual-grading`` differ
     only by the hand-grading, which a regrade keeps, so they count as one."""
-    return "scored" if status in ("graded", "awaiting-manual-grading") else str(status)
+    return "complete" if status is not None and status.complete else status
 
 
-def diff_records(old: dict[str, dict], new: dict[str, dict]) -> list[Change]:
-    """The students whose graded cells or status differ between ``old`` and ``new`` (records
-    by student id), in student order."""
+def diff_records(old: Mapping[str, Record | dict], new: Mapping[str, Record | dict]
+                 ) -> list[Change]:
+    """The students whose graded cells or status differ between ``old`` and ``new`` (records,
+    or their JSON objects, by student id), in student order."""
     changes = []
     for student in sorted(new):
-        before, after = old.get(student), new[student]
-        was = {s["grade_id"]: s["points"] for s in before["scores"]} if before else {}
-        now = {s["grade_id"]: s["points"] for s in after["scores"]}
+        before = as_record(old[student]) if student in old else None
+        after = as_record(new[student])
+        was = {s.grade_id: s.points for s in before.scores} if before else {}
+        now = {s.grade_id: s.points for s in after.scores}
         cells = tuple((g, was.get(g), now.get(g)) for g in now
                       if was.get(g) != now.get(g) or g not in was)
-        status_changed = before is None or _kind(before.get("status")) != _kind(after["status"])
-        if cells or status_changed:
-            changes.append(Change(student, _total(before), _total(after),
-                                  before.get("status") if before else None,
-                                  str(after["status"]), cells))
+        was_status = before.status if before else None
+        if cells or before is None or _kind(was_status) != _kind(after.status):
+            changes.append(Change(student, _total(before), _total(after), was_status,
+                                  after.status, cells))
     return changes
 
 

@@ -28,15 +28,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from autograder.pages import cell_title, page
+from autograder.record import Record, as_record
+from autograder.status import RECORDED
 
 __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 
-#: The statuses a record can have, in the order the report lists them (the words of
-#: :class:`autograder.status.Status`; records hold them as plain strings).
-STATUS_ORDER = ("graded", "awaiting-manual-grading", "missing-answer-cell", "timeout", "crashed",
-                "invalid-notebook", "unreadable-file", "unmatched", "grader-error")
-#: Statuses whose scores say nothing about the questions (nothing ran, or the grader failed).
-_NOT_RUN = frozenset({"invalid-notebook", "unreadable-file", "unmatched", "grader-error"})
 _SUFFIX = re.compile(r"_(visible|hidden)$")
 #: Numbers in a check's message (its verdict is the rest; the values are in the signature).
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -66,11 +62,12 @@ class Cluster:
         return self.messages.most_common(1)[0][0] if self.messages else ""
 
 
-def _scored(records: list[dict]) -> list[dict]:
-    return [r for r in records if r.get("status") not in _NOT_RUN]
+def _scored(records: list[Record]) -> list[Record]:
+    """The records whose scores say how the answers did (:attr:`Status.ran`)."""
+    return [r for r in records if r.status.ran]
 
 
-def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
+def wrong_answer_clusters(records: list[Record | dict]) -> dict[str, list[Cluster]]:
     """Per autograded cell, the wrong answers (fewer points than the most), largest group first.
 
     Students are grouped by the signature of their recorded values for that cell (when the
@@ -79,20 +76,19 @@ def wrong_answer_clusters(records: list[dict]) -> dict[str, list[Cluster]]:
     in the kernel is another verdict. Without signatures, the full message decides.
     """
     clusters: dict[str, dict[str, Cluster]] = defaultdict(dict)
-    for r in _scored(records):
-        signatures = r.get("recorded") or {}
-        for s in r.get("scores", []):
-            if s.get("points") is None or s["points"] >= s["max_points"]:
+    for r in _scored(list(map(as_record, records))):
+        for s in r.scores:
+            if s.points is None or s.points >= s.max_points:
                 continue
-            gid = s["grade_id"]
+            gid = s.grade_id
             # The same values (to four digits) and the same verdict of the check: one mistake.
-            verdict = _NUMBER.sub("#", s.get("message", ""))
-            key = (f"{signatures[gid]}:{verdict}" if gid in signatures
-                   else f"message:{s.get('message', '')}")
+            verdict = _NUMBER.sub("#", s.message)
+            key = (f"{r.recorded[gid]}:{verdict}" if gid in r.recorded
+                   else f"message:{s.message}")
             c = clusters[gid].setdefault(key, Cluster(gid, key))
-            c.students.append(r["student_id"])
-            c.messages[s.get("message", "")] += 1
-            c.points.append(s["points"])
+            c.students.append(r.student_id)
+            c.messages[s.message] += 1
+            c.points.append(s.points)
     return {gid: sorted(by_key.values(), key=lambda c: (-len(c.students), c.message))
             for gid, by_key in clusters.items()}
 
@@ -116,13 +112,13 @@ def _students(names: list[str], open_below: int = 0) -> str:
     return f"<details{opened}><summary>{len(names)} {noun}</summary>{listed}</details>"
 
 
-def _grader_errors(records: list[dict]) -> str:
+def _grader_errors(records: list[Record]) -> str:
     """The tracebacks of the grader's faults, for the instructor only (never in feedback)."""
-    failed = [r for r in records if r["status"] == "grader-error"]
+    failed = [r for r in records if not r.status.scored]
     if not failed:
         return ""
-    items = "".join(f"<li><b>{html.escape(r['student_id'])}</b><pre>"
-                    f"{html.escape(r.get('grader_error') or 'no traceback recorded')}</pre></li>"
+    items = "".join(f"<li><b>{html.escape(r.student_id)}</b><pre>"
+                    f"{html.escape(r.grader_error or 'no traceback recorded')}</pre></li>"
                     for r in failed)
     return (f"<h2 id='grader-errors'>Grader errors</h2><p class='note'>The grader failed on "
             f"{len(failed)} submission(s); they have no score and are graded again by the next "
@@ -130,17 +126,16 @@ def _grader_errors(records: list[dict]) -> str:
             f"<details><summary>tracebacks</summary><ul>{items}</ul></details>")
 
 
-def _rules_section(records: list[dict]) -> str:
+def _rules_section(records: list[Record]) -> str:
     """Students who broke the problem set's rules (scored 0 there) or whose code a person should
     read (flags: attempts a reading cannot resolve, a guard tampered with)."""
     rows = []
-    for r in sorted(records, key=lambda r: r["student_id"]):
-        broke = [f"{b['function']} used {b['entry']}: {b['where']}" for b in r.get("breaches") or []]
-        flags = r.get("flags") or []
-        if broke or flags:
+    for r in sorted(records, key=lambda r: r.student_id):
+        broke = [f"{b.function} used {b.entry}: {b.where}" for b in r.breaches]
+        if broke or r.flags:
             items = "".join(f"<li>{_esc(t, 400)}</li>" for t in broke) + \
-                "".join(f"<li class='muted'>to read: {_esc(t, 400)}</li>" for t in flags)
-            rows.append(f"<tr><td>{html.escape(r['student_id'])}</td><td class='num'>{len(broke)}"
+                "".join(f"<li class='muted'>to read: {_esc(t, 400)}</li>" for t in r.flags)
+            rows.append(f"<tr><td>{html.escape(r.student_id)}</td><td class='num'>{len(broke)}"
                         f"</td><td class='msg'><ul>{items}</ul></td></tr>")
     if not rows:
         return ("<h2 id='rules'>The problem set's rules</h2><p>No submission used what the rules "
@@ -170,12 +165,11 @@ def _histogram_png(totals: list[float], max_auto: float) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _status_section(records: list[dict]) -> str:
+def _status_section(records: list[Record]) -> str:
     by_status: dict[str, list[str]] = defaultdict(list)
     for r in records:
-        by_status[r["status"]].append(r["student_id"])
-    order = [s for s in STATUS_ORDER if s in by_status] + sorted(
-        s for s in by_status if s not in STATUS_ORDER)
+        by_status[r.status].append(r.student_id)
+    order = [s for s in RECORDED if s in by_status]
     rows = "".join(f"<tr><td>{html.escape(s)}</td><td class='num'>{len(by_status[s])}</td>"
                    f"<td>{_students(by_status[s], open_below=6)}</td></tr>" for s in order)
     return ("<h2 id='status'>Students per status</h2><table><tr><th>status</th>"
@@ -208,19 +202,18 @@ def _cluster_rows(clusters: list[Cluster]) -> str:
             "<th>who</th></tr>" + "".join(rows) + "</table>")
 
 
-def _questions(records: list[dict], clusters: dict[str, list[Cluster]]) -> str:
+def _questions(records: list[Record], clusters: dict[str, list[Cluster]]) -> str:
     scored = _scored(records)
     order: list[str] = []
     cells: dict[str, dict] = {}
     for r in scored:
-        for s in r.get("scores", []):
-            if s.get("points") is None:
+        for s in r.scores:
+            if s.points is None:
                 continue
-            gid = s["grade_id"]
-            if gid not in cells:
-                order.append(gid)
-                cells[gid] = {"max": s["max_points"], "points": Counter()}
-            cells[gid]["points"][s["points"]] += 1
+            if s.grade_id not in cells:
+                order.append(s.grade_id)
+                cells[s.grade_id] = {"max": s.max_points, "points": Counter()}
+            cells[s.grade_id]["points"][s.points] += 1
     questions: dict[str, list[str]] = {}
     for gid in order:
         questions.setdefault(_SUFFIX.sub("", gid), []).append(gid)
@@ -274,33 +267,32 @@ _PHASES = (("wait_s", "waiting"), ("start_s", "sandbox start"), ("execute_s", "c
            ("score_s", "checks"))
 
 
-def _timing(records: list[dict], top: int = 10) -> str:
-    ran = [r for r in records if r.get("elapsed_s")]
+def _timing(records: list[Record], top: int = 10) -> str:
+    ran = [r for r in records if r.elapsed_s]
     parts = ["<h2 id='time'>Time</h2>"]
     if ran:
-        times = [r["elapsed_s"] for r in ran]
+        times = [r.elapsed_s for r in ran]
         parts.append(f"<p>Grading took {statistics.median(times):.1f} s per submission (median), "
                      f"{max(times):.1f} s at most.</p>")
-        slow = sorted(ran, key=lambda r: -r["elapsed_s"])[:top]
+        slow = sorted(ran, key=lambda r: -r.elapsed_s)[:top]
         heads = "".join(f"<th class='num'>{label}</th>" for _, label in _PHASES)
         rows = []
         for r in slow:
-            timings = r.get("timings") or {}
-            cells = "".join(f"<td class='num'>{timings[k]:.1f} s</td>"
-                            if isinstance(timings.get(k), (int, float)) else
+            cells = "".join(f"<td class='num'>{r.timings[k]:.1f} s</td>"
+                            if isinstance(r.timings.get(k), (int, float)) else
                             "<td class='num muted'>–</td>" for k, _ in _PHASES)
-            rows.append(f"<tr><td>{html.escape(r['student_id'])}</td>"
-                        f"<td>{html.escape(r['status'])}</td>"
-                        f"<td class='num'><b>{r['elapsed_s']:.1f} s</b></td>{cells}</tr>")
+            rows.append(f"<tr><td>{html.escape(r.student_id)}</td>"
+                        f"<td>{html.escape(r.status)}</td>"
+                        f"<td class='num'><b>{r.elapsed_s:.1f} s</b></td>{cells}</tr>")
         parts.append(f"<details open><summary>The {len(slow)} slowest submissions</summary>"
                      f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
                      f"{heads}</tr>{''.join(rows)}</table></details>")
-    stopped = [r for r in records if r["status"] in ("timeout", "crashed")]
+    stopped = [r for r in records if r.status.stopped]
     if stopped:
-        rows = "".join(f"<tr><td>{html.escape(r['student_id'])}</td>"
-                       f"<td>{html.escape(r['status'])}</td>"
-                       f"<td class='msg'>{_esc(' | '.join(r.get('notes') or []), 400)}</td></tr>"
-                       for r in sorted(stopped, key=lambda r: (r["status"], r["student_id"])))
+        rows = "".join(f"<tr><td>{html.escape(r.student_id)}</td>"
+                       f"<td>{html.escape(r.status)}</td>"
+                       f"<td class='msg'>{_esc(' | '.join(r.notes), 400)}</td></tr>"
+                       for r in sorted(stopped, key=lambda r: (r.status, r.student_id)))
         parts.append(f"<details><summary>{len(stopped)} submission(s) stopped: timeouts and "
                      f"crashes</summary><table><tr><th>student</th><th>status</th><th>why</th>"
                      f"</tr>{rows}</table></details>")
@@ -309,7 +301,7 @@ def _timing(records: list[dict], top: int = 10) -> str:
     return "".join(parts)
 
 
-def report_html(problem_set: str, records: list[dict], rubric: bool = False,
+def report_html(problem_set: str, records: list[Record | dict], rubric: bool = False,
                 similarity: bool = False) -> str:
     """Class report: the most common mistakes, students per status, the grader's faults, the
     distribution of totals, per question the points and the wrong answers, and the time taken.
@@ -318,9 +310,10 @@ def report_html(problem_set: str, records: list[dict], rubric: bool = False,
     statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
     ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
     be linked."""
+    records = list(map(as_record, records))
     scored = _scored(records)
-    totals = [r["total"] for r in scored]
-    max_auto = max((r["max_auto"] for r in scored), default=0.0)
+    totals = [r.total for r in scored]
+    max_auto = max((r.max_auto for r in scored), default=0.0)
     clusters = wrong_answer_clusters(records)
     mean = sum(totals) / len(totals) if totals else 0.0
     median = statistics.median(totals) if totals else 0.0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from autograder.collect import Submission
 from autograder.pool import Backend
 from autograder.problemset import ProblemSet
+from autograder.record import Record
 from autograder.status import Status
 from autograder.task import WORKER_LOST, GradingOptions, TaskFailed, failed_record
 
@@ -29,13 +30,12 @@ class _Flight:
     handed_out: float = dataclasses.field(default_factory=time.time)  # wall clock
 
 
-def _with_wait(record: dict, flight: _Flight) -> dict:
+def _with_wait(record: Record, flight: _Flight) -> Record:
     """The record with its waiting time (hand-out to the task's start) among its timings."""
-    started = record.get("started_at")
-    if started is None:
+    if record.started_at is None:
         return record
-    wait = round(max(0.0, started - flight.handed_out), 3)
-    return {**record, "timings": {"wait_s": wait, **record.get("timings", {})}}
+    wait = round(max(0.0, record.started_at - flight.handed_out), 3)
+    return dataclasses.replace(record, timings={"wait_s": wait, **record.timings})
 
 
 def default_deadline(options: GradingOptions) -> float:
@@ -49,7 +49,7 @@ def default_deadline(options: GradingOptions) -> float:
 
 
 def run_tasks(backend: Backend, todo: list[Submission],
-              deliver: Callable[[Submission, dict], None], *, problem_set: ProblemSet,
+              deliver: Callable[[Submission, Record], None], *, problem_set: ProblemSet,
               deadline_s: float) -> None:
     """Grade ``todo`` on ``backend``; call ``deliver(sub, record)`` once per submission.
 

@@ -1,10 +1,9 @@
 """One grading task: the options, the grader's fingerprint, and the pure ``grade_task``.
 
-A task turns one submission's bytes into a result record (a JSON-serialisable dict), touching no
-shared file, so the same task runs in the local process pool (:mod:`autograder.batch`) and on a
-Dask cluster's workers (:mod:`autograder.cluster`); both import it from here, and the coordinator
-writes every record. A record says how the submission was graded (``status``, ``scores``,
-``notes``, totals) and, for the instructor only, the executed notebook and any grader fault.
+A task turns one submission's bytes into a result record (a :class:`autograder.record.Record`),
+touching no shared file, so the same task runs in the local process pool
+(:mod:`autograder.batch`) and on a Dask cluster's workers (:mod:`autograder.cluster`); both
+import it from here, and the coordinator writes every record.
 """
 
 from __future__ import annotations
@@ -21,11 +20,12 @@ from autograder.course import Course
 from autograder.grade import (GradeResult, _zero_scores, grade_and_sign, local_executor,
                               sandbox_executor)
 from autograder.problemset import ProblemSet
+from autograder.record import Record
 from autograder.sanitize import formgrader_copies
 from autograder.status import Status
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
-           "WORKER_LOST", "GRADE_DECIDING", "DATA_PACKAGES"]
+           "WORKER_LOST", "WorkerLost", "GRADE_DECIDING", "DATA_PACKAGES"]
 
 
 @dataclass(frozen=True)
@@ -107,21 +107,19 @@ def _executor(options: GradingOptions, course: Course):
         + tuple(Path(p) for p in options.hidden_paths)))
 
 
-def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> dict:
+def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> Record:
     """Grade one submission; a pure task (bytes in, record out) for a worker process.
 
     Returns
     -------
-    dict
-        ``student_id``, ``problem_set``, ``sha256``, ``status``, ``scores`` (list of dicts with
-        ``grade_id``, ``points``, ``max_points``, ``message``), ``notes``, ``total``, ``max_auto``,
-        ``max_manual``, ``elapsed_s``, ``started_at``, ``timings`` (seconds per phase: ``start_s``
-        the sandbox's start, ``execute_s`` the cells, ``score_s`` the trusted checks; the
-        coordinator adds ``wait_s``), ``copies`` (the submitted and the executed notebook,
-        sanitised, for the formgrader: :func:`autograder.sanitize.formgrader_copies`) and
-        ``grader_error`` (the traceback of a fault of the grader, or None; for the instructor
-        only), ``flags`` (what a person should read: :func:`autograder.rulebook.judge`) and
-        ``breaches`` (the graded functions that broke the problem set's rules).
+    Record
+        Its status, scores and notes, the time per phase (``timings``: ``start_s`` the sandbox's
+        start, ``execute_s`` the cells, ``score_s`` the trusted checks; the coordinator adds
+        ``wait_s``), the formgrader's ``copies`` (the submitted and the executed notebook,
+        sanitised: :func:`autograder.sanitize.formgrader_copies`), the ``grader_error`` (the
+        traceback of a fault of the grader, or None; for the instructor only), the ``flags``
+        and ``breaches`` of the problem set's rules (:func:`autograder.rulebook.judge`) and the
+        ``recorded`` values' signatures (see :class:`autograder.record.Record`).
     """
     import nbformat
 
@@ -137,32 +135,32 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         grader_error = traceback.format_exc()
     else:
         grader_error = "\n".join(s.error for s in result.scores if getattr(s, "error", None))
-    scores = [s.to_dict() for s in result.scores]
-    return {
-        "student_id": student_id,
-        "problem_set": ps.name,
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "status": result.status,
-        "scores": scores,
-        "notes": [n for n in result.notes if n],
-        "total": round(result.total, 6),
-        "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
-        "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
-        "elapsed_s": round(time.monotonic() - start, 3),
-        "started_at": started_at,  # wall clock, for the coordinator's waiting time
-        "timings": {k: round(v, 3) for k, v in result.timings.items()},
+    return Record.of_scores(
+        student_id, ps.name, result.status, result.scores,
+        sha256=hashlib.sha256(data).hexdigest(), notes=result.notes,
+        elapsed_s=round(time.monotonic() - start, 3),
+        started_at=started_at,  # wall clock, for the coordinator's waiting time
+        timings={k: round(v, 3) for k, v in result.timings.items()},
         # The formgrader's copies, sanitised here on the worker; for the instructor only.
-        "copies": formgrader_copies(data, nbformat.writes(result.executed)
-                                    if result.executed is not None else None),
-        "grader_error": grader_error or None,  # a traceback for the instructor, never the student
-        "flags": result.flags,  # for a person to look at (the problem set's rules); no points
-        "breaches": [b.to_dict() for b in result.breaches],  # functions that broke the rules
-        "recorded": recorded,
-    }
+        copies=formgrader_copies(data, nbformat.writes(result.executed)
+                                 if result.executed is not None else None),
+        grader_error=grader_error or None,  # a traceback for the instructor, never the student
+        flags=tuple(result.flags),  # for a person to look at (the problem set's rules); no points
+        breaches=tuple(result.breaches),  # functions that broke the rules
+        recorded=recorded)
 
 
-#: The outcome of a task whose worker process died under it (the task may be innocent).
-WORKER_LOST = "worker-lost"  # never a record's status: the task is run again
+@dataclass(frozen=True)
+class WorkerLost:
+    """The outcome of a task whose worker process died under it (the task may be innocent).
+
+    Not a :class:`~autograder.status.Status`: no record ever holds it. The coordinator grades
+    the task again alone, and records ``crashed`` only if it kills its worker again.
+    """
+
+
+#: The one :class:`WorkerLost` a backend reports (it compares equal to any other).
+WORKER_LOST = WorkerLost()
 
 
 @dataclass(frozen=True)
@@ -178,19 +176,11 @@ class TaskFailed:
 
 
 def failed_record(ps: ProblemSet, sub: Submission, why: str,
-                  status: Status = Status.CRASHED) -> dict:
+                  status: Status = Status.CRASHED) -> Record:
     """A record for a submission that got no result; a grader fault's ``why`` is kept for the
     instructor (``grader_error``) and never shown to the student."""
-    why_zero = {Status.TIMEOUT: "not graded: no result in time",
-                Status.UNMATCHED: "not graded: no notebook for this problem set was found",
-                Status.UNREADABLE: "not graded: the file handed in could not be read",
-                Status.CRASHED: "not graded: the notebook stopped its grading worker"}.get(
-                    status, "not graded yet: the grader failed; your instructor has been told")
     grader_error = why if status == Status.GRADER_ERROR else None
-    scores = [s.to_dict() for s in _zero_scores(ps, why_zero)]
-    return {"student_id": sub.student_id, "problem_set": ps.name, "sha256": sub.sha256,
-            "status": status, "scores": scores, "notes": [] if grader_error else [why],
-            "total": 0.0,
-            "max_auto": sum(s["max_points"] for s in scores if s["points"] is not None),
-            "max_manual": sum(s["max_points"] for s in scores if s["points"] is None),
-            "elapsed_s": 0.0, "timings": {}, "copies": None, "grader_error": grader_error}
+    return Record.of_scores(sub.student_id, ps.name, status,
+                            _zero_scores(ps, Status(status).unscored_message),
+                            sha256=sub.sha256, notes=[] if grader_error else [why],
+                            grader_error=grader_error)

@@ -19,11 +19,16 @@ for the others), else ``full``.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.course import Course
+
+if TYPE_CHECKING:
+    from autograder.scoring import CellScore
 
 __all__ = ["MODES", "Visibility", "is_hidden", "load_visibility", "SETTINGS_FILE"]
 
@@ -59,17 +64,21 @@ class Visibility:
             return "full"
         return self.hidden
 
-    def message(self, score: dict, now: datetime | None = None) -> str:
-        """What the student reads for one graded cell (a record's score dict)."""
-        if not is_hidden(score["grade_id"]) or score.get("points") is None:
-            return score["message"]
+    def message(self, score: CellScore | Mapping, now: datetime | None = None) -> str:
+        """What the student reads for one graded cell (a record's score, or its JSON object)."""
+        if isinstance(score, Mapping):  # a score's JSON object
+            from autograder.scoring import CellScore
+
+            score = CellScore(**score)
+        if not is_hidden(score.grade_id) or score.points is None:
+            return score.message
         mode = self.mode(now)
         if mode == "full":
-            return score["message"]
+            return score.message
         if mode == "none":
             when = f" They are shown from {self.release_at.isoformat()}." if self.release_at else ""
             return _WITHHELD + when
-        points, top = score["points"], score["max_points"]
+        points, top = score.points, score.max_points
         word = "passed" if points >= top else ("partly passed" if points > 0 else "failed")
         return f"Hidden check {word}."
 

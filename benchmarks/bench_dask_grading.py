@@ -154,8 +154,8 @@ def run() -> list[dict]:
 
         start_s, dask_s, _, dask_records = on_cluster(real, base / "out-dask")
         _, dask_over_s, coord_cpu_s, _ = on_cluster(empty, base / "over-dask")
-        statuses = sorted({r["status"] for r in records + dask_records})
-        per_notebook = sum(r["elapsed_s"] for r in dask_records) / len(dask_records)
+        statuses = sorted({r.status for r in records + dask_records})
+        per_notebook = sum(r.elapsed_s for r in dask_records) / len(dask_records)
         latency = dask_over_s * WORKERS / OVERHEAD_N
         coordinator = coord_cpu_s / OVERHEAD_N
         gradebook = _gradebook_write_s(base, correct, dask_records[0])

@@ -19,7 +19,6 @@ bare execution, i.e. grading a notebook costs less than half of merely running i
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -34,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.batch import grade_class  # noqa: E402
+from autograder.record import load_record  # noqa: E402
 from autograder.gradebook import GradebookWriter  # noqa: E402
 from autograder.problemset import ProblemSet
 from autograder.settings import COURSE_DIR  # noqa: E402
@@ -136,6 +136,6 @@ def _mean_phases(records: Path) -> str:
     """Mean seconds per phase over the records' ``timings`` (where the grader records them)."""
     totals: dict[str, list[float]] = {}
     for path in records.glob("*.json"):
-        for phase, seconds in (json.loads(path.read_text()).get("timings") or {}).items():
+        for phase, seconds in load_record(path).timings.items():
             totals.setdefault(phase, []).append(seconds)
     return ", ".join(f"{k} {sum(v) / len(v):.2f} s" for k, v in sorted(totals.items())) or "n/a"

@@ -245,6 +245,6 @@ def test_task_past_its_deadline_is_recorded_as_timeout(base, submissions, schedu
                           options=GradingOptions(cell_timeout_s=15, notebook_timeout_s=150),
                           scheduler=scheduler, deadline_s=3, quiet=True, log=lambda m: None)
     assert time.monotonic() - start < 120
-    assert [(r["student_id"], r["status"]) for r in records] == [("blank-a", "timeout"),
-                                                                  ("correct-a", "timeout")]
-    assert all("no result within 3 s" in r["notes"][0] and r["total"] == 0 for r in records)
+    assert [(r.student_id, r.status) for r in records] == [("blank-a", "timeout"),
+                                                            ("correct-a", "timeout")]
+    assert all("no result within 3 s" in r.notes[0] and r.total == 0 for r in records)

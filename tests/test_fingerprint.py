@@ -79,10 +79,11 @@ def test_a_changed_fingerprint_makes_the_resume_grade_again(tmp_path):
     sub = Submission("alice", b"{}", "alice/ps3_mle.ipynb")
     old = OutputWriter(PS, tmp_path, "aaaa", None)
     old.record_path("alice").parent.mkdir(parents=True)
+    record = {"student_id": "alice", "problem_set": PS.name, "scores": []}
     old.record_path("alice").write_text(json.dumps(
-        {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "graded"}))
+        {**record, "sha256": sub.sha256, "fingerprint": "aaaa", "status": "graded"}))
     assert old.is_current(sub)
     assert not OutputWriter(PS, tmp_path, "bbbb", None).is_current(sub)
     old.record_path("alice").write_text(json.dumps(
-        {"sha256": sub.sha256, "fingerprint": "aaaa", "status": "grader-error"}))
+        {**record, "sha256": sub.sha256, "fingerprint": "aaaa", "status": "grader-error"}))
     assert not old.is_current(sub), "a grader error is graded again"

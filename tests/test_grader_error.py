@@ -38,14 +38,14 @@ def record():
 
 
 def test_a_broken_check_is_a_grader_error_with_the_traceback_for_the_instructor(record):
-    assert record["status"] == "grader-error"
-    assert "KeyError: 'centre'" in record["grader_error"] and "_broken" in record["grader_error"]
-    by_id = {s["grade_id"]: s for s in record["scores"]}
+    assert record.status == "grader-error"
+    assert "KeyError: 'centre'" in record.grader_error and "_broken" in record.grader_error
+    by_id = {s.grade_id: s for s in record.scores}
     broken = by_id["center_hidden"]
-    assert "Traceback" not in broken["message"] and "centre" not in broken["message"]
-    assert "fault in the grader" in broken["message"]
-    others = [s for g, s in by_id.items() if g != "center_hidden" and s["points"] is not None]
-    assert all(s["points"] == s["max_points"] for s in others), "the other cells are graded"
+    assert "Traceback" not in broken.message and "centre" not in broken.message
+    assert "fault in the grader" in broken.message
+    others = [s for g, s in by_id.items() if g != "center_hidden" and s.points is not None]
+    assert all(s.points == s.max_points for s in others), "the other cells are graded"
 
 
 def test_the_outputs_show_no_score_and_keep_the_traceback_from_the_student(record, tmp_path):
@@ -62,7 +62,7 @@ def test_the_outputs_show_no_score_and_keep_the_traceback_from_the_student(recor
         "KeyError: 'centre'" in (tmp_path / "report.html").read_text()
     assert not writer.is_current(sub), "a grader error is graded again on the next run"
     saved = json.loads(writer.record_path("alice").read_text())
-    assert saved["grader_error"] == record["grader_error"]
+    assert saved["grader_error"] == record.grader_error
     # The written answers' marking scheme is one click from the report, never in the feedback.
     assert "href='marking-scheme.html'" in (tmp_path / "report.html").read_text()
     scheme = (tmp_path / "marking-scheme.html").read_text()

@@ -8,6 +8,7 @@ temporary copy of the course, read back through nbgrader's own API.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import warnings
 
@@ -19,6 +20,7 @@ from autograder.collect import Collection, Submission, Unmatched
 from autograder.gradebook import GradebookWriter
 from autograder.output import OutputWriter
 from autograder.problemset import ProblemSet
+from autograder.record import Record
 from autograder.schedule import _Flight, _with_wait
 from autograder.status import Status
 from autograder.task import failed_record
@@ -38,17 +40,14 @@ def course(tmp_path_factory):
     return root
 
 
-def _record(student: str, k: int) -> tuple[dict, Submission]:
+def _record(student: str, k: int) -> tuple[Record, Submission]:
     """A record whose autograded cells score ``k``-dependent points (never above the maximum)."""
     sub = Submission(student, f"notebook of {student}".encode(), f"{student}/{PS.notebook_name}")
     record = failed_record(PS, sub, "unused", Status.AWAITING_MANUAL)
-    for i, score in enumerate(record["scores"]):
-        if score["points"] is not None:
-            score["points"] = float((i + k) % (int(score["max_points"]) + 1))
-            score["message"] = f"cell {i} of {student}"
-    record["total"] = sum(s["points"] or 0 for s in record["scores"])
-    record["copies"] = None
-    return record, sub
+    scores = [dataclasses.replace(score, points=float((i + k) % (int(score.max_points) + 1)),
+                                  message=f"cell {i} of {student}")
+              if score.points is not None else score for i, score in enumerate(record.scores)]
+    return dataclasses.replace(record, scores=tuple(scores), copies=None), sub
 
 
 def _gradebook_scores(course) -> dict[str, dict[str, float | None]]:
@@ -76,7 +75,7 @@ def test_batched_gradebook_agrees_with_grades_csv(course, tmp_path):
     for k in range(11):
         record, sub = _record(f"s{k:02d}", k)
         writer.write(record, sub)
-        expected[sub.student_id] = {s["grade_id"]: s["points"] for s in record["scores"]}
+        expected[sub.student_id] = {s.grade_id: s.points for s in record.scores}
     writer.finish()
     gradebook.close()
     in_gradebook = _gradebook_scores(course)
@@ -139,10 +138,12 @@ def test_absent_and_new_students_are_reported_and_absent_rows_kept(tmp_path):
 
 def test_waiting_time_is_measured_from_hand_out_to_start():
     flight = _Flight(Submission("a", b"", ""), deadline=0.0, alone=False)
-    record = {"started_at": flight.handed_out + 2.5, "timings": {"execute_s": 1.0}}
-    timings = _with_wait(record, flight)["timings"]
+    record = Record("a", PS.name, Status.AWAITING_MANUAL, (), started_at=flight.handed_out + 2.5,
+                    timings={"execute_s": 1.0})
+    timings = _with_wait(record, flight).timings
     assert timings == {"wait_s": 2.5, "execute_s": 1.0}
-    assert _with_wait({"status": "crashed"}, flight) == {"status": "crashed"}
+    crashed = Record("a", PS.name, Status.CRASHED, ())
+    assert _with_wait(crashed, flight) == crashed
 
 
 def test_records_stay_plain_json(tmp_path):

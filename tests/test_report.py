@@ -154,8 +154,8 @@ def test_grade_task_records_the_signatures():
 
     ps = ProblemSet("ps3_mle")
     record = grade_task(ps.name, "ref", ps.path.read_bytes(), GradingOptions(unsafe=True))
-    assert set(record["recorded"]) == {c.grade_id for c in ps.grade_cells if c.autograded}
-    assert all(re.fullmatch(r"[0-9a-f]{10}", v) for v in record["recorded"].values())
+    assert set(record.recorded) == {c.grade_id for c in ps.grade_cells if c.autograded}
+    assert all(re.fullmatch(r"[0-9a-f]{10}", v) for v in record.recorded.values())
 
 
 # --- a class of 300 -----------------------------------------------------------------------------

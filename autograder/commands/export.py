@@ -23,7 +23,6 @@ Exit codes: 0 when the files were written, 2 for a folder without records or a b
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 from autograder.course import Course
@@ -37,6 +36,7 @@ from autograder.exports.moodle import write_moodle_gradebook, write_moodle_works
 from autograder.grades.summary import summarize
 from autograder.late import load_policy
 from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.record import Record, load_records, save_record
 from autograder.visibility import MODES, load_visibility
 
 __all__ = ["FORMATS", "export", "export_again", "read_records", "add_parser", "main"]
@@ -46,17 +46,10 @@ FORMATS = ("canvas", "moodle", "gradescope", "feedback-archive")
 SETTINGS = "export.json"
 
 
-def read_records(out: Path, problem_set: str) -> list[dict]:
-    """The records of ``problem_set`` in a grading run's folder, by student id."""
-    records = []
-    for path in sorted((Path(out) / "records").glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # not a record (an editor's backup)
-        if record.get("problem_set") == problem_set:
-            records.append(record)
-    return records
+def read_records(out: Path, problem_set: str) -> list[Record]:
+    """The records of ``problem_set`` in a grading run's folder, by student id
+    (:func:`autograder.record.load_records`)."""
+    return load_records(Path(out) / "records", problem_set)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -69,7 +62,7 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
            formats: tuple[str, ...] = FORMATS, canvas_name: str | None = None,
            canvas_id: str | None = None, moodle_identifier: str = "username",
            hidden_feedback: str | None = None, late_policy: str | Path | None = None,
-           log=print) -> list[dict]:
+           log=print) -> list[Record]:
     """Merge and export; see the module docstring. Returns the merged records.
 
     Raises ValueError for a folder without records, an unknown format or a bad setting."""
@@ -92,8 +85,8 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     merged = annotate(records, ps.name, course if course_has_it else None, policy)
     stem = Path(ps.notebook_name).stem
     for record in merged:
-        _write_json(out / "records" / f"{record['student_id']}.json", record)
-        page = out / "feedback" / record["student_id"] / f"{stem}.html"
+        save_record(record, out / "records" / f"{record.student_id}.json")
+        page = out / "feedback" / record.student_id / f"{stem}.html"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(feedback_html(record, visibility), encoding="utf-8")
     write_grades_csv(merged, [c.grade_id for c in ps.grade_cells], out / "grades.csv")
@@ -104,7 +97,7 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
         skipped += [f"canvas.csv: {s}" for s in write_canvas_csv(
             merged, target / "canvas.csv", canvas_column(canvas_name or ps.name, canvas_id))]
     if "moodle" in formats:
-        if any((r.get("lms") or {}).get("system") == "moodle" for r in merged):
+        if any(_system(r) == "moodle" for r in merged):
             skipped += [f"moodle-worksheet.csv: {s}" for s in write_moodle_worksheet(
                 merged, target / "moodle-worksheet.csv")]
         skipped += [f"moodle-gradebook.csv: {s}" for s in write_moodle_gradebook(
@@ -112,11 +105,9 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     if "gradescope" in formats:
         write_gradescope(merged, target / "gradescope", visibility)
     if "feedback-archive" in formats:
-        systems = Counter((r.get("lms") or {}).get("system") or "plain" for r in merged)
-        for system in sorted(systems):
+        for system in sorted(set(map(_system, merged))):
             name = "feedback.zip" if system == "plain" else f"feedback-{system}.zip"
-            others = [r for r in merged if ((r.get("lms") or {}).get("system") or "plain")
-                      == system]
+            others = [r for r in merged if _system(r) == system]
             skipped += [f"{name}: {s}" for s in write_feedback_archive(
                 others, out, stem, target / name, system)]
     _write_json(target / SETTINGS, {
@@ -131,8 +122,13 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     return merged
 
 
+def _system(record: Record) -> str:
+    """The LMS the record's file came from (``plain``: none)."""
+    return record.lms.system if record.lms is not None else "plain"
+
+
 def export_again(problem_set: str, out: str | Path, course: str | Path | None,
-                 log=print) -> list[dict] | None:
+                 log=print) -> list[Record] | None:
     """Export again with the settings of the last export into ``out`` (None if there was none),
     after a grading run changed the records."""
     path = Path(out) / "exports" / SETTINGS

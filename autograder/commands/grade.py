@@ -26,6 +26,7 @@ from autograder import settings
 from autograder.commands import chosen_course
 from autograder.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
+from autograder.status import Status
 from autograder.visibility import MODES
 
 __all__ = ["add_parser", "main"]
@@ -116,7 +117,7 @@ def main(args) -> int:
     try:
         policy = load_policy(args.late_policy, course=course)
         visibility = load_visibility(args.assignment, args.hidden_feedback, course=course)
-        before = {r["student_id"]: r for r in read_records(args.out, args.assignment)}
+        before = {r.student_id: r for r in read_records(args.out, args.assignment)}
         if args.dry_run:
             return _dry_run(args, course, before, policy, visibility)
         gradebook = None
@@ -144,20 +145,20 @@ def main(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if before:
-        changes = diff_records(before, {r["student_id"]: r for r in records})
+        changes = diff_records(before, {r.student_id: r for r in records})
         print(format_diff(changes, len(records) - len(changes)))
-    counts = Counter(r["status"] for r in records)
+    counts = Counter(r.status for r in records)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
-    if counts["grader-error"]:
-        print(f"error: the grader failed on {counts['grader-error']} submission(s); their "
+    if counts[Status.GRADER_ERROR]:
+        print(f"error: the grader failed on {counts[Status.GRADER_ERROR]} submission(s); their "
               f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
               f"command again: only those are graded again.", file=sys.stderr)
         return 3
     attention = [f"{counts[s]} handed in no notebook for {args.assignment} ('{s}')"
-                 if s == "unmatched" else f"{counts[s]} handed in a file that could not be read "
-                 f"('{s}': ask them for it again)" for s in ("unmatched", "unreadable-file")
-                 if counts[s]]
+                 if s == Status.UNMATCHED else f"{counts[s]} handed in a file that could not be "
+                 f"read ('{s}': ask them for it again)"
+                 for s in (Status.UNMATCHED, Status.UNREADABLE) if counts[s]]
     if attention:
         print(f"warning: students need attention: {'; '.join(attention)}; see their rows in "
               f"{args.out}/grades.csv and {args.out}/collection.txt", file=sys.stderr)
@@ -185,7 +186,7 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
                               options=options, gradebook=None, quiet=args.quiet,
                               log=(lambda *a: None), scheduler=args.scheduler,
                               visibility=visibility, policy=policy, course=course)
-    changes = diff_records(before, {r["student_id"]: r for r in records})
+    changes = diff_records(before, {r.student_id: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))
     print(f"dry run: nothing written (run the same command without --dry-run to write "
           f"{args.out} and{' the gradebook' if args.gradebook else ' no gradebook'})")

@@ -9,12 +9,10 @@ score), so that ``grades.csv``, the gradebook and every export agree:
 - :mod:`.gradescope`: Gradescope's autograder ``results.json``;
 - :mod:`.archive`: the feedback pages, named for the LMS's bulk feedback upload.
 
-A record is a dict as :mod:`autograder.task` writes it (``student_id``, ``problem_set``,
-``status``, ``scores`` = ``[{grade_id, points, max_points, message}]`` with ``points`` None for a
-hand-graded cell, ``total``, ``max_auto``, ``max_manual``, ``notes``, ``origin``), plus
-``manual`` = ``{grade_id: points}`` (the hand-graded scores, from the gradebook), ``late`` (a
-:class:`autograder.late.Lateness` as a dict) and ``lms`` (a :class:`autograder.collect.LmsInfo`
-as a dict, or None).
+Each reads :class:`autograder.record.Record` objects (or their JSON objects, as
+``records/*.json`` hold them): the scores with ``points`` None for a hand-graded cell, and, merged
+by :mod:`.merge`, ``manual`` (the hand-graded scores, from the gradebook), ``late`` (a
+:class:`autograder.late.Lateness`) and ``lms`` (a :class:`autograder.collect.LmsInfo`, or None).
 """
 
 from autograder.exports.archive import write_feedback_archive

@@ -21,25 +21,27 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from autograder.record import Record, as_record
+
 __all__ = ["write_feedback_archive", "SYSTEMS"]
 
 SYSTEMS = ("canvas", "moodle", "plain")
 
 
-def _member(record: dict, system: str, name: str) -> tuple[str | None, str]:
-    lms = record.get("lms") or {}
+def _member(record: Record, system: str, name: str) -> tuple[str | None, str]:
+    lms = record.lms
     if system == "plain":
-        return f"{record['student_id']}/{name}", ""
-    if lms.get("system") != system:
+        return f"{record.student_id}/{name}", ""
+    if lms is None or lms.system != system:
         return None, f"not graded from a {system.capitalize()} download"
     if system == "canvas":
-        if not lms.get("attachment_id"):
+        if not lms.attachment_id:
             return None, "its Canvas file name has no attachment id"
-        return f"{lms['prefix']}{name}", ""
-    return f"{lms['prefix']}/{name}", ""
+        return f"{lms.prefix}{name}", ""
+    return f"{lms.prefix}/{name}", ""
 
 
-def write_feedback_archive(records: list[dict], run_dir: str | Path, notebook_stem: str,
+def write_feedback_archive(records: list[Record | dict], run_dir: str | Path, notebook_stem: str,
                            path: str | Path, system: str) -> list[str]:
     """Zip every student's feedback page for ``system`` into ``path``; return one line per
     student left out, and why."""
@@ -50,11 +52,11 @@ def write_feedback_archive(records: list[dict], run_dir: str | Path, notebook_st
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for record in records:
-            page = Path(run_dir) / "feedback" / record["student_id"] / f"{notebook_stem}.html"
+        for record in map(as_record, records):
+            page = Path(run_dir) / "feedback" / record.student_id / f"{notebook_stem}.html"
             member, why = _member(record, system, f"{notebook_stem}-feedback.html")
             if member is None or not page.is_file():
-                skipped.append(f"{record['student_id']}: left out, "
+                skipped.append(f"{record.student_id}: left out, "
                                f"{why or 'no feedback page in ' + str(page.parent)}")
                 continue
             archive.writestr(member, page.read_bytes())

@@ -21,6 +21,7 @@ import csv
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
+from autograder.record import Record, as_record
 
 __all__ = ["canvas_column", "write_canvas_csv", "HEADER"]
 
@@ -36,21 +37,20 @@ def canvas_column(name: str, assignment_id: str | int | None = None) -> str:
     return f"{name} ({assignment_id})" if assignment_id is not None else name
 
 
-def write_canvas_csv(records: list[dict], path: str | Path, column: str) -> list[str]:
+def write_canvas_csv(records: list[Record | dict], path: str | Path, column: str) -> list[str]:
     """Write the import file; return one line per student whose cell was left empty, and why."""
     rows = [HEADER + [column]]
-    summaries = [(r, summarize(r)) for r in records]
+    summaries = [(r, summarize(r)) for r in map(as_record, records)]
     top = max((s.max_points for _, s in summaries), default=0.0)
     rows.append(["Points Possible", "", "", "", "", number(top)])
     skipped = []
     for record, summary in summaries:
-        lms = record.get("lms") or {}
-        canvas = lms.get("system") == "canvas"
-        rows.append([inert(lms["name"] if canvas else record["student_id"]),
-                     lms["user_id"] if canvas else "", "",
-                     "" if canvas else record["student_id"], "", number(summary.final)])
+        lms = record.lms if record.lms is not None and record.lms.system == "canvas" else None
+        rows.append([inert(lms.name if lms else record.student_id),
+                     lms.user_id if lms else "", "",
+                     "" if lms else record.student_id, "", number(summary.final)])
         if summary.final is None:
-            skipped.append(f"{record['student_id']}: left empty, {summary.why_not}")
+            skipped.append(f"{record.student_id}: left empty, {summary.why_not}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.grades.summary import Summary, inert, number, summarize
+from autograder.record import Record, as_record
 
 __all__ = ["write_moodle_worksheet", "write_moodle_gradebook", "WORKSHEET_HEADER",
            "IDENTIFIERS"]
@@ -52,28 +53,27 @@ def _write(path: str | Path, rows: list[list[str]]) -> None:
         csv.writer(f).writerows(rows)
 
 
-def write_moodle_worksheet(records: list[dict], path: str | Path,
+def write_moodle_worksheet(records: list[Record | dict], path: str | Path,
                            now: datetime | None = None) -> list[str]:
     """Write the grading worksheet; return one line per student not written or left empty."""
     stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
     rows, skipped = [WORKSHEET_HEADER], []
-    for record in records:
-        lms = record.get("lms") or {}
-        summary = summarize(record)
-        if lms.get("system") != "moodle":
-            skipped.append(f"{record['student_id']}: not written, no Moodle participant id "
+    for record in map(as_record, records):
+        lms, summary = record.lms, summarize(record)
+        if lms is None or lms.system != "moodle":
+            skipped.append(f"{record.student_id}: not written, no Moodle participant id "
                            f"(not graded from a Moodle download)")
             continue
         if summary.final is None:
-            skipped.append(f"{record['student_id']}: left empty, {summary.why_not}")
-        rows.append([f"Participant {lms['user_id']}", inert(lms["name"]), number(summary.final),
+            skipped.append(f"{record.student_id}: left empty, {summary.why_not}")
+        rows.append([f"Participant {lms.user_id}", inert(lms.name), number(summary.final),
                      number(summary.max_points), stamp if summary.final is not None else "",
                      inert(_comment(summary)) if summary.final is not None else ""])
     _write(path, rows)
     return skipped
 
 
-def write_moodle_gradebook(records: list[dict], path: str | Path, item: str,
+def write_moodle_gradebook(records: list[Record | dict], path: str | Path, item: str,
                            identifier: str = "username") -> list[str]:
     """Write the gradebook import file; ``item`` titles the grade column (the grade item's
     name), ``identifier`` says what the student ids are (a key of :data:`IDENTIFIERS`)."""
@@ -82,11 +82,10 @@ def write_moodle_gradebook(records: list[dict], path: str | Path, item: str,
                          f"got {identifier!r}")
     rows = [[IDENTIFIERS[identifier], item, "Late penalty", "Feedback"]]
     skipped = []
-    for record in records:
-        summary = summarize(record)
+    for summary in map(summarize, records):
         if summary.final is None:
-            skipped.append(f"{record['student_id']}: left empty, {summary.why_not}")
-        rows.append([inert(record["student_id"]), number(summary.final),
+            skipped.append(f"{summary.student_id}: left empty, {summary.why_not}")
+        rows.append([inert(summary.student_id), number(summary.final),
                      number(summary.penalty) if summary.final is not None else "",
                      inert(_comment(summary)) if summary.final is not None else ""])
     _write(path, rows)

@@ -11,7 +11,7 @@ The LMS formats written from these numbers are in :mod:`autograder.exports`.
 
 from autograder.grades.gradestable import write_grades_csv
 from autograder.grades.merge import annotate, manual_scores
-from autograder.grades.summary import Summary, cell_points, number, summarize
+from autograder.grades.summary import Summary, number, summarize
 
-__all__ = ["Summary", "summarize", "cell_points", "number", "annotate", "manual_scores",
+__all__ = ["Summary", "summarize", "number", "annotate", "manual_scores",
            "write_grades_csv"]

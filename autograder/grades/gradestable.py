@@ -13,7 +13,8 @@ import csv
 import os
 from pathlib import Path
 
-from autograder.grades.summary import cell_points, inert, number, summarize
+from autograder.grades.summary import inert, number, summarize
+from autograder.record import Record, as_record
 
 __all__ = ["COLUMNS", "write_grades_csv"]
 
@@ -21,22 +22,20 @@ COLUMNS = ["autograded_total", "autograded_max", "manual_max", "manual_total", "
            "late_penalty", "final", "notes"]
 
 
-def write_grades_csv(records: list[dict], cells: list[str], path: str | Path,
+def write_grades_csv(records: list[Record | dict], cells: list[str], path: str | Path,
                      absent: set[str] = frozenset()) -> None:
     """Write ``grades.csv`` atomically; ``absent`` students (no file in the latest input) keep
     their row with a note."""
     lines = [["student_id", "status", *cells, *COLUMNS]]
-    for rec in records:
+    for rec in map(as_record, records):
         summary = summarize(rec)
         scored = summary.auto is not None  # no score where the grader failed
-        manual = rec.get("manual") or {}
-        pts = {s["grade_id"]: cell_points(s, manual) if scored else None for s in rec["scores"]}
+        pts = {s.grade_id: rec.points(s) if scored else None for s in rec.scores}
         notes = (["no file in the latest run's input; grade from an earlier run"]
-                 if rec["student_id"] in absent else []) + list(rec.get("notes", []))
-        late = rec.get("late") or {}
-        if late.get("days"):
-            notes.append(f"late: {late.get('reason', '')}")
-        lines.append([rec["student_id"], rec["status"],
+                 if rec.student_id in absent else []) + list(rec.notes)
+        if rec.late is not None and rec.late.days:
+            notes.append(f"late: {rec.late.reason}")
+        lines.append([rec.student_id, str(rec.status),
                       *[number(pts.get(c)) for c in cells],
                       number(summary.auto), number(summary.max_auto),
                       number(summary.max_manual), number(summary.manual) if scored else "",

@@ -17,9 +17,12 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from autograder.late import LatePolicy, load_policy
+from autograder.late import LatePolicy, LateRule, load_policy
+from autograder.record import Record, as_record
+from autograder.status import Status
 
 __all__ = ["manual_scores", "annotate"]
 
@@ -46,24 +49,25 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
     return found
 
 
-def annotate(records: list[dict], problem_set: str, course: str | Path | None = None,
-             policy: LatePolicy | None = None) -> list[dict]:
-    """Copies of ``records`` with ``manual`` (from ``course``'s gradebook when given, else as
-    the record has it) and ``late`` (under ``policy``, default the course's file)."""
+def annotate(records: list[Record | dict], problem_set: str, course: str | Path | None = None,
+             policy: LatePolicy | None = None) -> list[Record]:
+    """Copies of ``records`` (records, or their JSON objects) with ``manual`` (from
+    ``course``'s gradebook when given, else as the record has it), the status it gives, and
+    ``late`` (under ``policy``, default the course's file)."""
     manual = manual_scores(course, problem_set) if course is not None else None
     rule = (policy or load_policy()).for_problem_set(problem_set)
-    out = []
-    for record in records:
-        record = dict(record)
-        if manual is not None:
-            record["manual"] = manual.get(record["student_id"], {})
-        if manual is not None and record.get("status") in ("awaiting-manual-grading", "graded"):
-            hand = [c["grade_id"] for c in record["scores"] if c["points"] is None]
-            done = all(record["manual"].get(g) is not None for g in hand)
-            record["status"] = "graded" if done else "awaiting-manual-grading"
-        lms = record.get("lms") or {}
-        if record.get("status") not in ("unmatched", "unreadable-file"):
-            record["late"] = rule.assess(record["student_id"], record.get("submitted_at"),
-                                         bool(lms.get("late"))).to_dict()
-        out.append(record)
-    return out
+    return [_annotated(as_record(r), manual, rule) for r in records]
+
+
+def _annotated(record: Record, manual: dict[str, dict[str, float]] | None,
+               rule: LateRule) -> Record:
+    status, given, late = record.status, record.manual, record.late
+    if manual is not None:
+        given = manual.get(record.student_id, {})
+        if status.complete:  # graded once every written answer has its hand-graded score
+            done = all(given.get(g) is not None for g in record.hand_graded)
+            status = Status.GRADED if done else Status.AWAITING_MANUAL
+    if status.file_read:
+        late = rule.assess(record.student_id, record.submitted_at,
+                           bool(record.lms and record.lms.late))
+    return dataclasses.replace(record, status=status, manual=given, late=late)

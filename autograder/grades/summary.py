@@ -2,7 +2,8 @@
 
 A cell's points are the hand-given score when the gradebook has one (``Grade.manual_score``: a
 written answer's, or an override of a check in the formgrader), else the check's, as nbgrader's
-``Grade.score``. The final score is ``autograded + hand-graded − penalty`` (the penalty a percentage of the two,
+``Grade.score`` (:meth:`autograder.record.Record.points`). The final score is
+``autograded + hand-graded − penalty`` (the penalty a percentage of the two,
 :func:`autograder.late.penalty_points`). It exists only when it is the student's: not where the
 grader failed (``grader-error``), no notebook was found (``unmatched``), or a written answer
 still waits for its hand-graded score; those rows say why instead, and the exports leave the
@@ -14,16 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.late import penalty_points
+from autograder.record import Record, as_record
+from autograder.status import Status
 
-__all__ = ["Summary", "summarize", "number", "inert", "cell_points"]
-
-
-def cell_points(score: dict, manual: dict) -> float | None:
-    """A cell's points as nbgrader's ``Grade.score`` counts them: the hand-given score when
-    there is one (a written answer's, or an instructor's override of a check), else the
-    check's."""
-    given = manual.get(score["grade_id"])
-    return given if given is not None else score["points"]
+__all__ = ["Summary", "summarize", "number", "inert"]
 
 
 def inert(text: str) -> str:
@@ -45,7 +40,7 @@ class Summary:
     ``why_not`` (why there is no final score)."""
 
     student_id: str
-    status: str
+    status: Status
     auto: float | None
     manual: float
     pending: tuple[str, ...]
@@ -62,32 +57,24 @@ class Summary:
         return self.max_auto + self.max_manual
 
 
-def summarize(record: dict) -> Summary:
-    """The :class:`Summary` of one record (see :mod:`autograder.exports` for its fields)."""
-    status = str(record["status"])
-    manual_given = record.get("manual") or {}
-    hand = [s["grade_id"] for s in record["scores"] if s["points"] is None]
-    auto = None if status == "grader-error" else sum(
-        cell_points(s, manual_given) for s in record["scores"] if s["points"] is not None)
-    if status == "invalid-notebook":  # nothing was handed in that a human could grade
-        manual, pending = float(sum(manual_given.get(g) or 0.0 for g in hand)), ()
+def summarize(record: Record | dict) -> Summary:
+    """The :class:`Summary` of one record (or its JSON object; see :mod:`autograder.exports`)."""
+    record = as_record(record)
+    status, given = record.status, record.manual
+    hand = record.hand_graded
+    auto = None if not status.scored else sum(
+        record.points(s) for s in record.scores if s.points is not None)
+    if status == Status.INVALID:  # nothing was handed in that a human could grade
+        manual, pending = float(sum(given.get(g) or 0.0 for g in hand)), ()
     else:
-        manual = float(sum(manual_given[g] for g in hand if manual_given.get(g) is not None))
-        pending = tuple(g for g in hand if manual_given.get(g) is None)
-    late = record.get("late") or {}
+        manual = float(sum(given[g] for g in hand if given.get(g) is not None))
+        pending = tuple(g for g in hand if given.get(g) is None)
     earned = (auto or 0.0) + manual
-    penalty = penalty_points(late, earned)
-    why = ""
-    if status == "grader-error":
-        why = "the grader failed on this submission; grade it again"
-    elif status == "unmatched":
-        why = "no notebook for this problem set was handed in"
-    elif status == "unreadable-file":
-        why = "the file handed in could not be read; ask the student for it again"
-    elif pending:
-        why = f"written answers not graded yet: {', '.join(pending)}"
+    penalty = penalty_points(record.late, earned)
+    why = status.why_no_final or (
+        f"written answers not graded yet: {', '.join(pending)}" if pending else "")
     final = None if why else round(earned - penalty, 2)
-    return Summary(record["student_id"], status, auto, manual, pending,
-                   float(record.get("max_auto", 0.0)), float(record.get("max_manual", 0.0)),
-                   int(late.get("days", 0)), float(late.get("percent", 0.0)), penalty, final,
-                   why)
+    late = record.late
+    return Summary(record.student_id, status, auto, manual, pending, record.max_auto,
+                   record.max_manual, late.days if late is not None else 0,
+                   float(late.percent) if late is not None else 0.0, penalty, final, why)

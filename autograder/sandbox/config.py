@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import settings
+from autograder.status import Status
 
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "kernel_environment",
            "PROJECT_ROOT"]
@@ -141,8 +142,8 @@ class ExecutionResult:
     notebook : nbformat.NotebookNode
         The executed copy of the notebook (the caller's notebook is not modified). Cells that did
         not run have no outputs.
-    status : {"ok", "timeout", "crashed"}
-        See :mod:`autograder.sandbox`.
+    status : Status
+        ``OK``, ``TIMEOUT`` or ``CRASHED``; see :mod:`autograder.sandbox`.
     message : str
         What happened, for a human.
     cell_timeouts : list of int
@@ -160,7 +161,7 @@ class ExecutionResult:
     """
 
     notebook: nbformat.NotebookNode
-    status: str
+    status: Status
     message: str
     cell_timeouts: list[int] = field(default_factory=list)
     output_truncated: bool = False

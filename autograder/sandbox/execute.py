@@ -32,6 +32,7 @@ from autograder.sandbox.plan import _hidden_folders, _kernel_env, _sandbox_argv,
 from autograder.sandbox.warm import (WarmUnavailable, Zygote, _WarmKernelManager, stop_zygote,
                                      warm_request, warm_zygote)
 from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
+from autograder.status import Status
 
 __all__ = ["sandbox_available", "execute_notebook"]
 
@@ -167,24 +168,24 @@ async def _outcome(client: _SandboxClient, km, config: SandboxConfig,
     """The status and message of an execution; ``task`` is None when the notebook timed out."""
     where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
     if task is None:
-        status, message = "timeout", (
+        status, message = Status.TIMEOUT, (
             f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
             f"was stopped while running {where}")
     elif (error := task.exception()) is None:
-        status, message = "ok", "every cell ran"
+        status, message = Status.OK, "every cell ran"
     elif isinstance(error, _KernelStuck):
-        status, message = "timeout", (
+        status, message = Status.TIMEOUT, (
             f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
             f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped")
     elif isinstance(error, DeadKernelError) or not await km.is_alive():
         code = await km.provisioner.poll() if km.provisioner else None
-        status, message = "crashed", f"the kernel died while running {where} " + (
+        status, message = Status.CRASHED, f"the kernel died while running {where} " + (
             _describe_exit(code))
     else:
         # The kernel sent something nbclient cannot handle (forged or garbled messages, e.g.
         # from a process forked off the kernel): a student's doing, so no exception.
         log.warning("execution stopped by an unexpected error", exc_info=error)
-        status, message = "crashed", (
+        status, message = Status.CRASHED, (
             f"the kernel was stopped while running {where} after it sent a message the "
             f"grader could not process ({type(error).__name__}: {str(error)[:200]})")
     if client.cell_timeouts:
