@@ -12,6 +12,10 @@ result.
 (:mod:`autograder.release`); ``python -m autograder formgrader`` opens nbgrader's formgrader on the
 course for hand-grading (:mod:`autograder.formgrader`).
 
+``python -m autograder check-problem-set NAME`` says whether a problem set's source is sound
+(:mod:`autograder.selfcheck`); ``python -m autograder new-term`` archives a term's grading
+(:mod:`autograder.term`).
+
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
 (:mod:`autograder.similarity`).
@@ -86,6 +90,18 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--db-url", default=None,
                          help="nbgrader gradebook URL (default: the course's gradebook.db)")
     release.add_argument("--quiet", action="store_true", help="print nothing on success")
+    check = sub.add_parser("check-problem-set", help="the author's self-check of a problem set: "
+                           "reference full marks, blank zero, points, marking scheme, a clean "
+                           "release, the kit's inputs, generic wrong answers")
+    check.add_argument("name", metavar="NAME", help=f"problem set: {', '.join(list_problem_sets())}")
+    check.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
+    term = sub.add_parser("new-term", help="archive a term's gradebook, formgrader copies and "
+                          "grading outputs, and start the next term")
+    term.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
+    term.add_argument("--archive", type=Path, default=None, metavar="DIR",
+                      help="where to move the term (default: COURSE/archive/term-<date>)")
+    term.add_argument("--outputs", type=Path, nargs="*", default=(), metavar="DIR",
+                      help="grading runs' --out folders to archive with it")
     similar = sub.add_parser("similarity", help="which submissions' code is alike: "
                              "DIR/similarity.html, evidence for a person to judge (no grade "
                              "changes)")
@@ -139,6 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.release import main as release_main
 
         return release_main(args)
+    if args.command == "check-problem-set":
+        from autograder.selfcheck import main as check_main
+
+        return check_main(args)
+    if args.command == "new-term":
+        from autograder.term import main as term_main
+
+        return term_main(args)
     if args.command == "similarity":
         return _similarity(args)
     if args.command == "formgrader":

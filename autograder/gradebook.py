@@ -43,7 +43,10 @@ class GradebookWriter:
     course_dir : path-like
         The nbgrader course root (holding ``nbgrader_config.py`` and ``source/``); its
         ``gradebook.db`` is used. If the problem set is not in the gradebook yet, ``nbgrader
-        generate_assignment`` is run first, as an instructor would before releasing it.
+        generate_assignment`` is run first, as an instructor would before releasing it; if the
+        source has cells the gradebook lacks (a question added since), they are added
+        (:func:`autograder.gradebook_cells.sync_cells`), and a gradebook of an earlier term's
+        problem set is refused with the command that archives the term.
     """
 
     def __init__(self, problem_set: ProblemSet, course_dir: str | Path):
@@ -64,6 +67,10 @@ class GradebookWriter:
                 present = False
         if not present:
             self._generate_assignment()
+        else:  # a question added since the release: its cells, as nbgrader's release would
+            from autograder.gradebook_cells import sync_cells
+
+            sync_cells(self.db_url, problem_set, self.notebook_id, self.course)
 
     def _generate_assignment(self) -> None:
         done = subprocess.run(
