@@ -1,0 +1,165 @@
+"""``release`` refuses a problem set that would mis-grade, naming the cell or case and the fix,
+and leaves the published release as it was.
+
+Each test makes the mistake an author makes in a copy of the course (a typo in a hidden cell's
+case name, a question without a check, points changed in the metadata but not in the text, a
+written answer without its marking scheme) and releases it as the README says.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import autograder
+from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.course import Course
+from autograder.release import release
+from autograder.settings import COURSE_DIR
+from autograder.validate import problems
+
+ROOT = Path(autograder.__file__).resolve().parents[1]
+PS = "ps3_mle"
+PUBLISHED = b'{"the release": "students already have"}'
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    """A copy of the course with a published release of problem set 3."""
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
+    shutil.copytree(COURSE_DIR / "source" / PS, root / "source" / PS)
+    shutil.copytree(COURSE_DIR / "rubrics", root / "rubrics")
+    (root / "release" / PS).mkdir(parents=True)
+    (root / "release" / PS / f"{PS}.ipynb").write_bytes(PUBLISHED)
+    return root
+
+
+def _edit(course: Path, edit) -> None:
+    path = course / "source" / PS / f"{PS}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    edit(nb)
+    nbformat.write(nb, path)
+
+
+def _cell(nb, grade_id):
+    [cell] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    return cell
+
+
+def _refused(course: Path) -> str:
+    with pytest.raises(ValueError) as refused:
+        release(PS, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl")
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+    assert not (course / "gradebook.db").exists(), "refused before nbgrader ran"
+    message = str(refused.value)
+    assert message.startswith(f"{PS} would mis-grade, so it was not released")
+    return message
+
+
+def test_every_problem_set_of_the_course_is_sound():
+    for name in list_problem_sets():
+        assert problems(ProblemSet(name)) == [], name
+
+
+def test_a_typo_in_a_hidden_cases_name_is_refused(course):
+    """The issue's case: the check reads ``bernoulli_all_tails``, the hidden cell records a
+    misspelt name, and every correct student would lose the points."""
+    _edit(course, lambda nb: setattr(_cell(nb, "bernoulli_log_likelihood_hidden"), "source",
+                                     _cell(nb, "bernoulli_log_likelihood_hidden").source.replace(
+                                         '"bernoulli_all_tails"', '"bernoulli_all_tail"')))
+    message = _refused(course)
+    assert ("cell `bernoulli_log_likelihood_hidden`, record('bernoulli_all_tail', ...): case "
+            "'bernoulli_all_tail' is used but not defined in coursedata/inputs/ps3_mle.py. "
+            "Add 'bernoulli_all_tail' to CASES there (did you mean `bernoulli_all_tails`?)"
+            in message)
+    assert "CASES['bernoulli_all_tails']: this case is defined but no graded cell records it" \
+        in message
+    assert ("check `bernoulli_log_likelihood_hidden`: it reads case 'bernoulli_all_tails', "
+            "which no cell records" in message)
+
+
+def test_a_record_under_another_cases_inputs_is_refused(course):
+    cell = "bernoulli_log_likelihood_hidden"
+    _edit(course, lambda nb: setattr(_cell(nb, cell), "source", _cell(nb, cell).source.replace(
+        'inputs("ps3_mle", "bernoulli_all_heads")', 'inputs("ps3_mle", "bernoulli_all_tails")')))
+    message = _refused(course)
+    assert ("record('bernoulli_all_heads', ...): it records case 'bernoulli_all_heads' with the "
+            "inputs of case 'bernoulli_all_tails'" in message)
+
+
+def test_a_graded_cell_without_a_check_is_refused(course):
+    """A new question's visible cell, its check not written yet."""
+    def add(nb):
+        new = nbformat.v4.new_code_cell("assert poisson_mle([1, 2, 3]) == 2")
+        new.metadata["nbgrader"] = {"grade": True, "grade_id": "poisson_mle_visible",
+                                    "locked": True, "points": 1, "schema_version": 3,
+                                    "solution": False, "task": False}
+        nb.cells.insert(-4, new)
+    _edit(course, add)
+    message = _refused(course)
+    assert ("ps3_mle.ipynb, cell `poisson_mle_visible`: this autograded cell has no trusted "
+            "check, so every student would get a grader error on it. Add "
+            "`'poisson_mle_visible': <check function>` to CHECKS in "
+            "autograder/checks/ps3_mle.py" in message)
+    # ... and its point is in neither the header nor a question's heading.
+    assert "the header's **Points:** line: it says 19 autograded, the cells' metadata 20" \
+        in message
+
+
+def test_points_changed_in_the_metadata_only_are_refused(course):
+    _edit(course, lambda nb: _cell(nb, "gamma_mle_hidden").metadata.nbgrader.update(points=4))
+    message = _refused(course)
+    assert ("the header's **Points:** line: it says 19 autograded, the cells' metadata 20. "
+            "Write 20 autograded + 7 graded by hand = 27" in message)
+    assert "the table's row 6: it says 4 points, the cells of question 6 carry 5. Write 5" \
+        in message
+    assert ("heading \"## Question 6 — The Gamma MLE by Newton's method (4 points)\": it says 4 "
+            "points, its cells carry 5" in message)
+
+
+def test_a_written_answer_without_its_marking_scheme_is_refused(course):
+    rubric = course / "rubrics" / f"{PS}.md"
+    rubric.write_text(rubric.read_text().replace("## `bias_derivation` — 3 points",
+                                                 "## `bias` — 3 points"))
+    message = _refused(course)
+    assert ("rubrics/ps3_mle.md: the written answer `bias_derivation` has no section. Add ## "
+            "`bias_derivation` — 3 points with its model answer and marking scheme" in message)
+
+
+def test_the_command_prints_each_refusal_and_exits_2(course):
+    cell = "gaussian_mle_hidden"
+    _edit(course, lambda nb: setattr(_cell(nb, cell), "source", _cell(nb, cell).source.replace(
+        '"gaussian_small", gaussian_mle', '"gausian_small", gaussian_mle')))
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", PS, "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    start = lines.index(next(ln for ln in lines if ln.startswith("error: ")))
+    assert lines[start] == (f"error: {PS} would mis-grade, so it was not released (4 problems; "
+                            "nothing published was changed):")
+    assert all(ln.startswith("  - ") for ln in lines[start + 1:start + 5])
+    assert "record('gausian_small', ...): it records case 'gausian_small' with the inputs of " \
+        "case 'gaussian_small'" in done.stderr
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+
+
+def test_a_check_that_reads_an_unrecorded_case_is_named():
+    """A hand-written check with a typo in the case it reads (the cell records it right)."""
+    ps = ProblemSet(PS, Course(COURSE_DIR))
+    from autograder.checks import load_checks
+
+    checks = dict(load_checks(PS).CHECKS)
+    checks["gamma_score_visible"] = lambda a: a.get("gamma_scor")
+    found = [str(p) for p in problems(ps, checks)]
+    assert found == ["autograder/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
+                     "'gamma_scor', which no cell records, so it would take the points of every "
+                     "correct student. Record 'gamma_scor' in the cell `gamma_score_visible` "
+                     "(did you mean `gamma_score`?), or read the case the cell records."]
