@@ -13,7 +13,7 @@ the cell or case and what to change:
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
-- **marking scheme**: every written answer has its section ``## `grade_id` — P points`` in
+- **marking scheme** (the self-check only): every written answer has its section ``## `grade_id` — P points`` in
   ``<course>/rubrics/<name>.md``, with the cell's points.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells,
@@ -302,12 +302,15 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
                         f"answers ({', '.join(c.grade_id for c in written)})",
                         f"Write {path} with a section ## `<grade_id>` — N points per answer.")]
     sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(path.read_text())}
+    orphans = sorted(set(sections) - {c.grade_id for c in written})
+    rename = (f" (or rename ## `{orphans[0]}`, which is no written answer's)"
+              if len(orphans) == 1 else "")
     out = []
     for cell in written:
         if cell.grade_id not in sections:
             out.append(Problem(where, f"the written answer `{cell.grade_id}` has no section",
                                f"Add ## `{cell.grade_id}` — {_num(cell.points)} points with its "
-                               f"model answer and marking scheme{_near(cell.grade_id, sections)}."))
+                               f"model answer and marking scheme{rename}."))
         elif sections[cell.grade_id] != cell.points:
             out.append(Problem(f"{where}, ## `{cell.grade_id}`", f"it says "
                                f"{_num(sections[cell.grade_id])} points, the cell carries "
@@ -315,7 +318,8 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
-def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None) -> list[Problem]:
+def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
+             rubric: bool = True) -> list[Problem]:
     """Every reason ``ps`` would mis-grade (see the module docstring); empty when it is sound.
 
     Parameters
@@ -324,6 +328,9 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None) -> li
     checks : mapping of grade_id to check, optional
         The trusted checks (default: ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
         set without that module has no checks, so each of its autograded cells is a problem).
+    rubric : bool
+        Also check the marking scheme (the self-check does; ``release`` does not: the marking
+        scheme is never released, and a course may keep it elsewhere).
     """
     if checks is None:
         try:
@@ -331,7 +338,7 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None) -> li
         except ModuleNotFoundError:
             checks = {}
     return [*check_problems(ps, checks), *case_problems(ps, checks), *points_problems(ps),
-            *rubric_problems(ps)]
+            *(rubric_problems(ps) if rubric else [])]
 
 
 def refusal(ps: ProblemSet, found: list[Problem]) -> str:

@@ -125,13 +125,24 @@ def test_points_changed_in_the_metadata_only_are_refused(course):
             "points, its cells carry 5" in message)
 
 
-def test_a_written_answer_without_its_marking_scheme_is_refused(course):
+def test_a_written_answer_without_its_marking_scheme_is_named(course):
+    """The self-check's part of the validation (the marking scheme is never released)."""
     rubric = course / "rubrics" / f"{PS}.md"
     rubric.write_text(rubric.read_text().replace("## `bias_derivation` — 3 points",
-                                                 "## `bias` — 3 points"))
-    message = _refused(course)
-    assert ("rubrics/ps3_mle.md: the written answer `bias_derivation` has no section. Add ## "
-            "`bias_derivation` — 3 points with its model answer and marking scheme" in message)
+                                                 "## `bias` — 3 points").replace(
+        "## `lagrange_derivation` — 4 points", "## `lagrange_derivation` — 5 points"))
+    found = [str(p) for p in problems(ProblemSet(PS, Course(course)))]
+    assert found == [
+        "rubrics/ps3_mle.md, ## `lagrange_derivation`: it says 5 points, the cell carries 4. "
+        "Make them agree.",
+        "rubrics/ps3_mle.md: the written answer `bias_derivation` has no section. Add ## "
+        "`bias_derivation` — 3 points with its model answer and marking scheme (or rename ## "
+        "`bias`, which is no written answer's)."]
+    assert problems(ProblemSet(PS, Course(course)), rubric=False) == []
+    rubric.unlink()
+    [missing] = problems(ProblemSet(PS, Course(course)))
+    assert "the marking scheme is missing, and the problem set has written answers " \
+        "(lagrange_derivation, bias_derivation)" in str(missing)
 
 
 def test_the_command_prints_each_refusal_and_exits_2(course):
