@@ -44,7 +44,7 @@ from autograder.settings import COURSE_DIR, ROOT
 
 __all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
            "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
-           "kit_wheel_name", "kit_url", "release", "substitute"]
+           "kit_wheel_name", "kit_url", "release", "register", "substitute"]
 
 PLACEHOLDER = "@KIT_URL@"
 #: The course address that ``_config.yml`` ships with: not the address of any course.
@@ -184,6 +184,17 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
         for path in notebooks:
             substitute(path, url)
         return _swap_in(Path(scratch, name), course / "release" / name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def register(name: str, course: Path, db_url: str) -> None:
+    """Record the cells of ``name`` in the gradebook ``db_url`` as :func:`release` does, leaving
+    the published release as it is (nbgrader's student version goes to a scratch folder)."""
+    course = Path(course).resolve()
+    scratch = tempfile.mkdtemp(prefix=f".gradebook-{name}-", dir=course)
+    try:
+        _generate(name, course, Path(scratch).name, db_url)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

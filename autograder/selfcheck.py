@@ -95,7 +95,7 @@ def _reference(ps: ProblemSet, work: Path):
 
 
 def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
-    from autograder.release import PLACEHOLDER, release
+    from autograder.release import kit_url, release
 
     course = scratch / "course"
     course.mkdir()
@@ -104,8 +104,7 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
         shutil.copy(config, course)
     shutil.copytree(ps.path.parent, course / "source" / ps.name)
     folder = release(ps.name, course, db_url=f"sqlite:///{scratch / 'gradebook.db'}",
-                     url=f"https://example.org/kit/{PLACEHOLDER.strip('@').lower()}.whl",
-                     validate=False)
+                     url=kit_url(), validate=False)
     notebook = folder / ps.notebook_name
     problems = [f"the release ships {p.name} beside the notebook: remove it from "
                 f"source/{ps.name}/" for p in sorted(folder.iterdir()) if p != notebook]

@@ -170,3 +170,22 @@ def test_a_gradebook_of_removed_cells_is_refused_and_new_term_starts_afresh(last
     assert done.returncode == 0, done.stderr
     assert "gamma_score_hidden" in _grade_ids(course / "gradebook.db", "grade_cells")
     assert not _dave_grades(course / "gradebook.db")
+
+
+def test_grading_into_a_new_gradebook_leaves_the_published_release(tmp_path):
+    """``grade --gradebook`` on a course whose gradebook lacks the problem set records its cells
+    as the release does, without writing over the release students have."""
+    course = tmp_path / "course"
+    (course / "release" / PS).mkdir(parents=True)
+    shutil.copy(COURSE_DIR / "nbgrader_config.py", course)
+    shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
+    published = course / "release" / PS / f"{PS}.ipynb"
+    published.write_bytes(b'{"the release": "with the kit\'s address"}')
+    (tmp_path / "subs" / "erin").mkdir(parents=True)
+    shutil.copy(course / "source" / PS / f"{PS}.ipynb", tmp_path / "subs" / "erin")
+    done = _run("grade", PS, tmp_path / "subs", "--out", tmp_path / "out", "--gradebook",
+                "--course", course, "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert published.read_bytes() == b'{"the release": "with the kit\'s address"}'
+    assert "gamma_score_hidden" in _grade_ids(course / "gradebook.db", "grade_cells")
+    assert sorted(p.name for p in course.iterdir() if p.name.startswith(".")) == []

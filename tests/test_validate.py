@@ -174,3 +174,35 @@ def test_a_check_that_reads_an_unrecorded_case_is_named():
                      "'gamma_scor', which no cell records, so it would take the points of every "
                      "correct student. Record 'gamma_scor' in the cell `gamma_score_visible` "
                      "(did you mean `gamma_score`?), or read the case the cell records."]
+
+
+def test_check_problem_set_names_what_only_running_it_finds(course):
+    """The self-check on a problem set whose static validation passes, with a hidden line left
+    below its ``END HIDDEN TESTS`` marker (it would reach students) and a marking-scheme section
+    misnamed: each is named with the fix, the steps that hold say ok, and the exit status is 1."""
+    cell = "gamma_mle_hidden"
+
+    def leak(nb):
+        source = _cell(nb, cell).source
+        line = next(ln for ln in source.splitlines() if "gamma_mle_small_shape" in ln)
+        source = source.replace(line + "\n", "").replace("### END HIDDEN TESTS\n",
+                                                         f"### END HIDDEN TESTS\n{line}\n")
+        _cell(nb, cell).source = source
+    _edit(course, leak)
+    rubric = course / "rubrics" / f"{PS}.md"
+    rubric.write_text(rubric.read_text().replace("## `bias_derivation`", "## `bias`"))
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", PS,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "FAIL the source is consistent" in out
+    assert "the written answer `bias_derivation` has no section" in out
+    assert "ok   the reference answers earn full marks (19 of 19 autograded points)" in out
+    assert "FAIL the release holds no solution or hidden-test line" in out
+    assert ("ps3_mle.ipynb, cell `gamma_mle_hidden`: the student version keeps 'record('. Put "
+            "it between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS" in out)
+    assert "ok   the kit and the grader see the same inputs" in out
+    assert "ok   generic wrong answers lose their points" in out
+    assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 2 of 6 checks failed")
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
