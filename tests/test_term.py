@@ -180,12 +180,15 @@ def test_grading_into_a_new_gradebook_leaves_the_published_release(tmp_path):
     shutil.copy(COURSE_DIR / "nbgrader_config.py", course)
     shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
     published = course / "release" / PS / f"{PS}.ipynb"
-    published.write_bytes(b'{"the release": "with the kit\'s address"}')
+    students_have = nbformat.read(course / "source" / PS / f"{PS}.ipynb", as_version=4)
+    students_have.metadata["released"] = "with the kit's address, last week"
+    nbformat.write(students_have, published)
+    before = published.read_bytes()
     (tmp_path / "subs" / "erin").mkdir(parents=True)
     shutil.copy(course / "source" / PS / f"{PS}.ipynb", tmp_path / "subs" / "erin")
     done = _run("grade", PS, tmp_path / "subs", "--out", tmp_path / "out", "--gradebook",
                 "--course", course, "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert published.read_bytes() == b'{"the release": "with the kit\'s address"}'
+    assert published.read_bytes() == before
     assert "gamma_score_hidden" in _grade_ids(course / "gradebook.db", "grade_cells")
     assert sorted(p.name for p in course.iterdir() if p.name.startswith(".")) == []
