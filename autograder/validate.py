@@ -16,9 +16,10 @@ the cell or case and what to change:
 - **marking scheme** (the self-check only): every written answer has its section ``## `grade_id` — P points`` in
   ``<course>/rubrics/<name>.md``, with the cell's points.
 
-:func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells,
-their checks and their cases come from :func:`graded_cells`, :func:`recorded_cases` and
-:func:`check_reads`; a problem set whose checks are declared elsewhere passes its own ``checks``.
+:func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
+come from :attr:`autograder.problemset.ProblemSet.grade_cells`, their cases from
+:func:`recorded_cases`, what the checks read from :func:`check_reads`; a problem set whose checks
+are made elsewhere (declared rather than written) passes its own ``checks`` mapping.
 """
 
 from __future__ import annotations
@@ -192,7 +193,10 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
             out.append(Problem(where, f"case {r.inputs_case!r} is used but not defined in "
                                f"{inputs_file}", f"Add {r.inputs_case!r} to CASES there"
                                f"{_near(r.inputs_case, defined)}."))
-    for case in sorted((defined or set()) - names):
+    named = {m.group(1) for cell in ps.source.cells if cell.cell_type == "code"
+             for m in re.finditer(rf"""inputs\(\s*["']{re.escape(ps.name)}["']\s*,\s*["']"""
+                                  r"""([^"']+)["']""", cell.source)}
+    for case in sorted((defined or set()) - names - named):
         out.append(Problem(f"{inputs_file}, CASES[{case!r}]", "this case is defined but no "
                            "graded cell records it", "Record it in a hidden cell "
                            f"(record({case!r}, f, **inputs({ps.name!r}, {case!r}))) or remove it"
