@@ -192,3 +192,21 @@ def test_grading_into_a_new_gradebook_leaves_the_published_release(tmp_path):
     assert published.read_bytes() == before
     assert "gamma_score_hidden" in _grade_ids(course / "gradebook.db", "grade_cells")
     assert sorted(p.name for p in course.iterdir() if p.name.startswith(".")) == []
+
+
+def test_new_term_refuses_what_it_cannot_archive(tmp_path):
+    """Nothing to archive, an --outputs folder that does not exist: refused, nothing moved."""
+    course = tmp_path / "course"
+    shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
+    done = _run("new-term", "--course", course)
+    assert done.returncode == 2 and "has no term to archive" in done.stderr
+    (course / "gradebook.db").write_bytes(b"last term")
+    done = _run("new-term", "--course", course, "--outputs", tmp_path / "grading-out" / PS)
+    assert done.returncode == 2 and "no such folder (a grading run's --out)" in done.stderr
+    assert (course / "gradebook.db").read_bytes() == b"last term"
+    assert not (course / "archive").exists()
+    done = _run("new-term", "--course", course)
+    assert done.returncode == 0, done.stderr
+    [archived] = (course / "archive").iterdir()
+    assert archived.name.startswith("term-") and (archived / "gradebook.db").is_file()
+    assert f"python -m autograder release NAME --course {course}" in done.stdout

@@ -206,3 +206,21 @@ def test_check_problem_set_names_what_only_running_it_finds(course):
     assert "ok   generic wrong answers lose their points" in out
     assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 2 of 6 checks failed")
     assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+
+
+def test_a_heading_that_hides_or_invents_hand_grading_is_named():
+    from autograder.validate import points_problems
+
+    ps = ProblemSet(PS)
+    [q7] = [c for c in ps.source.cells if c.source.startswith("## Question 7")]
+    q7.source = q7.source.replace("(4 points, graded by hand)", "(4 points)", 1)
+    [q2] = [c for c in ps.source.cells if c.source.startswith("## Question 2")]
+    q2.source = q2.source.replace("(3 points)", "(3 points, graded by hand)", 1)
+    found = [str(p) for p in points_problems(ps)]
+    assert found == [
+        "ps3_mle.ipynb, heading '## Question 2 — The Gaussian (3 points, graded by hand)': it "
+        "says graded by hand. Say ', graded by hand' exactly when the question's answer is "
+        "written.",
+        "ps3_mle.ipynb, heading '## Question 7 — A die with a tied face (4 points)': its answer "
+        "is graded by hand but the heading does not say so. Say ', graded by hand' exactly when "
+        "the question's answer is written."]
