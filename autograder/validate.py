@@ -13,8 +13,8 @@ the cell or case and what to change:
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
-- **marking scheme** (the self-check only): every written answer has its section ``## `grade_id` — P points`` in
-  ``<course>/rubrics/<name>.md``, with the cell's points.
+- **marking scheme** (the self-check only): every written answer has its section
+  ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
 come from :attr:`autograder.problemset.ProblemSet.grade_cells`, their cases from
@@ -32,7 +32,6 @@ import re
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
