@@ -94,6 +94,7 @@ def last_term(tmp_path_factory):
     return course, submissions, released.read_bytes()
 
 
+@pytest.mark.slow
 def test_release_explains_the_refusal_and_keeps_the_published_release(last_term):
     course, _, published = last_term
     done = _run("release", PS, "--course", course)
@@ -107,6 +108,7 @@ def test_release_explains_the_refusal_and_keeps_the_published_release(last_term)
     assert not list(course.glob(".release-*")), "the scratch folder is removed"
 
 
+@pytest.mark.slow
 def test_grade_adds_the_new_cells_to_the_gradebook(last_term, tmp_path):
     """Released through a scratch gradebook (as make did), then graded into the course's: the
     new question's cells join the gradebook, dave gets a row, and the exit status is 0."""
@@ -134,6 +136,7 @@ def test_grade_adds_the_new_cells_to_the_gradebook(last_term, tmp_path):
     assert max_score == 2.0
 
 
+@pytest.mark.slow
 def test_a_gradebook_of_removed_cells_is_refused_and_new_term_starts_afresh(last_term,
                                                                             tmp_path):
     course, submissions, _ = last_term
@@ -172,6 +175,7 @@ def test_a_gradebook_of_removed_cells_is_refused_and_new_term_starts_afresh(last
     assert not _dave_grades(course / "gradebook.db")
 
 
+@pytest.mark.slow
 def test_grading_into_a_new_gradebook_leaves_the_published_release(tmp_path):
     """``grade --gradebook`` on a course whose gradebook lacks the problem set records its cells
     as the release does, without writing over the release students have."""

@@ -145,6 +145,7 @@ def test_a_written_answer_without_its_marking_scheme_is_named(course):
         "(lagrange_derivation, bias_derivation)" in str(missing)
 
 
+@pytest.mark.slow
 def test_the_command_prints_each_refusal_and_exits_2(course):
     cell = "gaussian_mle_hidden"
     _edit(course, lambda nb: setattr(_cell(nb, cell), "source", _cell(nb, cell).source.replace(
@@ -176,6 +177,7 @@ def test_a_check_that_reads_an_unrecorded_case_is_named():
                      "(did you mean `gamma_score`?), or read the case the cell records."]
 
 
+@pytest.mark.slow
 def test_check_problem_set_names_what_only_running_it_finds(course):
     """The self-check on a problem set whose static validation passes, with a hidden line left
     below its ``END HIDDEN TESTS`` marker (it would reach students) and a marking-scheme section
