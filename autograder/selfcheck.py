@@ -25,6 +25,7 @@ the instructor's, not a student's).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -162,22 +163,25 @@ def _digests(path: str, name: str, cases: list[str]) -> dict:
     return json.loads(done.stdout)
 
 
-def _kit_inputs(ps: ProblemSet, scratch: Path):
+def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
+    """Compare the inputs of every recorded case in the kit (``wheel``, else the published
+    one, else one built now) and in the grader; return the problems and which kit it was."""
     from autograder.release import kit_wheel_name
     from autograder.settings import ROOT
     from autograder.validate import recorded_cases
 
     cases = sorted({r.case for r in recorded_cases(ps)})
     published = ROOT / "_build" / "kit" / kit_wheel_name()
-    if published.is_file():
+    if wheel is not None:
+        which = f"the kit {wheel.name}"
+    elif published.is_file():
         wheel, which = published, f"the published kit {published.relative_to(ROOT)}"
     else:
-        sys.path.insert(0, str(ROOT / "kit"))
-        try:
-            from build import build  # kit/build.py
-        finally:
-            sys.path.remove(str(ROOT / "kit"))
-        wheel, which = build(scratch / "kit"), f"the kit built now ({kit_wheel_name()})"
+        spec = importlib.util.spec_from_file_location("_kit_build", ROOT / "kit" / "build.py")
+        kit_build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kit_build)
+        wheel = kit_build.build(scratch / "kit")
+        which = f"the kit built now ({kit_wheel_name()})"
     grader = _digests(str(ROOT), ps.name, cases)
     kit = _digests(str(wheel), ps.name, cases)
     if not kit["file"].startswith(str(wheel)):

@@ -226,3 +226,29 @@ def test_a_heading_that_hides_or_invents_hand_grading_is_named():
         "ps3_mle.ipynb, heading '## Question 7 — A die with a tied face (4 points)': its answer "
         "is graded by hand but the heading does not say so. Say ', graded by hand' exactly when "
         "the question's answer is written."]
+
+
+def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
+    """A seed changed after the kit was published, the kit's version not raised: the students'
+    visible tests would run on other inputs than the grader's."""
+    import zipfile
+
+    from autograder.release import kit_version
+    from autograder.selfcheck import _kit_inputs
+
+    shutil.copytree(ROOT / "coursedata", tmp_path / "src" / "coursedata",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{PS}.py"
+    inputs.write_text(inputs.read_text().replace("_normal(5, 4, -2.0, 1.5)",
+                                                 "_normal(55, 4, -2.0, 1.5)"))
+    wheel = tmp_path / f"mfpm_kit-{kit_version()}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for path in sorted((tmp_path / "src").rglob("*.py")):
+            z.write(path, path.relative_to(tmp_path / "src"))
+    problems_found, which = _kit_inputs(ProblemSet(PS), tmp_path, wheel)
+    assert which == f"the kit {wheel.name}"
+    [problem] = problems_found
+    assert problem.startswith(f"coursedata/inputs/{PS}.py: case 'gaussian_small' gives other "
+                              f"inputs in the kit {wheel.name} than in the grader's")
+    assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
+                            "book, which publishes the new kit")
