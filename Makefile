@@ -58,12 +58,14 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 	mkdir -p _build && touch $@
 
 # Student versions of the problem sets (nbgrader's release, with the kit's URL on the course site
-# written into the setup cell), linked from the book for download and published by it.
+# written into the setup cell), linked from the book for download and published by it. The same
+# command as `make release PS=...`, with the same gradebook (the course's): a problem set changed
+# after a term's grading is refused with the command that archives the term, never released
+# past the gradebook that grades it.
 course/release/%.ipynb: course/source/%.ipynb _config.yml kit/pyproject.toml \
-    coursedata/__init__.py coursesite/__init__.py autograder/release.py $(INSTALLED)
-	mkdir -p _build
-	$(PY) -m autograder release $(notdir $(*D)) --quiet \
-	  --db-url=sqlite:///$(abspath _build/release-gradebook.db)
+    coursedata/__init__.py coursesite/__init__.py autograder/release.py autograder/validate.py \
+    $(INSTALLED)
+	$(PY) -m autograder release $(notdir $(*D)) --quiet
 
 $(KIT): $(KIT_SOURCES) $(INSTALLED)
 	$(PY) kit/build.py _build/kit

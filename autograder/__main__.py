@@ -12,6 +12,10 @@ result.
 (:mod:`autograder.release`); ``python -m autograder formgrader`` opens nbgrader's formgrader on the
 course for hand-grading (:mod:`autograder.formgrader`).
 
+``python -m autograder check-problem-set NAME`` says whether a problem set's source is sound
+(:mod:`autograder.selfcheck`); ``python -m autograder new-term`` archives a term's grading
+(:mod:`autograder.term`).
+
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
 (:mod:`autograder.similarity`); ``python -m autograder export ASSIGNMENT --out DIR`` merges the
@@ -25,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 
-from autograder.commands import export, formgrader, grade, release, similarity
+from autograder.commands import (check_problem_set, export, formgrader, grade, new_term, release,
+                                 similarity)
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS = {"grade": grade, "release": release, "similarity": similarity, "export": export,
+COMMANDS = {"grade": grade, "release": release, "check-problem-set": check_problem_set,
+            "new-term": new_term, "similarity": similarity, "export": export,
             "formgrader": formgrader}
 
 

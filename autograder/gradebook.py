@@ -17,7 +17,6 @@ loses its old score and waits for a human again.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -43,7 +42,10 @@ class GradebookWriter:
     course_dir : path-like
         The nbgrader course root (holding ``nbgrader_config.py`` and ``source/``); its
         ``gradebook.db`` is used. If the problem set is not in the gradebook yet, ``nbgrader
-        generate_assignment`` is run first, as an instructor would before releasing it.
+        generate_assignment`` is run first, as an instructor would before releasing it; if the
+        source has cells the gradebook lacks (a question added since), they are added
+        (:func:`autograder.gradebook_cells.sync_cells`), and a gradebook of an earlier term's
+        problem set is refused with the command that archives the term.
     """
 
     def __init__(self, problem_set: ProblemSet, course_dir: str | Path):
@@ -64,15 +66,16 @@ class GradebookWriter:
                 present = False
         if not present:
             self._generate_assignment()
+        else:  # a question added since the release: its cells, as nbgrader's release would
+            from autograder.gradebook_cells import sync_cells
+
+            sync_cells(self.db_url, problem_set, self.notebook_id, self.course)
 
     def _generate_assignment(self) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "generate_assignment", self.ps.name, "--force",
-             f"--CourseDirectory.root={self.course}", f"--CourseDirectory.db_url={self.db_url}"],
-            cwd=self.course, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"nbgrader generate_assignment {self.ps.name} failed:\n"
-                               f"{done.stderr[-2000:]}")
+        """nbgrader records the cells, as the release does; the published release stays."""
+        from autograder.release import register
+
+        register(self.ps.name, self.course, self.db_url)
 
     def record(self, record: Record | dict, copies: dict | None = None) -> None:
         """Store one record; see :meth:`record_many`."""

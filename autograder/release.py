@@ -2,7 +2,12 @@
 
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
-(:func:`autograder.rulebook.declaration_problems`), then puts the student kit's address into the
+(:func:`autograder.rulebook.declaration_problems`) and that it would grade as written
+(:func:`autograder.validate.problems`: a refusal names the cell or case and what to change). It
+writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a failure never
+deletes the published release; nbgrader's refusal to change a gradebook holding an earlier
+term's submissions is explained with the command that archives the term
+(:mod:`autograder.term`). Then it puts the student kit's address into the
 released notebook: every source notebook's setup
 cell names the placeholder ``@KIT_URL@`` in the message it shows when the kit is missing, and the
 release replaces it with the kit wheel's URL on the course site (and updates nbgrader's checksum
@@ -18,8 +23,10 @@ repository ships with, the release prints a loud warning, and refuses with ``MFP
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -36,7 +43,7 @@ from autograder.settings import COURSE_DIR, ROOT
 # The site and kit settings of coursesite are the release's too (re-exported here).
 __all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
            "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
-           "kit_wheel_name", "kit_url", "release", "substitute"]
+           "kit_wheel_name", "kit_url", "release", "register", "substitute"]
 
 
 def substitute(path: Path, url: str) -> int:
@@ -62,31 +69,95 @@ def substitute(path: Path, url: str) -> int:
     return changed
 
 
+#: nbgrader's refusal to change a gradebook that holds submissions.
+_SUBMISSIONS_REFUSAL = "because there are submissions associated with it"
+
+
 def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
-            url: str | None = None) -> Path:
-    """Generate the student version of ``name`` in ``course/release/name/``; return the folder."""
+            url: str | None = None, validate: bool = True) -> Path:
+    """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
+
+    The problem set is validated first (:func:`autograder.validate.problems`: a problem set that
+    would mis-grade is refused). nbgrader writes into a scratch folder of the course, which
+    replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a refusal
+    or a failure leaves the published release as it was. ``db_url`` is the gradebook nbgrader
+    records the problem set's cells in (default: the course's ``gradebook.db``); ``validate``
+    False skips the validation (for a caller that ran it already).
+    """
+    from autograder.validate import problems, refusal
+
     if name not in list_problem_sets(course):
         raise ValueError(f"unknown problem set {name!r} in {course}; choose one of "
                          f"{', '.join(list_problem_sets(course))}")
-    problems = declaration_problems(ProblemSet(name, Course(course)))
-    if problems:
-        raise ValueError("; ".join(problems))
+    ps = ProblemSet(name, Course(course))
+    problems_found = declaration_problems(ps)
+    if problems_found:
+        raise ValueError("; ".join(problems_found))
+    found = problems(ps, rubric=False) if validate else []
+    if found:
+        raise ValueError(refusal(ps, found))
     url = url or kit_url()
     course = Path(course).resolve()
+    scratch = tempfile.mkdtemp(prefix=f".release-{name}-", dir=course)
+    try:
+        _generate(name, course, Path(scratch).name, db_url)
+        notebooks = sorted(Path(scratch, name).glob("*.ipynb"))
+        if not notebooks:
+            raise RuntimeError(f"nbgrader wrote no notebook for {name}")
+        for path in notebooks:
+            substitute(path, url)
+        return _swap_in(Path(scratch, name), course / "release" / name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def register(name: str, course: Path, db_url: str) -> None:
+    """Record the cells of ``name`` in the gradebook ``db_url`` as :func:`release` does, leaving
+    the published release as it is (nbgrader's student version goes to a scratch folder)."""
+    course = Path(course).resolve()
+    scratch = tempfile.mkdtemp(prefix=f".gradebook-{name}-", dir=course)
+    try:
+        _generate(name, course, Path(scratch).name, db_url)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _generate(name: str, course: Path, release_dir: str, db_url: str | None) -> None:
+    """``nbgrader generate_assignment`` of ``name`` into ``course/release_dir/name``."""
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",
-               "--log-level=WARN", f"--CourseDirectory.root={course}"]
+               "--log-level=WARN", f"--CourseDirectory.root={course}",
+               f"--CourseDirectory.release_directory={release_dir}"]
     if db_url:
         command.append(f"--CourseDirectory.db_url={db_url}")
     done = subprocess.run(command, cwd=course, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n"
-                           f"{(done.stdout + done.stderr)[-3000:]}")
-    folder = course / "release" / name
-    notebooks = sorted(folder.glob("*.ipynb"))
-    if not notebooks:
-        raise RuntimeError(f"nbgrader wrote no notebook into {folder}")
-    for path in notebooks:
-        substitute(path, url)
-    return folder
+    if done.returncode == 0:
+        return
+    output = done.stdout + done.stderr
+    if _SUBMISSIONS_REFUSAL in output:
+        gradebook = db_url or f"sqlite:///{course / 'gradebook.db'}"
+        raise RuntimeError(
+            f"nbgrader will not change the cells of {name} in the gradebook ({gradebook}) "
+            f"because it holds submissions of an earlier term: archive that term with "
+            f"`python -m autograder new-term --course {course}` and release again (nothing "
+            f"published was changed)")
+    raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{output[-3000:]}")
+
+
+def _swap_in(new: Path, published: Path) -> Path:
+    """Put the folder ``new`` at ``published`` by renames: the old release is moved aside, the
+    new one renamed into place, then the old one deleted (and put back if the rename failed)."""
+    published.parent.mkdir(parents=True, exist_ok=True)
+    old = published.with_name(f".{published.name}.old-{os.getpid()}")
+    if published.exists():
+        os.rename(published, old)
+    try:
+        os.rename(new, published)
+    except BaseException:
+        if old.exists():
+            os.rename(old, published)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return published
+

@@ -1,0 +1,242 @@
+"""``python -m autograder check-problem-set NAME``: is a problem set's source sound?
+
+The author's self-check, in a minute or two, on a scratch copy (nothing of the course changes):
+
+1. the source is consistent (:mod:`autograder.validate`: every autograded cell has a check, every
+   recorded case is defined and read, the points the text states are the metadata's, every
+   written answer has its marking-scheme section);
+2. the reference answers (the source notebook as it is) earn every autograded point;
+3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
+   the notebook;
+4. that blank release earns zero on every autograded cell;
+5. the student kit gives the same seeded inputs as the grader for every recorded case: the kit
+   that ``make book`` published (``_build/kit/<wheel>``) if there is one, else a kit built from
+   the sources now; a published kit of the same version with other inputs means its version
+   must be raised;
+6. generic wrong answers (NaN, infinite, constant, rescaled, shifted, negated values of every
+   graded function) score zero on every visible cell and every hidden cell all of whose answers
+   they replace, and lose points on the others; the symmetries a check declares
+   (``EQUIVALENT_FORMS``) and answers as integers or within rounding keep full marks
+   (:mod:`autograder.variants`).
+
+Each failure names what to change and where. The notebooks run in local kernels (the source is
+the instructor's, not a student's).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.problemset import ProblemSet
+
+__all__ = ["Step", "LEAKS", "self_check"]
+
+#: Lines of the source that must not reach students.
+LEAKS = re.compile(r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
+                   r"coursedata\.grading|\brecord\(|import solutions|from solutions")
+
+
+@dataclass
+class Step:
+    """One step of the self-check: what it checks, its problems (none: passed), its time."""
+
+    what: str
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> Step:
+    start = time.perf_counter()
+    try:
+        out = run()
+    except Exception as exc:  # noqa: BLE001 - a step that cannot run is a problem, shown
+        out = [f"the step could not run: {type(exc).__name__}: {exc}"]
+    problems, detail = out if isinstance(out, tuple) else (out, "")
+    return Step(what, list(problems), time.perf_counter() - start, detail)
+
+
+def _consistency(ps: ProblemSet) -> list[str]:
+    from autograder.validate import problems
+
+    return [str(p) for p in problems(ps)]
+
+
+def _reference(ps: ProblemSet, work: Path):
+    from autograder.grade import grade_submission, local_executor
+
+    result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
+    auto = [s for s in result.scores if s.points is not None]
+    problems = [f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
+                f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
+                f". Fix the reference answer (its solution cell), the check in "
+                f"autograder/checks/{ps.name}.py, or the reference in solutions/."
+                for s in auto if s.points != s.max_points]
+    if result.status in ("crashed", "timeout", "invalid-notebook", "missing-answer-cell"):
+        problems.append(f"the reference notebook ended '{result.status}': "
+                        f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
+                        "fails.")
+    earned = sum(s.points for s in auto)
+    return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
+
+
+def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
+    from autograder.release import kit_url, release
+
+    course = scratch / "course"
+    course.mkdir()
+    config = ps.course.root / "nbgrader_config.py"
+    if config.is_file():
+        shutil.copy(config, course)
+    shutil.copytree(ps.path.parent, course / "source" / ps.name)
+    folder = release(ps.name, course, db_url=f"sqlite:///{scratch / 'gradebook.db'}",
+                     url=kit_url(), validate=False)
+    notebook = folder / ps.notebook_name
+    problems = [f"the release ships {p.name} beside the notebook: remove it from "
+                f"source/{ps.name}/" for p in sorted(folder.iterdir()) if p != notebook]
+    released = json.loads(notebook.read_text())
+    for cell in released["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        leak = LEAKS.search(text)
+        if leak:
+            gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "a cell")
+            problems.append(f"{ps.notebook_name}, cell `{gid}`: the student version keeps "
+                            f"{leak.group(0)!r}. Put it between ### BEGIN/END SOLUTION or "
+                            "### BEGIN/END HIDDEN TESTS, in a cell marked as a solution or test "
+                            "in the nbgrader metadata.")
+    return problems, notebook
+
+
+def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
+    from autograder.grade import grade_submission, local_executor
+
+    result = grade_submission(ps, notebook.read_bytes(), local_executor(), workdir=work)
+    return [f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "
+            f"{s.max_points:g}. Its check must give nothing for a function that raises "
+            f"NotImplementedError (autograder/checks/{ps.name}.py)."
+            for s in result.scores if s.points]
+
+
+_DIGESTS = r'''
+import hashlib, importlib, json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import coursedata
+from coursedata.grading import inputs
+def digest(value):
+    h = hashlib.sha256()
+    for key in sorted(value):
+        a = np.asarray(value[key])
+        h.update(key.encode() + str(a.dtype).encode() + str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes() if a.dtype.kind != "O" else repr(a).encode())
+    return h.hexdigest()
+out = {"file": coursedata.__file__, "version": coursedata.__version__, "cases": {}}
+for case in json.loads(sys.argv[3]):
+    try:
+        out["cases"][case] = digest(inputs(sys.argv[2], case))
+    except Exception as exc:
+        out["cases"][case] = f"error: {type(exc).__name__}: {exc}"
+print(json.dumps(out))
+'''
+
+
+def _digests(path: str, name: str, cases: list[str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", _DIGESTS, path, name, json.dumps(cases)],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr else "failed")
+    return json.loads(done.stdout)
+
+
+def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
+    """Compare the inputs of every recorded case in the kit (``wheel``, else the published
+    one, else one built now) and in the grader; return the problems and which kit it was."""
+    from autograder.release import kit_wheel_name
+    from autograder.settings import ROOT
+    from autograder.validate import recorded_cases
+
+    cases = sorted({r.case for r in recorded_cases(ps)})
+    published = ROOT / "_build" / "kit" / kit_wheel_name()
+    if wheel is not None:
+        which = f"the kit {wheel.name}"
+    elif published.is_file():
+        wheel, which = published, f"the published kit {published.relative_to(ROOT)}"
+    else:
+        spec = importlib.util.spec_from_file_location("_kit_build", ROOT / "kit" / "build.py")
+        kit_build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kit_build)
+        wheel = kit_build.build(scratch / "kit")
+        which = f"the kit built now ({kit_wheel_name()})"
+    grader = _digests(str(ROOT), ps.name, cases)
+    kit = _digests(str(wheel), ps.name, cases)
+    if not kit["file"].startswith(str(wheel)):
+        return [f"the kit's coursedata could not be imported from {wheel}"], which
+    differ = [c for c in cases if kit["cases"][c] != grader["cases"][c]]
+    if not differ:
+        return [], f"{len(cases)} cases, {which}"
+    advice = (f"raise coursedata.__version__ (now {kit['version']}) and run make book, which "
+              "publishes the new kit" if kit["version"] == grader["version"]
+              else "run make book, which publishes the kit of the sources")
+    return [f"coursedata/inputs/{ps.name}.py: case {c!r} gives other inputs in {which} than in "
+            f"the grader's ({kit['cases'][c][:60]}); {advice}" for c in differ], which
+
+
+def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
+    from autograder.checks import load_checks
+    from autograder.variants import score_equivalent_forms, score_generic_variants
+
+    exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+    where = f" (autograder/checks/{ps.name}.py: tighten the check, or declare the symmetry in " \
+            f"EQUIVALENT_FORMS)"
+    return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",
+                                                       exemptions)
+                                + score_equivalent_forms(ps, results, scratch / "forms",
+                                                         exemptions))]
+
+
+def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None) -> list[Step]:
+    """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends."""
+    steps = []
+
+    def run(what, fn):
+        step = _timed(what, fn)
+        steps.append(step)
+        log(step)
+        return step
+
+    with tempfile.TemporaryDirectory(prefix=f"check-{ps.name}-") as tmp:
+        scratch = Path(tmp)
+        run("the source is consistent (checks, cases, points, marking scheme)",
+            lambda: _consistency(ps))
+        run("the reference answers earn full marks",
+            lambda: _reference(ps, scratch / "reference"))
+        released: dict = {}
+
+        def release_step():
+            problems, released["notebook"] = _release(ps, scratch)
+            return problems
+        run("the release holds no solution or hidden-test line, and only the notebook",
+            release_step)
+        if released.get("notebook"):
+            run("the blank release earns zero", lambda: _blank(ps, released["notebook"],
+                                                               scratch / "blank"))
+        run("the kit and the grader see the same inputs", lambda: _kit_inputs(ps, scratch))
+        results = scratch / "reference" / "results"
+        if results.is_dir():
+            run("generic wrong answers lose their points; equivalent forms keep them",
+                lambda: _variants(ps, results, scratch))
+    return steps

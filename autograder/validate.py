@@ -1,0 +1,351 @@
+"""Is a problem set sound enough to release? The static checks ``release`` runs first.
+
+A problem set that would mis-grade is refused before anything is written, each refusal naming
+the cell or case and what to change:
+
+- **checks**: every autograded cell has a trusted check in ``autograder/checks/<name>.py``
+  (``CHECKS``), and every check a cell;
+- **cases**: every ``record("case", f, **inputs("<name>", "case"))`` of a graded cell records a
+  case that ``coursedata/inputs/<name>.py`` defines (``CASES``), under the name of the inputs it
+  passes; every defined case is recorded by some cell; every case a check reads is recorded; every
+  recorded case is read by some check (a typo in a case name would otherwise cost every correct
+  student the cell's points);
+- **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
+  hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
+  cells' nbgrader metadata;
+- **marking scheme** (the self-check only): every written answer has its section
+  ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
+
+:func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
+come from :attr:`autograder.problemset.ProblemSet.grade_cells`, their cases from
+:func:`recorded_cases`, what the checks read from :func:`check_reads`; a problem set whose checks
+are made elsewhere (declared rather than written) passes its own ``checks`` mapping.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib
+import inspect
+import re
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from autograder.checks import load_checks
+from autograder.checks.answers import Answers
+from autograder.problemset import ProblemSet
+
+__all__ = ["Problem", "RecordedCase", "problems", "recorded_cases", "check_reads",
+           "defined_cases", "question_points", "refusal"]
+
+_RECORD = re.compile(
+    r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
+    r"""(?:\s*,\s*\*\*inputs\(\s*["'](?P<ps>[^"']+)["']\s*,\s*["'](?P<inputs>[^"']+)["']\s*\))?""")
+_HEADER = re.compile(r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
+                     r"(?P<hand>\d+(?:\.\d+)?)\s+graded by hand\s*=\s*(?P<total>\d+(?:\.\d+)?)")
+_TOTAL = re.compile(r"\*\*Points:\*\*\s*(?P<total>\d+(?:\.\d+)?)\s*\.")
+_QUESTION = re.compile(r"^##\s+Question\s+(?P<n>\d+)\b.*?\((?:[^()]*,\s*)?"
+                       r"(?P<points>\d+(?:\.\d+)?)\s+points?(?P<hand>,\s*graded by hand)?\)\s*$")
+_ROW = re.compile(r"^\|\s*(?P<n>\d+)\s*\|.*\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|\s*$")
+_RUBRIC = re.compile(r"^##\s+`(?P<gid>[^`]+)`\s+—\s+(?P<points>\d+(?:\.\d+)?)\s+points?\b", re.M)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason not to release: where, what is wrong, and what to change."""
+
+    where: str
+    what: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}. {self.fix}"
+
+
+@dataclass(frozen=True)
+class RecordedCase:
+    """One ``record(...)`` call of a graded cell."""
+
+    grade_id: str
+    case: str
+    function: str
+    inputs_case: str | None  # the case named by ``**inputs(ps, case)``, if any
+    inputs_problem_set: str | None
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def _num(points: float) -> str:
+    return f"{points:g}"
+
+
+def recorded_cases(ps: ProblemSet) -> list[RecordedCase]:
+    """Every ``record(...)`` of the graded code cells, in notebook order."""
+    out = []
+    for cell in ps.source.cells:
+        gid = _nbgrader(cell).get("grade_id")
+        if cell.cell_type == "code" and gid:
+            for m in _RECORD.finditer(cell.source):
+                out.append(RecordedCase(gid, m["case"], m["func"], m["inputs"], m["ps"]))
+    return out
+
+
+def defined_cases(ps: ProblemSet) -> set[str] | None:
+    """The cases ``coursedata/inputs/<name>.py`` defines (``CASES``), or None without one."""
+    try:
+        module = importlib.import_module(f"coursedata.inputs.{ps.name}")
+    except ModuleNotFoundError:
+        return None
+    return set(getattr(module, "CASES", {}))
+
+
+class _Probe(Answers):
+    """Answers with nothing recorded that note every case a check asks for."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.read: set[str] = set()
+
+    def inputs(self, case: str) -> dict:
+        self.read.add(case)
+        return super().inputs(case)
+
+    def get(self, case: str) -> tuple:
+        self.read.add(case)
+        return super().get(case)
+
+
+def check_reads(ps: ProblemSet, checks: Mapping[str, Callable]) -> dict[str, set[str]]:
+    """For each check, the cases it asks for when nothing was recorded (its inputs or answers).
+
+    A check that gives up at its first missing answer names fewer cases than it reads; the
+    string constants of the checks' modules (:func:`_named_in_checks`) make up for that where
+    completeness matters."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="validate-") as empty:
+        for gid, check in checks.items():
+            probe = _Probe(ps.name, empty)
+            try:
+                check(probe)
+            except Exception:  # noqa: BLE001 - only what it asked for matters here
+                pass
+            out[gid] = probe.read
+    return out
+
+
+def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
+    """Every string constant in the source of the checks' modules."""
+    names: set[str] = set()
+    for module in {inspect.getmodule(c) for c in checks.values()} - {None}:
+        try:
+            tree = ast.parse(inspect.getsource(module))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        names |= {n.value for n in ast.walk(tree)
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return names
+
+
+def _near(name: str, known) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Problem]:
+    """Autograded cells without a check, and checks without a cell."""
+    where = f"autograder/checks/{ps.name}.py"
+    cells = [c.grade_id for c in ps.grade_cells if c.autograded]
+    out = [Problem(f"{ps.notebook_name}, cell `{gid}`", "this autograded cell has no trusted "
+                   "check, so every student would get a grader error on it",
+                   f"Add `{gid!r}: <check function>` to CHECKS in {where}"
+                   f"{_near(gid, checks)}.")
+           for gid in cells if gid not in checks]
+    out += [Problem(f"{where}, CHECKS[{gid!r}]", "no autograded cell of the notebook has this "
+                    "grade_id", f"Rename it to the cell's grade_id{_near(gid, cells)} or remove "
+                    "it.") for gid in checks if gid not in cells]
+    return out
+
+
+def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Problem]:
+    """Recorded cases the inputs do not define or name differently, defined cases nobody
+    records, and cases the checks read that nobody records (or the reverse)."""
+    inputs_file = f"coursedata/inputs/{ps.name}.py"
+    recorded = recorded_cases(ps)
+    names = {r.case for r in recorded}
+    defined = defined_cases(ps)
+    out = []
+    for r in recorded:
+        where = f"{ps.notebook_name}, cell `{r.grade_id}`, record({r.case!r}, ...)"
+        if r.inputs_case is not None and r.inputs_case != r.case:
+            out.append(Problem(where, f"it records case {r.case!r} with the inputs of case "
+                               f"{r.inputs_case!r}, but the check regenerates the inputs of "
+                               f"{r.case!r}", "Use the same name in record(...) and inputs(...)."))
+        if r.inputs_problem_set is not None and r.inputs_problem_set != ps.name:
+            out.append(Problem(where, f"its inputs are those of {r.inputs_problem_set!r}",
+                               f"Write inputs({ps.name!r}, {r.case!r})."))
+        if r.inputs_case is not None and defined is not None and r.inputs_case not in defined:
+            out.append(Problem(where, f"case {r.inputs_case!r} is used but not defined in "
+                               f"{inputs_file}", f"Add {r.inputs_case!r} to CASES there"
+                               f"{_near(r.inputs_case, defined)}."))
+    named = {m.group(1) for cell in ps.source.cells if cell.cell_type == "code"
+             for m in re.finditer(rf"""inputs\(\s*["']{re.escape(ps.name)}["']\s*,\s*["']"""
+                                  r"""([^"']+)["']""", cell.source)}
+    for case in sorted((defined or set()) - names - named):
+        out.append(Problem(f"{inputs_file}, CASES[{case!r}]", "this case is defined but no "
+                           "graded cell records it", "Record it in a hidden cell "
+                           f"(record({case!r}, f, **inputs({ps.name!r}, {case!r}))) or remove it"
+                           f"{_near(case, names)}."))
+    reads = check_reads(ps, checks)
+    for gid, read in reads.items():
+        for case in sorted(read - names):
+            out.append(Problem(f"autograder/checks/{ps.name}.py, check `{gid}`",
+                               f"it reads case {case!r}, which no cell records, so it would "
+                               "take the points of every correct student",
+                               f"Record {case!r} in the cell `{gid}`{_near(case, names)}, or "
+                               "read the case the cell records."))
+    read_any = set().union(*reads.values()) | _named_in_checks(checks) if reads else set()
+    for r in recorded:
+        if r.case not in read_any:
+            out.append(Problem(f"{ps.notebook_name}, cell `{r.grade_id}`, "
+                               f"record({r.case!r}, ...)", "no check reads this case",
+                               f"Read it in the check of `{r.grade_id}`, or fix its name"
+                               f"{_near(r.case, read_any & (defined or read_any))}."))
+    return out
+
+
+def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:
+    """``{question number: (heading line, points of its graded cells, graded by hand)}``: a
+    question owns the cells from its ``## Question N`` heading to the next ``## `` heading."""
+    out: dict[int, tuple[str, float, bool]] = {}
+    current = None
+    for cell in ps.source.cells:
+        first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "markdown" and first.startswith("## "):
+            m = re.match(r"^##\s+Question\s+(\d+)\b", first)
+            current = int(m.group(1)) if m else None
+            if current is not None:
+                out[current] = (first, 0.0, False)
+        meta = _nbgrader(cell)
+        if current is not None and meta.get("grade"):
+            heading, points, hand = out[current]
+            manual = cell.cell_type != "code" or bool(meta.get("solution"))
+            out[current] = (heading, points + float(meta.get("points", 0)), hand or manual)
+    return out
+
+
+def points_problems(ps: ProblemSet) -> list[Problem]:
+    """Points the text states that disagree with the cells' metadata."""
+    nb = ps.notebook_name
+    auto = sum(c.points for c in ps.grade_cells if c.autograded)
+    hand = sum(c.points for c in ps.grade_cells if not c.autograded)
+    intro = ps.source.cells[0].source if ps.source.cells else ""
+    out = []
+    header = _HEADER.search(intro)
+    if header:
+        for key, actual, what in (("auto", auto, "autograded"), ("hand", hand, "graded by hand"),
+                                  ("total", auto + hand, "in all")):
+            if float(header[key]) != actual:
+                out.append(Problem(f"{nb}, the header's **Points:** line",
+                                   f"it says {header[key]} {what}, the cells' metadata "
+                                   f"{_num(actual)}", f"Write {_num(auto)} autograded + "
+                                   f"{_num(hand)} graded by hand = {_num(auto + hand)}, or "
+                                   "change the cells' points."))
+    elif (total := _TOTAL.search(intro)) and float(total["total"]) != auto + hand:
+        out.append(Problem(f"{nb}, the header's **Points:** line", f"it says "
+                           f"{total['total']}, the cells' metadata {_num(auto + hand)}",
+                           f"Write {_num(auto + hand)}, or change the cells' points."))
+    questions = question_points(ps)
+    for line in intro.splitlines():
+        row = _ROW.match(line.strip())
+        if not row:
+            continue
+        n, stated = int(row["n"]), float(row["points"])
+        if n not in questions:
+            out.append(Problem(f"{nb}, the table's row {n}", "there is no ## Question "
+                               f"{n} heading", "Remove the row or add the question."))
+        elif stated != questions[n][1]:
+            out.append(Problem(f"{nb}, the table's row {n}", f"it says {_num(stated)} points, "
+                               f"the cells of question {n} carry {_num(questions[n][1])}",
+                               f"Write {_num(questions[n][1])} there, or change the cells' "
+                               "points."))
+    for n, (heading, points, manual) in questions.items():
+        m = _QUESTION.match(heading)
+        if not m:
+            if points:
+                out.append(Problem(f"{nb}, heading {heading!r}", "it states no points",
+                                   f"End it with ({_num(points)} points"
+                                   f"{', graded by hand' if manual else ''})."))
+            continue
+        if float(m["points"]) != points:
+            out.append(Problem(f"{nb}, heading {heading!r}", f"it says {m['points']} points, "
+                               f"its cells carry {_num(points)}", f"Write ({_num(points)} "
+                               "points) there, or change the cells' points."))
+        if bool(m["hand"]) != manual:
+            out.append(Problem(f"{nb}, heading {heading!r}", "it says graded by hand" if
+                               m["hand"] else "its answer is graded by hand but the heading "
+                               "does not say so", "Say ', graded by hand' exactly when the "
+                               "question's answer is written."))
+    return out
+
+
+def rubric_problems(ps: ProblemSet) -> list[Problem]:
+    """Written answers without a marking-scheme section, or with other points there."""
+    written = [c for c in ps.grade_cells if not c.autograded]
+    path = ps.course.rubric(ps.name)
+    where = f"rubrics/{ps.name}.md"
+    if not written:
+        return []
+    if not path.is_file():
+        return [Problem(where, "the marking scheme is missing, and the problem set has written "
+                        f"answers ({', '.join(c.grade_id for c in written)})",
+                        f"Write {path} with a section ## `<grade_id>` — N points per answer.")]
+    sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(path.read_text())}
+    orphans = sorted(set(sections) - {c.grade_id for c in written})
+    rename = (f" (or rename ## `{orphans[0]}`, which is no written answer's)"
+              if len(orphans) == 1 else "")
+    out = []
+    for cell in written:
+        if cell.grade_id not in sections:
+            out.append(Problem(where, f"the written answer `{cell.grade_id}` has no section",
+                               f"Add ## `{cell.grade_id}` — {_num(cell.points)} points with its "
+                               f"model answer and marking scheme{rename}."))
+        elif sections[cell.grade_id] != cell.points:
+            out.append(Problem(f"{where}, ## `{cell.grade_id}`", f"it says "
+                               f"{_num(sections[cell.grade_id])} points, the cell carries "
+                               f"{_num(cell.points)}", "Make them agree."))
+    return out
+
+
+def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
+             rubric: bool = True) -> list[Problem]:
+    """Every reason ``ps`` would mis-grade (see the module docstring); empty when it is sound.
+
+    Parameters
+    ----------
+    ps : ProblemSet
+    checks : mapping of grade_id to check, optional
+        The trusted checks (default: ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
+        set without that module has no checks, so each of its autograded cells is a problem).
+    rubric : bool
+        Also check the marking scheme (the self-check does; ``release`` does not: the marking
+        scheme is never released, and a course may keep it elsewhere).
+    """
+    if checks is None:
+        try:
+            checks = load_checks(ps.name).CHECKS
+        except ModuleNotFoundError:
+            checks = {}
+    return [*check_problems(ps, checks), *case_problems(ps, checks), *points_problems(ps),
+            *(rubric_problems(ps) if rubric else [])]
+
+
+def refusal(ps: ProblemSet, found: list[Problem]) -> str:
+    """The message of a release refused for ``found``."""
+    lines = "\n".join(f"  - {p}" for p in found)
+    return (f"{ps.name} would mis-grade, so it was not released ({len(found)} problem"
+            f"{'s' if len(found) != 1 else ''}; nothing published was changed):\n{lines}")

@@ -1,0 +1,254 @@
+"""``release`` refuses a problem set that would mis-grade, naming the cell or case and the fix,
+and leaves the published release as it was.
+
+Each test makes the mistake an author makes in a copy of the course (a typo in a hidden cell's
+case name, a question without a check, points changed in the metadata but not in the text, a
+written answer without its marking scheme) and releases it as the README says.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import autograder
+from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.course import Course
+from autograder.release import release
+from autograder.settings import COURSE_DIR
+from autograder.validate import problems
+
+ROOT = Path(autograder.__file__).resolve().parents[1]
+PS = "ps3_mle"
+PUBLISHED = b'{"the release": "students already have"}'
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    """A copy of the course with a published release of problem set 3."""
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
+    shutil.copytree(COURSE_DIR / "source" / PS, root / "source" / PS)
+    shutil.copytree(COURSE_DIR / "rubrics", root / "rubrics")
+    (root / "release" / PS).mkdir(parents=True)
+    (root / "release" / PS / f"{PS}.ipynb").write_bytes(PUBLISHED)
+    return root
+
+
+def _edit(course: Path, edit) -> None:
+    path = course / "source" / PS / f"{PS}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    edit(nb)
+    nbformat.write(nb, path)
+
+
+def _cell(nb, grade_id):
+    [cell] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    return cell
+
+
+def _refused(course: Path) -> str:
+    with pytest.raises(ValueError) as refused:
+        release(PS, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl")
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+    assert not (course / "gradebook.db").exists(), "refused before nbgrader ran"
+    message = str(refused.value)
+    assert message.startswith(f"{PS} would mis-grade, so it was not released")
+    return message
+
+
+def test_every_problem_set_of_the_course_is_sound():
+    for name in list_problem_sets():
+        assert problems(ProblemSet(name)) == [], name
+
+
+def test_a_typo_in_a_hidden_cases_name_is_refused(course):
+    """The issue's case: the check reads ``bernoulli_all_tails``, the hidden cell records a
+    misspelt name, and every correct student would lose the points."""
+    _edit(course, lambda nb: setattr(_cell(nb, "bernoulli_log_likelihood_hidden"), "source",
+                                     _cell(nb, "bernoulli_log_likelihood_hidden").source.replace(
+                                         '"bernoulli_all_tails"', '"bernoulli_all_tail"')))
+    message = _refused(course)
+    assert ("cell `bernoulli_log_likelihood_hidden`, record('bernoulli_all_tail', ...): case "
+            "'bernoulli_all_tail' is used but not defined in coursedata/inputs/ps3_mle.py. "
+            "Add 'bernoulli_all_tail' to CASES there (did you mean `bernoulli_all_tails`?)"
+            in message)
+    assert "CASES['bernoulli_all_tails']: this case is defined but no graded cell records it" \
+        in message
+    assert ("check `bernoulli_log_likelihood_hidden`: it reads case 'bernoulli_all_tails', "
+            "which no cell records" in message)
+
+
+def test_a_record_under_another_cases_inputs_is_refused(course):
+    cell = "bernoulli_log_likelihood_hidden"
+    _edit(course, lambda nb: setattr(_cell(nb, cell), "source", _cell(nb, cell).source.replace(
+        'inputs("ps3_mle", "bernoulli_all_heads")', 'inputs("ps3_mle", "bernoulli_all_tails")')))
+    message = _refused(course)
+    assert ("record('bernoulli_all_heads', ...): it records case 'bernoulli_all_heads' with the "
+            "inputs of case 'bernoulli_all_tails'" in message)
+
+
+def test_a_graded_cell_without_a_check_is_refused(course):
+    """A new question's visible cell, its check not written yet."""
+    def add(nb):
+        new = nbformat.v4.new_code_cell("assert poisson_mle([1, 2, 3]) == 2")
+        new.metadata["nbgrader"] = {"grade": True, "grade_id": "poisson_mle_visible",
+                                    "locked": True, "points": 1, "schema_version": 3,
+                                    "solution": False, "task": False}
+        nb.cells.insert(-4, new)
+    _edit(course, add)
+    message = _refused(course)
+    assert ("ps3_mle.ipynb, cell `poisson_mle_visible`: this autograded cell has no trusted "
+            "check, so every student would get a grader error on it. Add "
+            "`'poisson_mle_visible': <check function>` to CHECKS in "
+            "autograder/checks/ps3_mle.py" in message)
+    # ... and its point is in neither the header nor a question's heading.
+    assert "the header's **Points:** line: it says 19 autograded, the cells' metadata 20" \
+        in message
+
+
+def test_points_changed_in_the_metadata_only_are_refused(course):
+    _edit(course, lambda nb: _cell(nb, "gamma_mle_hidden").metadata.nbgrader.update(points=4))
+    message = _refused(course)
+    assert ("the header's **Points:** line: it says 19 autograded, the cells' metadata 20. "
+            "Write 20 autograded + 7 graded by hand = 27" in message)
+    assert "the table's row 6: it says 4 points, the cells of question 6 carry 5. Write 5" \
+        in message
+    assert ("heading \"## Question 6 — The Gamma MLE by Newton's method (4 points)\": it says 4 "
+            "points, its cells carry 5" in message)
+
+
+def test_a_written_answer_without_its_marking_scheme_is_named(course):
+    """The self-check's part of the validation (the marking scheme is never released)."""
+    rubric = course / "rubrics" / f"{PS}.md"
+    rubric.write_text(rubric.read_text().replace("## `bias_derivation` — 3 points",
+                                                 "## `bias` — 3 points").replace(
+        "## `lagrange_derivation` — 4 points", "## `lagrange_derivation` — 5 points"))
+    found = [str(p) for p in problems(ProblemSet(PS, Course(course)))]
+    assert found == [
+        "rubrics/ps3_mle.md, ## `lagrange_derivation`: it says 5 points, the cell carries 4. "
+        "Make them agree.",
+        "rubrics/ps3_mle.md: the written answer `bias_derivation` has no section. Add ## "
+        "`bias_derivation` — 3 points with its model answer and marking scheme (or rename ## "
+        "`bias`, which is no written answer's)."]
+    assert problems(ProblemSet(PS, Course(course)), rubric=False) == []
+    rubric.unlink()
+    [missing] = problems(ProblemSet(PS, Course(course)))
+    assert "the marking scheme is missing, and the problem set has written answers " \
+        "(lagrange_derivation, bias_derivation)" in str(missing)
+
+
+@pytest.mark.slow
+def test_the_command_prints_each_refusal_and_exits_2(course):
+    cell = "gaussian_mle_hidden"
+    _edit(course, lambda nb: setattr(_cell(nb, cell), "source", _cell(nb, cell).source.replace(
+        '"gaussian_small", gaussian_mle', '"gausian_small", gaussian_mle')))
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", PS, "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    start = lines.index(next(ln for ln in lines if ln.startswith("error: ")))
+    assert lines[start] == (f"error: {PS} would mis-grade, so it was not released (3 problems; "
+                            "nothing published was changed):")
+    assert all(ln.startswith("  - ") for ln in lines[start + 1:start + 4])
+    assert "record('gausian_small', ...): it records case 'gausian_small' with the inputs of " \
+        "case 'gaussian_small'" in done.stderr
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+
+
+def test_a_check_that_reads_an_unrecorded_case_is_named():
+    """A hand-written check with a typo in the case it reads (the cell records it right)."""
+    ps = ProblemSet(PS, Course(COURSE_DIR))
+    from autograder.checks import load_checks
+
+    checks = dict(load_checks(PS).CHECKS)
+    checks["gamma_score_visible"] = lambda a: a.get("gamma_scor")
+    found = [str(p) for p in problems(ps, checks)]
+    assert found == ["autograder/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
+                     "'gamma_scor', which no cell records, so it would take the points of every "
+                     "correct student. Record 'gamma_scor' in the cell `gamma_score_visible` "
+                     "(did you mean `gamma_score`?), or read the case the cell records."]
+
+
+@pytest.mark.slow
+def test_check_problem_set_names_what_only_running_it_finds(course):
+    """The self-check on a problem set whose static validation passes, with a hidden line left
+    below its ``END HIDDEN TESTS`` marker (it would reach students) and a marking-scheme section
+    misnamed: each is named with the fix, the steps that hold say ok, and the exit status is 1."""
+    cell = "gamma_mle_hidden"
+
+    def leak(nb):
+        source = _cell(nb, cell).source
+        line = next(ln for ln in source.splitlines() if "gamma_mle_small_shape" in ln)
+        source = source.replace(line + "\n", "").replace("### END HIDDEN TESTS\n",
+                                                         f"### END HIDDEN TESTS\n{line}\n")
+        _cell(nb, cell).source = source
+    _edit(course, leak)
+    rubric = course / "rubrics" / f"{PS}.md"
+    rubric.write_text(rubric.read_text().replace("## `bias_derivation`", "## `bias`"))
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", PS,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "FAIL the source is consistent" in out
+    assert "the written answer `bias_derivation` has no section" in out
+    assert "ok   the reference answers earn full marks (19 of 19 autograded points)" in out
+    assert "FAIL the release holds no solution or hidden-test line" in out
+    assert ("ps3_mle.ipynb, cell `gamma_mle_hidden`: the student version keeps 'record('. Put "
+            "it between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS" in out)
+    assert "ok   the kit and the grader see the same inputs" in out
+    assert "ok   generic wrong answers lose their points" in out
+    assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 2 of 6 checks failed")
+    assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
+
+
+def test_a_heading_that_hides_or_invents_hand_grading_is_named():
+    from autograder.validate import points_problems
+
+    ps = ProblemSet(PS)
+    [q7] = [c for c in ps.source.cells if c.source.startswith("## Question 7")]
+    q7.source = q7.source.replace("(4 points, graded by hand)", "(4 points)", 1)
+    [q2] = [c for c in ps.source.cells if c.source.startswith("## Question 2")]
+    q2.source = q2.source.replace("(3 points)", "(3 points, graded by hand)", 1)
+    found = [str(p) for p in points_problems(ps)]
+    assert found == [
+        "ps3_mle.ipynb, heading '## Question 2 — The Gaussian (3 points, graded by hand)': it "
+        "says graded by hand. Say ', graded by hand' exactly when the question's answer is "
+        "written.",
+        "ps3_mle.ipynb, heading '## Question 7 — A die with a tied face (4 points)': its answer "
+        "is graded by hand but the heading does not say so. Say ', graded by hand' exactly when "
+        "the question's answer is written."]
+
+
+def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
+    """A seed changed after the kit was published, the kit's version not raised: the students'
+    visible tests would run on other inputs than the grader's."""
+    import zipfile
+
+    from autograder.release import kit_version
+    from autograder.selfcheck import _kit_inputs
+
+    shutil.copytree(ROOT / "coursedata", tmp_path / "src" / "coursedata",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{PS}.py"
+    inputs.write_text(inputs.read_text().replace("_normal(5, 4, -2.0, 1.5)",
+                                                 "_normal(55, 4, -2.0, 1.5)"))
+    wheel = tmp_path / f"mfpm_kit-{kit_version()}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for path in sorted((tmp_path / "src").rglob("*.py")):
+            z.write(path, path.relative_to(tmp_path / "src"))
+    problems_found, which = _kit_inputs(ProblemSet(PS), tmp_path, wheel)
+    assert which == f"the kit {wheel.name}"
+    [problem] = problems_found
+    assert problem.startswith(f"coursedata/inputs/{PS}.py: case 'gaussian_small' gives other "
+                              f"inputs in the kit {wheel.name} than in the grader's")
+    assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
+                            "book, which publishes the new kit")
