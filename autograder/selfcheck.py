@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.problemset import ProblemSet
+from autograder.status import Status
 
 __all__ = ["Step", "LEAKS", "self_check"]
 
@@ -86,7 +87,7 @@ def _reference(ps: ProblemSet, work: Path):
                 f". Fix the reference answer (its solution cell), the check in "
                 f"autograder/checks/{ps.name}.py, or the reference in solutions/."
                 for s in auto if s.points != s.max_points]
-    if result.status in ("crashed", "timeout", "invalid-notebook", "missing-answer-cell"):
+    if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
         problems.append(f"the reference notebook ended '{result.status}': "
                         f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
                         "fails.")

@@ -249,11 +249,20 @@ def test_no_library_module_imports_the_command_lines(graph):
     assert not forbidden(library, "autograder", "autograder.__main__")
 
 
+#: What the sandbox may import besides itself: the grader's defaults and the status words (a
+#: leaf module: an execution's outcome is a Status), nothing of the course or the grading.
+SANDBOX_MAY_IMPORT = ("autograder.settings", "autograder.status")
+
+
 def test_the_sandbox_knows_nothing_of_the_course(graph):
     sandbox = {m: e for m, e in graph.items() if m.startswith("autograder.sandbox")}
     outside = [f"{m} imports {t}" for m, edges in sorted(sandbox.items()) for t in edges
-               if not t.startswith("autograder.sandbox") and t != "autograder.settings"]
+               if not t.startswith("autograder.sandbox") and t not in SANDBOX_MAY_IMPORT]
     assert not outside
+
+
+def test_the_status_words_import_nothing_of_the_grader(graph):
+    assert not graph["autograder.status"]
 
 
 def test_the_book_does_not_import_the_grader():
