@@ -302,7 +302,7 @@ def clean_env(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a fresh environment, a build.
+#: Their users are slow (tests/conftest.py): a fresh environment, a build.
 SLOW_FIXTURES = ("kit_venv", "fresh_wheel")
 
 

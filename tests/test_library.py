@@ -59,7 +59,7 @@ def library_leaks(wheel: Path, secrets: dict[str, str]) -> list[str]:
     return problems
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a build of the wheel.
+#: Their users are slow (tests/conftest.py): a build of the wheel.
 SLOW_FIXTURES = ("fresh_wheel",)
 
 
