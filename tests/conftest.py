@@ -4,12 +4,12 @@ Hypothesis runs derandomised by default (profile ``ci``), so ``make test`` check
 on every run and CI never turns red on a new random draw; ``HYPOTHESIS_PROFILE=explore`` draws
 fresh, more numerous examples to look for new failures (then pin each one as a plain test).
 
-The marker ``slow`` names every test that starts a kernel, runs nbgrader or the grader, builds
-the book or a wheel's environment, or drives a browser; ``make test-fast`` (``-m "not slow"``)
-leaves them out, ``make test`` runs them all. A test is marked by hand (``@pytest.mark.slow``,
-or ``pytestmark`` for a whole module), or because it uses a fixture named in
-:data:`SLOW_FIXTURES` or in its module's own ``SLOW_FIXTURES``: whatever reads the book build
-or a grading run is slow without having to say so.
+The marker ``slow`` names every test that starts a kernel, runs nbgrader, the grader or pytest,
+builds the book, a wheel or an environment, or drives a browser; ``make test-fast``
+(``-m "not slow"``) leaves them out, ``make test`` runs them all. A test is marked by hand
+(``@pytest.mark.slow``, or ``pytestmark`` for a whole module), or because it uses a fixture
+named in :data:`SLOW_FIXTURES` or in its module's own ``SLOW_FIXTURES``: whatever reads the book
+build or a grading run is slow without having to say so.
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ def build_battery(b: sb.Builder, course: Path, subs: Path, out: Path, marker: st
     return nb, targets
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a grading run of the whole battery.
+#: Their users are slow (tests/conftest.py): a grading run of the whole battery.
 SLOW_FIXTURES = ("battery",)
 
 

@@ -34,7 +34,7 @@ _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _BY_INDEX = re.compile(r"\bcell \d+\b")
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release.
+#: Their users are slow (tests/conftest.py): an nbgrader release.
 SLOW_FIXTURES = ("released",)
 
 

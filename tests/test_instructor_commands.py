@@ -28,7 +28,7 @@ PS = "ps3_mle"
 BARE_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a release by the command, then the formgrader.
+#: Their users are slow (tests/conftest.py): a release by the command, then the formgrader.
 SLOW_FIXTURES = ("course",)
 
 

@@ -72,7 +72,7 @@ def run(code: Path, *args: str, timeout: float = 600) -> subprocess.CompletedPro
     return done
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): the instructor's whole loop, graded.
+#: Their users are slow (tests/conftest.py): the instructor's whole loop, graded.
 SLOW_FIXTURES = ("loop",)
 
 

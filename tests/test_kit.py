@@ -194,6 +194,7 @@ def test_published_kit_is_the_kit_built_from_these_sources(fresh_wheel):
 
 # --- the releases ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_release_command_writes_the_kit_url(tmp_path):
     """``python -m autograder release`` runs nbgrader and fills in the URL (nbgrader's checksum
     of the changed cell still matches, so nbgrader's Validate reports no changed cell)."""
@@ -239,6 +240,7 @@ def test_placeholder_address_warns_and_strict_mode_refuses(monkeypatch):
     warn_if_placeholder("https://example.org/mfpm/", stream)  # a real address passes
 
 
+@pytest.mark.slow
 def test_release_command_refuses_the_placeholder_in_strict_mode(tmp_path):
     """What an instructor's publishing job sees with MFPM_REQUIRE_SITE=1 (nothing is released)."""
     env = dict(os.environ, **{REQUIRE_SITE: "1"})
@@ -273,6 +275,7 @@ def test_setup_cell_names_a_missing_dependency_not_a_missing_kit():
         assert "%pip install numpy" in message and "not installed here" not in done.stderr
 
 
+@pytest.mark.slow
 def test_release_command_rejects_an_unknown_problem_set():
     done = subprocess.run([sys.executable, "-m", "autograder", "release", "ps9_nothing"],
                           capture_output=True, text=True)
@@ -299,8 +302,8 @@ def clean_env(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a fresh environment.
-SLOW_FIXTURES = ("kit_venv",)
+#: Their users are slow (tests/conftest.py): a fresh environment, a build.
+SLOW_FIXTURES = ("kit_venv", "fresh_wheel")
 
 
 @pytest.fixture(scope="session")

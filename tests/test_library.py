@@ -59,6 +59,10 @@ def library_leaks(wheel: Path, secrets: dict[str, str]) -> list[str]:
     return problems
 
 
+#: Their users are slow (tests/conftest.py): a build of the wheel.
+SLOW_FIXTURES = ("fresh_wheel",)
+
+
 @pytest.fixture(scope="module")
 def fresh_wheel(tmp_path_factory) -> Path:
     """The library built now from the working tree (library/build.py, as make does)."""

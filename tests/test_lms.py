@@ -89,7 +89,7 @@ def _zip(path: Path, members: dict[str, tuple[bytes, tuple]]) -> Path:
     return path
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a grading run.
+#: Their users are slow (tests/conftest.py): a grading run.
 SLOW_FIXTURES = ("batch",)
 
 

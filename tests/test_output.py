@@ -29,7 +29,7 @@ from tests.psharness import generate_release
 PS = ProblemSet("ps1_pca")
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release.
+#: Their users are slow (tests/conftest.py): an nbgrader release.
 SLOW_FIXTURES = ("course",)
 
 

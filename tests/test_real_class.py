@@ -43,7 +43,7 @@ DAMAGED = {"crcann-102": "checksum", "zlibbob-103": "compressed data does not de
            "emptydan-105": "the file is empty"}
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): an nbgrader release, then grading runs.
+#: Their users are slow (tests/conftest.py): an nbgrader release, then grading runs.
 SLOW_FIXTURES = ("course_a",)
 
 

@@ -340,7 +340,7 @@ def _submission(ps: ProblemSet, cheats: dict, extra: list[str]) -> nbformat.Note
     return nb
 
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): every cheating submission graded in the sandbox.
+#: Their users are slow (tests/conftest.py): every cheating submission graded in the sandbox.
 SLOW_FIXTURES = ("graded",)
 
 

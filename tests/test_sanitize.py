@@ -247,7 +247,7 @@ def title_of(page: str) -> str:
 
 # --- grading the submission ------------------------------------------------------------------
 
-#: Tests using these fixtures are marked slow (tests/conftest.py): a grading run of the hostile submission.
+#: Their users are slow (tests/conftest.py): a grading run of the hostile submission.
 SLOW_FIXTURES = ("graded",)
 
 

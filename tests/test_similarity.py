@@ -259,6 +259,7 @@ def test_the_index_scales_to_a_mooc_and_finds_the_planted_pair():
     assert elapsed < 30, f"{elapsed:.1f} s for 3000 submissions"
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_page_and_no_grades(tmp_path):
     b = builder("ps1_pca")
     folder = tmp_path / "subs"
