@@ -73,6 +73,10 @@ class GradebookWriter:
         if done.returncode != 0:
             raise RuntimeError(f"nbgrader generate_assignment {self.ps.name} failed:\n"
                                f"{done.stderr[-2000:]}")
+        from autograder.release import strip_declarations
+
+        for path in (self.course / "release" / self.ps.name).glob("*.ipynb"):
+            strip_declarations(path)  # nbgrader keeps the declared checks: never publish them
 
     def record(self, record: dict, copies: dict | None = None) -> None:
         """Store one record; see :meth:`record_many`."""

@@ -6,7 +6,8 @@ after checking that the notebook's instructions state the problem set's declared
 released notebook: every source notebook's setup
 cell names the placeholder ``@KIT_URL@`` in the message it shows when the kit is missing, and the
 release replaces it with the kit wheel's URL on the course site (and updates nbgrader's checksum
-of that cell, so nbgrader's "Validate" does not report a changed cell).
+of that cell, so nbgrader's "Validate" does not report a changed cell), and removes the declared
+checks from the cells' metadata (nbgrader keeps them; they name the hidden cases' inputs).
 
 The course's public address is set in one place, ``html: baseurl:`` of ``_config.yml``; the book
 (``_ext/course_site.py``) and this module both read it with :func:`site_url`. The kit's wheel is
@@ -37,7 +38,7 @@ from autograder.settings import COURSE_DIR, ROOT
 
 __all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
            "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
-           "kit_wheel_name", "kit_url", "release", "substitute"]
+           "kit_wheel_name", "kit_url", "release", "strip_declarations", "substitute"]
 
 PLACEHOLDER = "@KIT_URL@"
 #: The course address that ``_config.yml`` ships with: not the address of any course.
@@ -166,7 +167,20 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
         raise RuntimeError(f"nbgrader wrote no notebook into {folder}")
     for path in notebooks:
         substitute(path, url)
+        strip_declarations(path)
     return folder
+
+
+def strip_declarations(path: Path) -> int:
+    """Remove the declared checks (:mod:`autograder.checks.declared`), which nbgrader keeps, from
+    the released notebook ``path``; return how many cells carried one."""
+    from autograder.checks.declared import strip
+
+    nb = nbformat.read(path, as_version=4)
+    removed = strip(nb)
+    if removed:
+        nbformat.write(nb, path)
+    return removed
 
 
 def main(args) -> int:

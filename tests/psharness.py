@@ -20,13 +20,16 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.problemset import ProblemSet
+from autograder.release import strip_declarations
 from autograder.settings import COURSE_DIR
 from autograder.scoring import CellScore, score_results
+from autograder.checks.declared import write_inputs
 from coursedata.grading import RESULTS_ENV
 
 
 def generate_release(names: list[str], root: Path) -> Path:
-    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``."""
+    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``, and
+    remove the declared checks as :func:`autograder.release.release` does."""
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE_DIR / "source", root / "source")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -35,6 +38,8 @@ def generate_release(names: list[str], root: Path) -> Path:
                         f"--CourseDirectory.root={root}",
                         f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"],
                        cwd=root, env=env, check=True, capture_output=True)
+        for path in (root / "release" / name).glob("*.ipynb"):
+            strip_declarations(path)  # as autograder.release does
     return root / "release"
 
 
@@ -49,6 +54,7 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode],
             for i, nb in enumerate(notebooks):
                 results = Path(tmp, f"results-{i}")
                 results.mkdir()
+                write_inputs(ps.source, results)  # as the grader does before a run
                 reset = nbformat.v4.new_code_cell(
                     f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
                 cells = [reset] + [c for c in nb.cells]
@@ -68,7 +74,8 @@ import re as _re  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from autograder.checks import load_checks  # noqa: E402
+from autograder.checks import checks_for  # noqa: E402
+from autograder.checks.declared import declared_cases  # noqa: E402
 from autograder.checks.answers import Answers  # noqa: E402
 
 _RECORD = _re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']\s*,\s*([A-Za-z_][A-Za-z0-9_]*)""")
@@ -98,10 +105,10 @@ class _ReadingAnswers(Answers):
 
 def cases_read(ps: ProblemSet, results_dir) -> dict[str, set[str]]:
     """For each autograded cell, the cases its check reads when given ``results_dir``'s answers."""
-    checks = load_checks(ps.name).CHECKS
+    checks = checks_for(ps)
     out = {}
     for gid, check in checks.items():
-        answers = _ReadingAnswers(ps.name, results_dir)
+        answers = _ReadingAnswers(ps.name, results_dir, declared_cases(ps.source))
         check(answers)
         out[gid] = answers.read
     return out
@@ -174,10 +181,11 @@ def n_outputs(results_dir, case) -> int:
 
 class Subset:
     """A view of a problem set restricted to some graded cells (to score only what a variant
-    can change); :func:`score_results` reads only ``name`` and ``grade_cells``."""
+    can change); :func:`score_results` reads only ``name``, ``source`` and ``grade_cells``."""
 
     def __init__(self, ps: ProblemSet, grade_ids):
         self.name = ps.name
+        self.source = ps.source
         self.grade_cells = [c for c in ps.grade_cells if c.grade_id in set(grade_ids)]
 
 

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from autograder.grade import grade_submission, local_executor
-from autograder.checks import load_checks
+from autograder.checks import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
@@ -182,7 +182,7 @@ class ProblemSetTests:
         function (all its arrays, and each one alone) earn nothing on a visible cell that reads
         them, and nothing on a hidden cell all of whose arrays they replace; the symmetries
         declared in the checks' ``EQUIVALENT_FORMS`` keep full marks."""
-        exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+        exemptions = equivalent_forms(ps)
         problems = score_generic_variants(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
 
@@ -190,7 +190,7 @@ class ProblemSetTests:
     def test_equivalent_answers_keep_full_marks(self, ps, reference, tmp_path):
         """Recorded answers as ints (where integral), within rounding, or transformed by a
         declared symmetry are still right."""
-        exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+        exemptions = equivalent_forms(ps)
         problems = score_equivalent_forms(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
 

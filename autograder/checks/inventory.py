@@ -1,0 +1,133 @@
+"""What grades a problem set, cell by cell: for the self-check and the release's validation.
+
+:func:`inventory` lists every graded cell of a source notebook with its check (declared in the
+notebook, hand-written in ``autograder/checks/<problem set>.py``, graded by hand, or missing),
+the cases its hidden part records, and the cases its check reads. :func:`problems` turns that into
+what would mis-grade, each in words that say what to change and where: a graded cell without a
+check, a check without a cell, a cell both declared and hand-written, a case recorded but with no
+inputs, inputs declared but never recorded, a declared check reading a case no cell records, a
+declaration that cannot be read. Nothing runs a notebook: this reads the source only (and
+imports the references a declaration names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from autograder.checks import load_checks
+from autograder.checks.declared import DeclarationError, resolve, declarations
+
+__all__ = ["CellInventory", "inventory", "problems"]
+
+_RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
+
+
+@dataclass(frozen=True)
+class CellInventory:
+    """One graded cell and what scores it.
+
+    Attributes
+    ----------
+    grade_id : str
+    points : float
+    check : str
+        ``"declared"``, ``"python"`` (the module's ``CHECKS``), ``"both"`` (an error),
+        ``"manual"`` (a written answer) or ``"missing"`` (an error).
+    records : tuple of str
+        The cases its hidden part records (``record("case", ...)``).
+    reads : tuple of str or None
+        The cases a declared check reads; ``None`` for a Python check (known only when it runs).
+    reference : str or None
+        The declared reference, ``"module:function"``.
+    """
+
+    grade_id: str
+    points: float
+    check: str
+    records: tuple[str, ...] = ()
+    reads: tuple[str, ...] | None = None
+    reference: str | None = None
+
+
+def _kit_cases(name: str) -> set[str]:
+    import importlib
+
+    try:
+        module = importlib.import_module(f"coursedata.inputs.{name}")
+    except ModuleNotFoundError:
+        return set()
+    return set(getattr(module, "CASES", {}))
+
+
+def inventory(problem_set) -> list[CellInventory]:
+    """Every graded cell of ``problem_set`` (a :class:`~autograder.problemset.ProblemSet`), in
+    notebook order, with its check and cases. Raises :class:`DeclarationError` when a declaration
+    cannot be read."""
+    declared = declarations(problem_set.source)
+    python = load_checks(problem_set.name).CHECKS
+    records = {}
+    for cell in problem_set.source.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid and cell.cell_type == "code":
+            records[gid] = tuple(_RECORD.findall(cell.source))
+    out = []
+    for cell in problem_set.grade_cells:
+        gid = cell.grade_id
+        d = declared.get(gid)
+        is_declared = d is not None and d.reference is not None
+        if not cell.autograded:
+            kind = "manual"
+        elif is_declared and gid in python:
+            kind = "both"
+        else:
+            kind = "declared" if is_declared else "python" if gid in python else "missing"
+        out.append(CellInventory(gid, cell.points, kind, records.get(gid, ()),
+                                 tuple(d.scored) if is_declared else None,
+                                 d.reference if is_declared else None))
+    return out
+
+
+def problems(problem_set) -> list[str]:
+    """What would make ``problem_set`` mis-grade, one sentence each (empty when nothing)."""
+    name = problem_set.name
+    try:
+        cells = inventory(problem_set)
+        declared = declarations(problem_set.source)
+    except DeclarationError as exc:
+        return [f"{name}: a declared check cannot be read: {exc}"]
+    found = []
+    graded = {c.grade_id for c in cells if c.check != "manual"}
+    for c in cells:
+        if c.check == "missing":
+            found.append(f"{name}: the autograded cell {c.grade_id} has no check: declare one in "
+                         "its metadata (course.check) or add it to CHECKS of "
+                         f"autograder/checks/{name}.py")
+        elif c.check == "both":
+            found.append(f"{name}: {c.grade_id} has both a declared check and a Python one in "
+                         f"autograder/checks/{name}.py; keep one")
+        if c.reference:
+            try:
+                resolve(c.reference)
+            except DeclarationError as exc:
+                found.append(f"{name}: {c.grade_id}: reference {exc}")
+    for gid in sorted(set(load_checks(name).CHECKS) - graded):
+        found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
+                     "cell of the source notebook")
+    recorded = {case: c.grade_id for c in cells for case in c.records}
+    inputs = {case for d in declared.values() for case in d.cases} | _kit_cases(name)
+    for case, gid in sorted(recorded.items()):
+        if case not in inputs:
+            found.append(f"{name}: {gid} records case {case!r}, whose inputs are declared "
+                         "nowhere: add it to the cell's course.check cases")
+    for d in declared.values():
+        for case in d.cases:
+            if case not in recorded:
+                found.append(f"{name}: {d.grade_id} declares case {case!r}, which no hidden "
+                             f"part records: add record({case!r}, ...) to its hidden part")
+    for c in cells:
+        for case in c.reads or ():
+            if case not in recorded:
+                found.append(f"{name}: {c.grade_id} scores case {case!r}, which no cell "
+                             "records: every student would lose its points")
+    return found
