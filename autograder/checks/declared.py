@@ -86,7 +86,7 @@ from autograder.checks.answers import Answers, unpack
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from coursedata.grading import INPUTS_FOLDER
 
-__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Declaration", "DeclarationError",
+__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
            "declarations", "declared_cases", "resolve", "generate", "case_inputs", "build_checks",
            "write_inputs", "equivalent_forms", "strip", "INPUTS_FOLDER"]
 
@@ -219,17 +219,34 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One declared case: the student's function's inputs and how its answer is compared.
+
+    Attributes
+    ----------
+    name : str
+    args : dict
+        ``{argument: input spec}`` (see :func:`generate`).
+    reference : str or None
+        ``"module:function"``; ``None`` for inputs only (a Python check scores the case).
+    outputs : tuple of Output
+    """
+
+    name: str
+    args: dict
+    reference: str | None = None
+    outputs: tuple[Output, ...] = ()
+
+
+@dataclass(frozen=True)
 class Declaration:
-    """One test cell's declaration, its question's defaults filled in.
+    """One test cell's declaration.
 
     Attributes
     ----------
     grade_id : str
     cases : dict
-        ``{case: {argument: input spec}}`` recorded by this cell.
-    reference : str or None
-        ``"module:function"``; ``None`` for a declaration of inputs only (a Python check).
-    outputs : tuple of Output
+        ``{case: Case}`` recorded by this cell.
     weights : dict or None
         ``{case: weight}`` normalised to sum to one (hidden cells); ``None`` for a visible cell
         (all or nothing over its own cases).
@@ -237,14 +254,17 @@ class Declaration:
 
     grade_id: str
     cases: dict = field(default_factory=dict)
-    reference: str | None = None
-    outputs: tuple[Output, ...] = ()
     weights: dict | None = None
 
     @property
     def scored(self) -> list[str]:
         """The cases this cell's check reads."""
         return list(self.weights) if self.weights is not None else list(self.cases)
+
+    @property
+    def references(self) -> list[str]:
+        """The references of its own cases, each once."""
+        return list(dict.fromkeys(c.reference for c in self.cases.values() if c.reference))
 
 
 def _raw(cell) -> dict | None:
@@ -271,6 +291,27 @@ def _output(entry, defaults: dict, where: str) -> Output:
     return Output(**merged)
 
 
+def _case(name: str, spec, defaults: dict, where: str) -> Case:
+    """A case from its declaration: ``{argument: input}``, or ``{"args": {...}, <keys>}`` to
+    state its own reference, outputs or comparison over the cell's."""
+    if not isinstance(spec, Mapping):
+        raise DeclarationError(f"{where}: case {name!r} must map arguments to inputs")
+    if "args" in spec:
+        unknown = set(spec) - {"args", "reference", "outputs"} - _COMPARE_KEYS
+        if unknown:
+            raise DeclarationError(f"{where}: case {name!r} has unknown keys {sorted(unknown)}")
+        settings = defaults | {k: v for k, v in spec.items() if k != "args"}
+        args = dict(spec["args"])
+    else:
+        settings, args = defaults, dict(spec)
+    reference = settings.get("reference")
+    outputs = settings.get("outputs", ["the return value"])
+    outputs = [outputs] if isinstance(outputs, (str, Mapping)) else outputs
+    return Case(name, args, reference,
+                tuple(_output(o, settings, f"{where}, case {name!r}") for o in outputs)
+                if reference else ())
+
+
 def declarations(notebook) -> dict[str, Declaration]:
     """Every declared test cell of a source notebook, ``{grade_id: Declaration}``.
 
@@ -294,16 +335,16 @@ def declarations(notebook) -> dict[str, Declaration]:
                                    f"known: {sorted(_KEYS)}")
         raw[gid] = found
     out: dict[str, Declaration] = {}
-    owner: dict[str, str] = {}
+    owner: dict[str, Case] = {}
     for gid, spec in raw.items():
         visible = raw.get(_SUFFIX.sub("", gid) + "_visible", {}) if gid.endswith("_hidden") \
             else {}
-        merged = {k: v for k, v in visible.items() if k != "cases" and k != "weights"} | spec
-        for case in spec.get("cases", {}):
-            if case in owner:
-                raise DeclarationError(f"{gid}: case {case!r} is already declared by "
-                                       f"{owner[case]}")
-            owner[case] = gid
+        defaults = {k: v for k, v in (visible | spec).items() if k not in ("cases", "weights")}
+        cases = {}
+        for name, case_spec in dict(spec.get("cases", {})).items():
+            if name in owner:
+                raise DeclarationError(f"{gid}: case {name!r} is declared twice")
+            cases[name] = owner[name] = _case(name, case_spec, defaults, gid)
         weights = spec.get("weights")
         if weights is not None:
             if not gid.endswith("_hidden"):
@@ -313,33 +354,35 @@ def declarations(notebook) -> dict[str, Declaration]:
             if not weights or total <= 0 or any(w < 0 for w in weights.values()):
                 raise DeclarationError(f"{gid}: weights must be non-negative and not all zero")
             weights = {c: w / total for c, w in weights.items()}
-        reference = merged.get("reference")
-        outputs = merged.get("outputs", ["the return value"])
-        outputs = tuple(_output(o, merged, gid) for o in
-                        ([outputs] if isinstance(outputs, (str, Mapping)) else outputs))
-        out[gid] = Declaration(gid, dict(spec.get("cases", {})), reference,
-                               outputs if reference else (), weights)
+        out[gid] = Declaration(gid, cases, weights)
     for gid, d in out.items():
-        if d.reference and d.weights is None and not d.cases:
-            raise DeclarationError(f"{gid}: a visible cell's check needs cases of its own")
         missing = [c for c in d.scored if c not in owner]
-        if d.reference and missing:
+        if missing:
             raise DeclarationError(f"{gid}: weights name undeclared cases {missing}")
+        scored = [owner[c] for c in d.scored]
+        if any(c.reference for c in scored) and not all(c.reference for c in scored):
+            raise DeclarationError(f"{gid}: cases {[c.name for c in scored if not c.reference]}"
+                                   " have no reference to be compared with")
     return out
 
 
-def declared_cases(notebook) -> dict[str, dict]:
-    """``{case: {argument: input spec}}`` over every declaration of ``notebook``."""
-    return {c: spec for d in declarations(notebook).values() for c, spec in d.cases.items()}
+def _checked(d: Declaration, owner: Mapping[str, Case]) -> bool:
+    """Whether a declaration is a check (its scored cases have references), not inputs only."""
+    return bool(d.scored) and all(owner[c].reference for c in d.scored)
 
 
-def case_inputs(cases: Mapping[str, dict], case: str) -> dict:
+def declared_cases(notebook) -> dict[str, Case]:
+    """``{case: Case}`` over every declaration of ``notebook``."""
+    return {c: case for d in declarations(notebook).values() for c, case in d.cases.items()}
+
+
+def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
     """Fresh inputs of a declared case (keyword arguments of the student's function)."""
     try:
-        spec = cases[case]
+        found = cases[case]
     except KeyError:
         raise ValueError(f"no declared case {case!r}; declared: {sorted(cases)}") from None
-    return {arg: generate(s) for arg, s in spec.items()}
+    return {arg: generate(s) for arg, s in found.args.items()}
 
 
 def write_inputs(notebook, results_dir) -> list[str]:
@@ -425,59 +468,50 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
     return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign
 
 
-@dataclass(frozen=True)
-class _Case:
-    """One case of a declared check: its parts are one per output."""
-
-    declaration: Declaration
-    case: str
-    spec: dict
-
-    def problems(self, answers: Answers) -> list[str | None]:
-        """One message (or ``None`` when right) per output."""
-        inputs = {arg: generate(s) for arg, s in self.spec.items()}
-        expected = resolve(self.declaration.reference)(**inputs)
-        outputs = self.declaration.outputs
-        expected = expected if len(outputs) > 1 else (expected,)
-        about = _describe(inputs, self.spec)
-        out = []
-        for i, output in enumerate(outputs):
-            what = f"{output.name} for {about}" if about else output.name
-            out.append(guarded(lambda i=i, o=output, w=what: _compare(
-                o, unpack(answers, self.case, len(outputs))[i], expected[i], w)))
-        return out
+def _problems(case: Case, answers: Answers) -> list[str | None]:
+    """One message (or ``None`` when right) per output of ``case``."""
+    inputs = {arg: generate(s) for arg, s in case.args.items()}
+    expected = resolve(case.reference)(**inputs)
+    outputs = case.outputs
+    expected = expected if len(outputs) > 1 else (expected,)
+    about = _describe(inputs, case.args)
+    out = []
+    for i, output in enumerate(outputs):
+        what = f"{output.name} for {about}" if about else output.name
+        out.append(guarded(lambda i=i, o=output, w=what: _compare(
+            o, unpack(answers, case.name, len(outputs))[i], expected[i], w)))
+    return out
 
 
-def _check(declaration: Declaration, cases: Mapping[str, dict], answers: Answers) -> Outcome:
+def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers) -> Outcome:
     if declaration.weights is None:  # visible: all or nothing
-        problems = [p for c in declaration.cases
-                    for p in _Case(declaration, c, cases[c]).problems(answers)]
-        return first_problem(*problems)
+        return first_problem(*[p for c in declaration.cases.values()
+                               for p in _problems(c, answers)])
     parts = []
     for case, weight in declaration.weights.items():
-        problems = _Case(declaration, case, cases[case]).problems(answers)
+        problems = _problems(cases[case], answers)
         parts += [(weight / len(problems), p) for p in problems]
     return weighted(*parts)
 
 
 def build_checks(notebook) -> dict[str, Callable[[Answers], Outcome]]:
-    """``{grade_id: check}`` for every cell whose declaration names a reference."""
+    """``{grade_id: check}`` for every cell whose declaration is a check (not inputs only)."""
     found = declarations(notebook)
-    cases = {c: s for d in found.values() for c, s in d.cases.items()}
-    return {gid: partial(_check, d, cases) for gid, d in found.items() if d.reference}
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    return {gid: partial(_check, d, cases) for gid, d in found.items() if _checked(d, cases)}
 
 
 def equivalent_forms(notebook) -> dict[tuple, str]:
     """The declared symmetries as the self-tests' ``EQUIVALENT_FORMS``:
-    ``{(function, output, transform): reason}``, the function named as the reference is."""
+    ``{(function, output, transform): reason}``, the function named as its reference is."""
     transform = {"rows_up_to_sign": "negated", "columns_up_to_sign": "negated",
                  "rows_up_to_constant": "shifted"}
     out = {}
-    for d in declarations(notebook).values():
-        for i, o in enumerate(d.outputs):
+    for case in declared_cases(notebook).values():
+        for i, o in enumerate(case.outputs):
             if o.compare in transform:
-                index = None if len(d.outputs) == 1 else i
-                out[(d.reference.partition(":")[2], index, transform[o.compare])] = \
+                index = None if len(case.outputs) == 1 else i
+                out[(case.reference.partition(":")[2], index, transform[o.compare])] = \
                     f"{o.name}: compared {o.compare.replace('_', ' ')}"
     return out
 

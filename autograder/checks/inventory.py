@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
-from autograder.checks.declared import DeclarationError, resolve, declarations
+from autograder.checks.declared import DeclarationError, build_checks, declarations, resolve
 
-__all__ = ["CellInventory", "inventory", "problems"]
+__all__ = ["CellInventory", "inventory", "defined_cases", "problems"]
 
 _RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
 
@@ -38,8 +38,8 @@ class CellInventory:
         The cases its hidden part records (``record("case", ...)``).
     reads : tuple of str or None
         The cases a declared check reads; ``None`` for a Python check (known only when it runs).
-    reference : str or None
-        The declared reference, ``"module:function"``.
+    references : tuple of str
+        The references (``"module:function"``) of the cases a declared check reads.
     """
 
     grade_id: str
@@ -47,7 +47,7 @@ class CellInventory:
     check: str
     records: tuple[str, ...] = ()
     reads: tuple[str, ...] | None = None
-    reference: str | None = None
+    references: tuple[str, ...] = ()
 
 
 def _kit_cases(name: str) -> set[str]:
@@ -65,6 +65,8 @@ def inventory(problem_set) -> list[CellInventory]:
     notebook order, with its check and cases. Raises :class:`DeclarationError` when a declaration
     cannot be read."""
     declared = declarations(problem_set.source)
+    owner = {c: case for d in declared.values() for c, case in d.cases.items()}
+    checks = build_checks(problem_set.source)
     python = load_checks(problem_set.name).CHECKS
     records = {}
     for cell in problem_set.source.cells:
@@ -74,17 +76,26 @@ def inventory(problem_set) -> list[CellInventory]:
     out = []
     for cell in problem_set.grade_cells:
         gid = cell.grade_id
-        d = declared.get(gid)
-        is_declared = d is not None and d.reference is not None
+        is_declared = gid in checks
         if not cell.autograded:
             kind = "manual"
         elif is_declared and gid in python:
             kind = "both"
         else:
             kind = "declared" if is_declared else "python" if gid in python else "missing"
-        out.append(CellInventory(gid, cell.points, kind, records.get(gid, ()),
-                                 tuple(d.scored) if is_declared else None,
-                                 d.reference if is_declared else None))
+        reads = tuple(declared[gid].scored) if is_declared else None
+        references = tuple(dict.fromkeys(owner[c].reference for c in reads or ()))
+        out.append(CellInventory(gid, cell.points, kind, records.get(gid, ()), reads,
+                                 references))
+    return out
+
+
+def defined_cases(problem_set) -> dict[str, str]:
+    """``{case: where its inputs are defined}``: ``"course.check of <grade_id>"`` for a case
+    declared in the source notebook, ``"coursedata/inputs/<name>.py"`` for one of the kit."""
+    out = {c: f"coursedata/inputs/{problem_set.name}.py" for c in _kit_cases(problem_set.name)}
+    for gid, d in declarations(problem_set.source).items():
+        out.update({c: f"course.check of {gid}" for c in d.cases})
     return out
 
 
@@ -106,16 +117,16 @@ def problems(problem_set) -> list[str]:
         elif c.check == "both":
             found.append(f"{name}: {c.grade_id} has both a declared check and a Python one in "
                          f"autograder/checks/{name}.py; keep one")
-        if c.reference:
+        for reference in c.references:
             try:
-                resolve(c.reference)
+                resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")
     recorded = {case: c.grade_id for c in cells for case in c.records}
-    inputs = {case for d in declared.values() for case in d.cases} | _kit_cases(name)
+    inputs = defined_cases(problem_set)
     for case, gid in sorted(recorded.items()):
         if case not in inputs:
             found.append(f"{name}: {gid} records case {case!r}, whose inputs are declared "
