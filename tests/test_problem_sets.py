@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import importlib
 import re
+import warnings
 
 import nbformat
 import pytest
@@ -81,7 +82,9 @@ class ProblemSetTests:
     def test_problem_set_shape(self, ps):
         answers = [c for c in ps.source.cells if c.cell_type == "code"
                    and c.metadata.get("nbgrader", {}).get("solution")]
-        assert 4 <= len(answers) <= 8, f"{len(answers)} code answers; 4 to 8 expected"
+        assert 1 <= len(answers) <= 8, f"{len(answers)} code answers; 1 to 8 expected"
+        if len(answers) < 4:  # legitimate (a short set), but worth a second look
+            warnings.warn(f"{ps.name} has {len(answers)} code answers; most sets have 4 to 8")
         assert any(not c.autograded for c in ps.grade_cells), "no answer graded by hand"
         auto = [c for c in ps.grade_cells if c.autograded]
         assert all(c.grade_id.endswith(("_visible", "_hidden")) for c in auto)

@@ -36,10 +36,14 @@ Keys of a declaration
     ``autograder.checks``) called with the parameters. Seeds are explicit parameters. The grader
     writes these inputs into the submission's scratch folder before the notebook runs
     (:func:`write_inputs`), where the hidden part's ``inputs(...)`` reads them: the kit carries no
-    generator, and the kernel and the grader see the same arrays.
+    generator (a seed change leaves the kit as it is), and the kernel and the grader see the
+    same arrays. A case may override the cell's ``reference``, ``outputs`` and comparison keys
+    (a question with two functions): ``{"args": {argument: input}, "reference": ..., ...}`` (so
+    no argument can be called ``args``). A case keeps the settings of the cell that declares it,
+    wherever it is scored.
 ``reference``
-    ``"module:function"`` under ``solutions``: called with the same inputs, it gives the expected
-    values.
+    ``"module:function"`` of a trusted module (normally ``solutions``): called with the same
+    inputs, it gives the expected values.
 ``outputs``
     One entry per value the function returns (a tuple when more than one), each a name for the
     student's message (``"σ̂"``) or ``{"name": ..., <comparison keys>}`` to compare that output
@@ -73,10 +77,12 @@ released notebook.
 from __future__ import annotations
 
 import importlib
+import io
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -389,15 +395,28 @@ def write_inputs(notebook, results_dir) -> list[str]:
     """Write every declared case's inputs to ``results_dir/inputs/<case>.npz`` (arrays by
     argument name; numbers as 0-d arrays, read back as numbers by
     :func:`coursedata.grading.inputs`); return the cases written. Called by the grader before a
-    notebook runs."""
+    notebook runs. The files are generated once per process for given declarations."""
     cases = declared_cases(notebook)
     if not cases:
         return []
+    files = _input_files(json.dumps({c: case.args for c, case in cases.items()},
+                                    sort_keys=True))
     folder = Path(results_dir) / INPUTS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    for case in cases:
-        np.savez(folder / f"{case}.npz", **case_inputs(cases, case))
-    return sorted(cases)
+    for case, data in files.items():
+        (folder / f"{case}.npz").write_bytes(data)
+    return sorted(files)
+
+
+@lru_cache(maxsize=16)
+def _input_files(args_json: str) -> dict[str, bytes]:
+    """``{case: bytes of its .npz}`` for ``{case: {argument: input spec}}`` given as JSON."""
+    out = {}
+    for case, args in json.loads(args_json).items():
+        buffer = io.BytesIO()
+        np.savez(buffer, **{a: generate(spec) for a, spec in args.items()})
+        out[case] = buffer.getvalue()
+    return out
 
 
 # --------------------------------------------------------------------------------------------
