@@ -398,3 +398,20 @@ def test_strip_removes_every_declaration_and_nothing_else():
     assert not any("course" in c.metadata for c in nb.cells)
     assert [dict(c.metadata.get("nbgrader", {})) for c in nb.cells] == before
     assert "rules" in nb.metadata["course"]  # the notebook's declared rules are the students'
+
+
+def test_an_authoring_mistake_is_a_fault_of_the_grader_not_the_students_zero(tmp_path):
+    """The typo in a hidden cell's case name took points from every correct student, whose
+    feedback blamed their function; now that cell's check fails as a grader fault, whose
+    message tells the instructor what to change."""
+    from autograder.scoring import GRADER_FAULT, score_results
+
+    def typo(nb):
+        cell = _cell(nb, "gaussian_mle_hidden")
+        cell.source = cell.source.replace('record("gaussian_large"', 'record("gausian_large"')
+    ps = _edited(typo)
+    scores = {s.grade_id: s for s in score_results(ps, tmp_path, frozenset())}
+    cell = scores["gaussian_mle_hidden"]
+    assert cell.message == GRADER_FAULT and "AuthoringError" in cell.error
+    assert "records case 'gausian_large', whose inputs are declared nowhere" in cell.error
+    assert all(s.error is None for g, s in scores.items() if g != "gaussian_mle_hidden")

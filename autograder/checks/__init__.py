@@ -29,12 +29,14 @@ problem set, each graded cell's check and the cases it records and reads.
 from __future__ import annotations
 
 import importlib
+from functools import partial
 from types import ModuleType
 
 from autograder.checks.answers import Answers
 from autograder.checks.outcome import Outcome
 
-__all__ = ["Answers", "Outcome", "load_checks", "checks_for", "equivalent_forms"]
+__all__ = ["Answers", "Outcome", "AuthoringError", "load_checks", "checks_for",
+           "equivalent_forms"]
 
 
 def load_checks(problem_set: str) -> ModuleType:
@@ -59,10 +61,28 @@ def load_checks(problem_set: str) -> ModuleType:
 def checks_for(problem_set) -> dict:
     """``{grade_id: check}``: the checks declared in ``problem_set``'s source notebook, and the
     hand-written ``CHECKS`` of its module, which win (``problem_set`` has ``name`` and
-    ``source``, e.g. an :class:`autograder.problemset.ProblemSet`)."""
-    from autograder.checks.declared import build_checks
+    ``source``, e.g. an :class:`autograder.problemset.ProblemSet`).
 
-    return {**build_checks(problem_set.source), **load_checks(problem_set.name).CHECKS}
+    A cell whose cases do not match (a case scored but never recorded, recorded without inputs:
+    :func:`autograder.checks.inventory.cell_faults`) gets a check that raises
+    :class:`AuthoringError`, so the mistake is a fault of the grader, not the students' zero.
+    """
+    from autograder.checks.declared import build_checks
+    from autograder.checks.inventory import cell_faults
+
+    checks = {**build_checks(problem_set.source), **load_checks(problem_set.name).CHECKS}
+    for gid, message in cell_faults(problem_set).items():
+        if gid in checks:
+            checks[gid] = partial(_refuse, message)
+    return checks
+
+
+class AuthoringError(RuntimeError):
+    """A problem set whose source would mis-grade a cell (an instructor's mistake)."""
+
+
+def _refuse(message: str, answers) -> Outcome:
+    raise AuthoringError(message)
 
 
 def equivalent_forms(problem_set) -> dict:

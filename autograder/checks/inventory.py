@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from autograder.checks import load_checks
 from autograder.checks.declared import DeclarationError, build_checks, declarations, resolve
 
-__all__ = ["CellInventory", "inventory", "defined_cases", "problems"]
+__all__ = ["CellInventory", "inventory", "defined_cases", "problems", "cell_faults"]
 
 _RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
 
@@ -60,6 +60,16 @@ def _kit_cases(name: str) -> set[str]:
     return set(getattr(module, "CASES", {}))
 
 
+def _records(notebook) -> dict[str, tuple[str, ...]]:
+    """``{grade_id: cases its code records}`` over the notebook's code cells."""
+    out = {}
+    for cell in notebook.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid and cell.cell_type == "code":
+            out[gid] = tuple(_RECORD.findall(cell.source))
+    return out
+
+
 def inventory(problem_set) -> list[CellInventory]:
     """Every graded cell of ``problem_set`` (a :class:`~autograder.problemset.ProblemSet`), in
     notebook order, with its check and cases. Raises :class:`DeclarationError` when a declaration
@@ -68,11 +78,7 @@ def inventory(problem_set) -> list[CellInventory]:
     owner = {c: case for d in declared.values() for c, case in d.cases.items()}
     checks = build_checks(problem_set.source)
     python = load_checks(problem_set.name).CHECKS
-    records = {}
-    for cell in problem_set.source.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid and cell.cell_type == "code":
-            records[gid] = tuple(_RECORD.findall(cell.source))
+    records = _records(problem_set.source)
     out = []
     for cell in problem_set.grade_cells:
         gid = cell.grade_id
@@ -125,20 +131,47 @@ def problems(problem_set) -> list[str]:
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")
-    recorded = {case: c.grade_id for c in cells for case in c.records}
+    found += [message for _, message in _case_faults(problem_set, cells, declared)]
+    return found
+
+
+def _case_faults(problem_set, cells, declared) -> list[tuple[str, str]]:
+    """``(grade_id, message)`` for every case recorded, declared or scored where the others do
+    not match: the cell named is the one whose points the mismatch would cost."""
+    name = problem_set.name
+    recorded = {case: gid for gid, cases in _records(problem_set.source).items()
+                for case in cases}
     inputs = defined_cases(problem_set)
+    found = []
     for case, gid in sorted(recorded.items()):
         if case not in inputs:
-            found.append(f"{name}: {gid} records case {case!r}, whose inputs are declared "
-                         "nowhere: add it to the cell's course.check cases")
+            found.append((gid, f"{name}: {gid} records case {case!r}, whose inputs are declared "
+                               "nowhere: add it to the cell's course.check cases"))
     for d in declared.values():
         for case in d.cases:
             if case not in recorded:
-                found.append(f"{name}: {d.grade_id} declares case {case!r}, which no hidden "
-                             f"part records: add record({case!r}, ...) to its hidden part")
+                found.append((d.grade_id, f"{name}: {d.grade_id} declares case {case!r}, which "
+                                          f"no hidden part records: add record({case!r}, ...) "
+                                          "to its hidden part"))
     for c in cells:
         for case in c.reads or ():
             if case not in recorded:
-                found.append(f"{name}: {c.grade_id} scores case {case!r}, which no cell "
-                             "records: every student would lose its points")
+                found.append((c.grade_id, f"{name}: {c.grade_id} scores case {case!r}, which no "
+                                          "cell records: every student would lose its points"))
     return found
+
+
+def cell_faults(problem_set) -> dict[str, str]:
+    """``{grade_id: message}`` for the cells whose cases do not match (see :func:`problems`):
+    :func:`autograder.checks.checks_for` makes their checks fail as faults of the grader, so an
+    authoring mistake is never a student's zero. Empty when a declaration cannot be read (its
+    checks fail on their own)."""
+    try:
+        cells = inventory(problem_set)
+        declared = declarations(problem_set.source)
+    except DeclarationError:
+        return {}
+    out: dict[str, str] = {}
+    for gid, message in _case_faults(problem_set, cells, declared):
+        out.setdefault(gid, message)
+    return out
