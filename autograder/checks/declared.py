@@ -161,6 +161,16 @@ def _dataset(name: str, column: int | None = None) -> np.ndarray:
     return (X if column is None else X[:, column]).copy()
 
 
+def _dataset_name(name: str, column: int | None = None) -> str:
+    """``the <name> data``, or ``the <name> data's <feature>`` for one column."""
+    import coursedata
+
+    if column is None:
+        return f"the {name} data"
+    names = getattr(getattr(coursedata, f"load_{name}")(), "feature_names", None)
+    return f"the {name} data's {names[column] if names else f'column {column}'}"
+
+
 #: The generators an input may name: ``{"normal": {"seed": 4, "n": 30, "mean": 10, "sd": 3}}``.
 GENERATORS: dict[str, Callable[..., np.ndarray]] = {
     "normal": _normal, "gamma": _gamma, "poisson": _poisson, "bernoulli": _bernoulli,
@@ -433,7 +443,7 @@ def _describe(inputs: dict, spec: dict) -> str:
             words.append(f"{arg}={float(value):g}" if not isinstance(value, str)
                          else f"{arg}={value!r}")
         elif isinstance(source, Mapping) and "dataset" in source:
-            words.append(f"{arg} = the {source['dataset']['name']} data "
+            words.append(f"{arg} = {_dataset_name(**source['dataset'])} "
                          f"({np.shape(value)[0]} values)")
         else:
             words.append(f"{arg} of shape {np.shape(value)}")
