@@ -3,8 +3,9 @@
 A problem set's hidden check cells run inside the sandboxed kernel, next to the student's code.
 They do not judge anything there: they only call the student's function on inputs generated
 from a fixed seed, and save what it returns as plain numpy arrays. After the notebook has run,
-the grader's own trusted process regenerates the same inputs with :func:`inputs`, computes the
-reference answer with :mod:`solutions`, and scores the saved arrays. Nothing the student's code
+the grader's own trusted process regenerates the same inputs (from the declaration in the source
+notebook, which the grader also wrote out for the kernel before the run, or with :func:`inputs`),
+computes the reference answer with :mod:`solutions`, and scores the saved arrays. Nothing the student's code
 redefines (``np.isclose``, ``AssertionError``, this module) can change that comparison: at worst
 it changes the student's own saved answers.
 
@@ -67,7 +68,9 @@ def inputs(problem_set: str, case: str) -> dict:
         return written
     try:
         module = importlib.import_module(f"coursedata.inputs.{problem_set}")
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as exc:
+        if exc.name != f"coursedata.inputs.{problem_set}":
+            raise
         module = None
     cases = getattr(module, "CASES", {})
     if case not in cases:

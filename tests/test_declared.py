@@ -415,3 +415,29 @@ def test_an_authoring_mistake_is_a_fault_of_the_grader_not_the_students_zero(tmp
     assert cell.message == GRADER_FAULT and "AuthoringError" in cell.error
     assert "records case 'gausian_large', whose inputs are declared nowhere" in cell.error
     assert all(s.error is None for g, s in scores.items() if g != "gaussian_mle_hidden")
+
+
+@pytest.mark.slow
+def test_a_student_who_rewrites_the_written_inputs_only_fools_their_own_function():
+    """The kernel can write over the inputs the grader wrote for it; the grader scores against
+    the inputs it generates itself, so answers that fit forged inputs earn nothing."""
+    ps = ProblemSet(PS)
+    nb = nbformat.read(ps.path, as_version=4)
+    forged = '''import glob as _glob, os as _os
+for _path in _glob.glob(_os.path.join(_os.environ.get("GRADER_RESULTS_DIR", "."), "inputs",
+                                      "gaussian*.npz")):
+    np.savez(_path, x=np.full(3, 5.0))
+
+
+def gaussian_mle(x):
+    return float(np.mean(x)), float(np.std(x))
+'''
+    _cell(nb, "gaussian_mle").source = forged
+    result = grade_submission(ps, nbformat.writes(nb).encode(), local_executor())
+    scores = _scores(result)
+    assert scores["gaussian_mle_visible"].points == 0
+    assert scores["gaussian_mle_hidden"].points == 0
+    # The function ran on the forged inputs (its answers are theirs: 5 and 0), and was scored
+    # against the grader's own.
+    assert "μ̂ for x of shape (30,) is wrong: yours is 5," in scores["gaussian_mle_hidden"].message
+    assert scores["gamma_mle_hidden"].points == 3.0  # the other questions are untouched

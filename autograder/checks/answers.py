@@ -35,7 +35,7 @@ class Answers:
         The folder the hidden cells wrote into. Its files come from untrusted code: they are
         loaded with ``allow_pickle=False`` and refused above ``MAX_RESULT_BYTES``.
     declared : dict, optional
-        ``{case: {argument: input spec}}`` declared in the source notebook
+        ``{case: Case}``, the cases declared in the source notebook
         (:func:`autograder.checks.declared.declared_cases`).
     """
 
