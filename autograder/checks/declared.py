@@ -503,6 +503,9 @@ def _problems(case: Case, answers: Answers) -> list[str | None]:
     expected = resolve(case.reference)(**inputs)
     outputs = case.outputs
     expected = expected if len(outputs) > 1 else (expected,)
+    if len(expected) != len(outputs):
+        raise DeclarationError(f"case {case.name!r}: {case.reference} returns {len(expected)} "
+                               f"values, but {len(outputs)} outputs are declared")
     about = _describe(inputs, case.args)
     out = []
     for i, output in enumerate(outputs):
