@@ -18,6 +18,7 @@ from typing import Callable, Protocol
 
 import nbformat
 
+from autograder.checks.declared import write_inputs
 from coursedata.grading import RESULTS_ENV
 from autograder.diagnose import explain
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
@@ -113,6 +114,7 @@ def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Execu
         results.mkdir(parents=True, exist_ok=True)
         log = results / LOG_NAME
         env = {RESULTS_ENV: str(results), **kernel_env(ps, assembly.notebook, log)}
+        write_inputs(ps.source, results)  # the declared cases' inputs, for the hidden cells
         run = executor(assembly.notebook, work, env)
         start = time.perf_counter()
         verdict = judge(ps, assembly.notebook, log)

@@ -16,6 +16,7 @@ import nbformat
 
 from coursedata.rules import Rules
 
+from autograder.checks.declared import strip
 from autograder.course import Course
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
@@ -202,6 +203,7 @@ class ProblemSet:
         for cell in out.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
+        strip(out)  # the declared checks are the grader's: the kernel runs without them
         return Assembly(out, missing, notes)
 
 

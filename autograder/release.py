@@ -11,7 +11,8 @@ term's submissions is explained with the command that archives the term
 released notebook: every source notebook's setup
 cell names the placeholder ``@KIT_URL@`` in the message it shows when the kit is missing, and the
 release replaces it with the kit wheel's URL on the course site (and updates nbgrader's checksum
-of that cell, so nbgrader's "Validate" does not report a changed cell).
+of that cell, so nbgrader's "Validate" does not report a changed cell), and removes the declared
+checks from the cells' metadata (nbgrader keeps them; they name the hidden cases' inputs).
 
 The course's public address and the kit's wheel are read as the book reads them, from
 :mod:`coursesite` (the address is set in one place, ``html: baseurl:`` of ``_config.yml``; the
@@ -43,7 +44,7 @@ from autograder.settings import COURSE_DIR, ROOT
 # The site and kit settings of coursesite are the release's too (re-exported here).
 __all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
            "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
-           "kit_wheel_name", "kit_url", "release", "register", "substitute"]
+           "kit_wheel_name", "kit_url", "release", "register", "strip_declarations", "substitute"]
 
 
 def substitute(path: Path, url: str) -> int:
@@ -106,6 +107,7 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
             raise RuntimeError(f"nbgrader wrote no notebook for {name}")
         for path in notebooks:
             substitute(path, url)
+            strip_declarations(path)
         return _swap_in(Path(scratch, name), course / "release" / name)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -161,3 +163,14 @@ def _swap_in(new: Path, published: Path) -> Path:
     shutil.rmtree(old, ignore_errors=True)
     return published
 
+
+def strip_declarations(path: Path) -> int:
+    """Remove the declared checks (:mod:`autograder.checks.declared`), which nbgrader keeps, from
+    the released notebook ``path``; return how many cells carried one."""
+    from autograder.checks.declared import strip
+
+    nb = nbformat.read(path, as_version=4)
+    removed = strip(nb)
+    if removed:
+        nbformat.write(nb, path)
+    return removed

@@ -7,7 +7,8 @@ import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
-from autograder.checks import Answers, load_checks
+from autograder.checks import Answers, checks_for
+from autograder.checks.declared import declared_cases
 from autograder.checks.answers import AnswerUnavailable
 from autograder.problemset import ProblemSet
 from autograder.recorded import cell_cases
@@ -40,7 +41,7 @@ class CellScore:
 
 def check_coverage(problem_set: ProblemSet) -> None:
     """Raise ``ValueError`` unless every autograded cell has exactly one trusted check."""
-    checks = load_checks(problem_set.name).CHECKS
+    checks = checks_for(problem_set)
     cells = {c.grade_id for c in problem_set.grade_cells if c.autograded}
     if cells != set(checks):
         raise ValueError(f"{problem_set.name}: autograded cells without a check: "
@@ -122,8 +123,8 @@ def score_results(problem_set: ProblemSet, results_dir, executed,
         failed = frozenset(executed)
     else:
         raise TypeError("executed must be the executed notebook or a collection of grade_ids")
-    checks = load_checks(problem_set.name).CHECKS
-    answers = _ReadingAnswers(problem_set.name, results_dir)
+    checks = checks_for(problem_set)
+    answers = _ReadingAnswers(problem_set.name, results_dir, declared_cases(problem_set.source))
     tainted = dict(tainted or {})
     may_read = cell_cases(problem_set) if tainted else {}
     scores = []

@@ -33,7 +33,8 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from autograder.checks import load_checks
+from autograder.checks import checks_for
+from autograder.checks.declared import declared_cases
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 
@@ -96,12 +97,15 @@ def recorded_cases(ps: ProblemSet) -> list[RecordedCase]:
 
 
 def defined_cases(ps: ProblemSet) -> set[str] | None:
-    """The cases ``coursedata/inputs/<name>.py`` defines (``CASES``), or None without one."""
+    """The cases whose inputs are defined: declared in the source notebook's checks
+    (:func:`autograder.checks.declared.declared_cases`) or in ``coursedata/inputs/<name>.py``
+    (``CASES``); None when neither defines any."""
+    declared = set(declared_cases(ps.source))
     try:
         module = importlib.import_module(f"coursedata.inputs.{ps.name}")
     except ModuleNotFoundError:
-        return None
-    return set(getattr(module, "CASES", {}))
+        return declared or None
+    return declared | set(getattr(module, "CASES", {}))
 
 
 class _Probe(Answers):
@@ -129,7 +133,7 @@ def check_reads(ps: ProblemSet, checks: Mapping[str, Callable]) -> dict[str, set
     out = {}
     with tempfile.TemporaryDirectory(prefix="validate-") as empty:
         for gid, check in checks.items():
-            probe = _Probe(ps.name, empty)
+            probe = _Probe(ps.name, empty, declared_cases(ps.source))
             try:
                 check(probe)
             except Exception:  # noqa: BLE001 - only what it asked for matters here
@@ -329,7 +333,8 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
     ----------
     ps : ProblemSet
     checks : mapping of grade_id to check, optional
-        The trusted checks (default: ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
+        The trusted checks (default: :func:`autograder.checks.checks_for`, the declared ones and
+        ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
         set without that module has no checks, so each of its autograded cells is a problem).
     rubric : bool
         Also check the marking scheme (the self-check does; ``release`` does not: the marking
@@ -337,7 +342,7 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
     """
     if checks is None:
         try:
-            checks = load_checks(ps.name).CHECKS
+            checks = checks_for(ps)
         except ModuleNotFoundError:
             checks = {}
     return [*check_problems(ps, checks), *case_problems(ps, checks), *points_problems(ps),

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import load_checks
+from autograder.checks import checks_for
+from autograder.checks.declared import declared_cases
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 from autograder.scoring import score_results
@@ -53,10 +54,10 @@ class _ReadingAnswers(Answers):
 
 def cases_read(ps: ProblemSet, results_dir) -> dict[str, set[str]]:
     """For each autograded cell, the cases its check reads when given ``results_dir``'s answers."""
-    checks = load_checks(ps.name).CHECKS
+    checks = checks_for(ps)
     out = {}
     for gid, check in checks.items():
-        answers = _ReadingAnswers(ps.name, results_dir)
+        answers = _ReadingAnswers(ps.name, results_dir, declared_cases(ps.source))
         check(answers)
         out[gid] = answers.read
     return out
@@ -129,10 +130,11 @@ def n_outputs(results_dir, case) -> int:
 
 class Subset:
     """A view of a problem set restricted to some graded cells (to score only what a variant
-    can change); :func:`score_results` reads only ``name`` and ``grade_cells``."""
+    can change); :func:`score_results` reads only ``name``, ``source`` and ``grade_cells``."""
 
     def __init__(self, ps: ProblemSet, grade_ids):
         self.name = ps.name
+        self.source = ps.source
         self.grade_cells = [c for c in ps.grade_cells if c.grade_id in set(grade_ids)]
 
 

@@ -10,6 +10,7 @@ Derived in ``chapters/03_mle.md``. Every estimator maximises the log-likelihood
   (the Lagrange-multiplier solution on the probability simplex).
 * Gamma with shape :math:`a` and rate :math:`b`: no closed form; the rate is profiled out,
   :math:`\hat b = a / \bar x`, and Newton's method solves the remaining equation in :math:`a`.
+* Poisson (counts): :math:`\hat\lambda = \bar x`.
 
 The log-likelihood functions broadcast over their parameters so that the book can draw
 :math:`\ell` on a grid of parameter values; they compute with sufficient statistics, so a grid
@@ -35,6 +36,8 @@ __all__ = [
     "gamma_mle",
     "gamma_log_likelihood",
     "gamma_score",
+    "poisson_mle",
+    "poisson_log_likelihood",
 ]
 
 
@@ -584,3 +587,80 @@ def gamma_score(x, shape, rate) -> np.ndarray:
     d_a = n * (np.log(b) - digamma(a)) + sum_log_x
     d_b = n * a / b - sum_x
     return np.stack([d_a, d_b], axis=-1)
+
+
+# --------------------------------------------------------------------------------------------
+# Poisson
+# --------------------------------------------------------------------------------------------
+
+
+def _as_counts(x, name: str = "x") -> np.ndarray:
+    """Return ``x`` as a 1-D float array of non-negative integers, refusing anything else."""
+    arr = as_1d_float(x, name)
+    if np.any((arr < 0) | (arr != np.round(arr))):
+        raise ValueError(f"{name} must contain counts (integers >= 0)")
+    return arr
+
+
+def poisson_mle(x) -> float:
+    r"""Maximum-likelihood rate of a Poisson distribution: the sample mean.
+
+    Setting :math:`\frac{d\ell}{d\lambda} = \frac{1}{\lambda}\sum_n x_n - N = 0` gives
+    :math:`\hat\lambda = \bar x` (0 when every count is 0: the likelihood :math:`e^{-N\lambda}`
+    is then largest at the boundary).
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+        Counts, integers >= 0.
+
+    Returns
+    -------
+    lam : float
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is empty, not 1-D, or holds a negative or non-integer value.
+
+    Examples
+    --------
+    >>> poisson_mle([0, 2, 1, 3])
+    1.5
+    """
+    return float(_as_counts(x).mean())
+
+
+def poisson_log_likelihood(lam, x):
+    r"""Poisson log-likelihood of the counts ``x``, vectorised over the rate ``lam``.
+
+    .. math::
+
+        \ell(\lambda) = \log\lambda \sum_{n=1}^N x_n - N\lambda - \sum_{n=1}^N \log x_n!,
+
+    with :math:`0 \log 0 = 0`: at :math:`\lambda = 0`, :math:`\ell = 0` when every count is 0
+    and :math:`-\infty` otherwise.
+
+    Parameters
+    ----------
+    lam : float or array_like of any shape
+        Rates, each >= 0.
+    x : array_like of shape (N,)
+        Counts, integers >= 0.
+
+    Returns
+    -------
+    log_likelihood : float or ndarray of the shape of ``lam``
+        A float when ``lam`` is a scalar. Values may be ``-inf``.
+
+    Examples
+    --------
+    >>> round(poisson_log_likelihood(1.0, [0, 1]), 4)   # log(e^-1) + log(e^-1)
+    -2.0
+    """
+    lam = as_float_array(lam, "lam")
+    if np.any(lam < 0):
+        raise ValueError(f"lam must be >= 0; got {int(np.sum(lam < 0))} negative value(s)")
+    arr = _as_counts(x)
+    out = xlogy(arr.sum(), lam) - arr.size * lam - np.sum(gammaln(arr + 1.0))
+    return _scalar_or_array(out)

@@ -20,13 +20,16 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.problemset import ProblemSet
+from autograder.release import strip_declarations
 from autograder.settings import COURSE_DIR
 from autograder.scoring import CellScore, score_results
+from autograder.checks.declared import write_inputs
 from coursedata.grading import RESULTS_ENV
 
 
 def generate_release(names: list[str], root: Path) -> Path:
-    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``."""
+    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``, and
+    remove the declared checks as :func:`autograder.release.release` does."""
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE_DIR / "source", root / "source")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -35,6 +38,8 @@ def generate_release(names: list[str], root: Path) -> Path:
                         f"--CourseDirectory.root={root}",
                         f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"],
                        cwd=root, env=env, check=True, capture_output=True)
+        for path in (root / "release" / name).glob("*.ipynb"):
+            strip_declarations(path)  # as autograder.release does
     return root / "release"
 
 
@@ -53,6 +58,7 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout
             for i, nb in enumerate(notebooks):
                 results = Path(keep if keep is not None else tmp, f"results-{i}")
                 results.mkdir(parents=True)
+                write_inputs(ps.source, results)  # as the grader does before a run
                 reset = nbformat.v4.new_code_cell(
                     f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
                 cells = [reset] + [c for c in nb.cells]

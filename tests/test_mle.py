@@ -22,6 +22,8 @@ from solutions.mle import (
     gamma_score,
     gaussian_log_likelihood,
     gaussian_mle,
+    poisson_log_likelihood,
+    poisson_mle,
 )
 
 COIN = np.array([1] * 55 + [0] * 45)
@@ -431,3 +433,39 @@ def test_gamma_mle_errors(x, kwargs, match):
 def test_gamma_likelihood_and_score_errors(func, x, a, b, match):
     with pytest.raises(ValueError, match=match):
         func(x, a, b)
+
+
+# ------------------------------------------------------------------------------------------
+# Poisson
+# ------------------------------------------------------------------------------------------
+
+
+def test_poisson_log_likelihood_matches_scipy():
+    x = np.random.default_rng(0).poisson(3.2, size=40)
+    lam = np.array([0.5, 3.0, 7.25])
+    expected = [st.poisson(m).logpmf(x).sum() for m in lam]
+    np.testing.assert_allclose(poisson_log_likelihood(lam, x), expected, rtol=1e-12)
+    assert isinstance(poisson_log_likelihood(2.0, x), float)
+
+
+def test_poisson_mle_maximises_the_scipy_log_likelihood():
+    x = np.random.default_rng(1).poisson(0.7, size=25)
+    lam_hat = poisson_mle(x)
+    best = minimize(lambda m: -st.poisson(m[0]).logpmf(x).sum(), [2.0],
+                    bounds=[(1e-9, None)]).x[0]
+    assert lam_hat == pytest.approx(best, rel=1e-5)
+    assert lam_hat == pytest.approx(np.mean(x), rel=1e-15)
+
+
+def test_poisson_boundary_rate_zero():
+    assert poisson_log_likelihood(0.0, [0, 0, 0]) == 0.0
+    assert poisson_log_likelihood(0.0, [0, 1]) == -np.inf
+    assert poisson_mle([0, 0]) == 0.0
+
+
+@pytest.mark.parametrize("x", [[1.5, 2], [-1, 2], []])
+def test_poisson_bad_counts(x):
+    with pytest.raises(ValueError):
+        poisson_mle(x)
+    with pytest.raises(ValueError):
+        poisson_log_likelihood(1.0, x)

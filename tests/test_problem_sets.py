@@ -13,12 +13,13 @@ from __future__ import annotations
 import copy
 import importlib
 import re
+import warnings
 
 import nbformat
 import pytest
 
 from autograder.grade import grade_submission, local_executor
-from autograder.checks import load_checks
+from autograder.checks import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
@@ -81,7 +82,9 @@ class ProblemSetTests:
     def test_problem_set_shape(self, ps):
         answers = [c for c in ps.source.cells if c.cell_type == "code"
                    and c.metadata.get("nbgrader", {}).get("solution")]
-        assert 4 <= len(answers) <= 8, f"{len(answers)} code answers; 4 to 8 expected"
+        assert 1 <= len(answers) <= 8, f"{len(answers)} code answers; 1 to 8 expected"
+        if len(answers) < 4:  # legitimate (a short set), but worth a second look
+            warnings.warn(f"{ps.name} has {len(answers)} code answers; most sets have 4 to 8")
         assert any(not c.autograded for c in ps.grade_cells), "no answer graded by hand"
         auto = [c for c in ps.grade_cells if c.autograded]
         assert all(c.grade_id.endswith(("_visible", "_hidden")) for c in auto)
@@ -192,7 +195,7 @@ class ProblemSetTests:
         function (all its arrays, and each one alone) earn nothing on a visible cell that reads
         them, and nothing on a hidden cell all of whose arrays they replace; the symmetries
         declared in the checks' ``EQUIVALENT_FORMS`` keep full marks."""
-        exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+        exemptions = equivalent_forms(ps)
         problems = score_generic_variants(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
 
@@ -200,7 +203,7 @@ class ProblemSetTests:
     def test_equivalent_answers_keep_full_marks(self, ps, reference, tmp_path):
         """Recorded answers as ints (where integral), within rounding, or transformed by a
         declared symmetry are still right."""
-        exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+        exemptions = equivalent_forms(ps)
         problems = score_equivalent_forms(ps, reference[1], tmp_path, exemptions)
         assert not problems, "\n".join(problems)
 

@@ -23,10 +23,11 @@ def ps():
 @pytest.fixture
 def right_answer(tmp_path):
     """A results folder holding the right answer of the ``gaussian`` case only."""
-    from coursedata.grading import inputs
+    from autograder.checks.declared import case_inputs, declared_cases
     from solutions.mle import gaussian_mle
 
-    mu, sigma = gaussian_mle(inputs(PS, "gaussian")["x"])
+    x = case_inputs(declared_cases(ProblemSet(PS).source), "gaussian")["x"]
+    mu, sigma = gaussian_mle(x)
     np.savez(tmp_path / "gaussian.npz", out_0=np.float64(mu), out_1=np.float64(sigma))
     return tmp_path
 

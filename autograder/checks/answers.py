@@ -34,15 +34,24 @@ class Answers:
     results_dir : path-like
         The folder the hidden cells wrote into. Its files come from untrusted code: they are
         loaded with ``allow_pickle=False`` and refused above ``MAX_RESULT_BYTES``.
+    declared : dict, optional
+        ``{case: Case}``, the cases declared in the source notebook
+        (:func:`autograder.checks.declared.declared_cases`).
     """
 
-    def __init__(self, problem_set: str, results_dir):
+    def __init__(self, problem_set: str, results_dir, declared: dict | None = None):
         self.problem_set = problem_set
         self.results_dir = Path(results_dir)
+        self.declared = dict(declared or {})
         self._cache: dict[str, tuple] = {}
 
     def inputs(self, case: str) -> dict:
-        """Fresh copies of the seeded inputs of ``case`` (the same the hidden cell used)."""
+        """Fresh copies of the seeded inputs of ``case`` (the same the hidden cell used): from
+        its declaration in the source notebook (``declared``), else from the kit's ``CASES``."""
+        if case in self.declared:
+            from autograder.checks.declared import case_inputs
+
+            return case_inputs(self.declared, case)
         return inputs(self.problem_set, case)
 
     def get(self, case: str) -> tuple:

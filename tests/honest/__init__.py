@@ -57,6 +57,7 @@ def run_keeping_results(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], 
     exploration on real data (plots, tables) records nothing and takes most of the time."""
     from nbclient import NotebookClient
 
+    from autograder.checks.declared import write_inputs
     from autograder.scoring import score_results
     from coursedata.grading import RESULTS_ENV
 
@@ -67,6 +68,7 @@ def run_keeping_results(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], 
         for i, nb in enumerate(notebooks):
             results = Path(workdir, f"results-{i}")
             results.mkdir(parents=True)
+            write_inputs(ps.source, results)  # as the grader does before a run
             reset = nbformat.v4.new_code_cell(
                 f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
             host.cells = [reset] + [copy.deepcopy(c) for c in nb.cells

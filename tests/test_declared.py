@@ -1,0 +1,443 @@
+"""Declared checks: a question's check is stated next to it in the source notebook.
+
+The main test does what an instructor does to add a question: in a copy of the course, it adds
+an autograded "Poisson MLE" question (``poisson_mle(x)`` and ``poisson_log_likelihood(lam, x)``,
+a visible and a hidden test) to problem set 3 by editing the source notebook only (the reference,
+:func:`solutions.mle.poisson_mle`, is in ``solutions/``), then grades a correct and a wrong
+submission through the real grader and gets the declared scores; the generic wrong answers and
+the equivalent forms derived from the same declaration behave as for every problem set; the
+release carries no declaration. The other tests pin the format's rules and its messages.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.checks import checks_for
+from autograder.checks.answers import Answers
+from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
+                                        declarations, declared_cases, equivalent_forms, strip,
+                                        write_inputs)
+from autograder.checks.inventory import inventory, problems
+from autograder.course import Course
+from autograder.grade import grade_submission, local_executor
+from autograder.problemset import ProblemSet
+from autograder.settings import COURSE_DIR
+from coursedata.grading import RESULTS_ENV, inputs
+from tests.psharness import score_equivalent_forms, score_generic_variants
+
+PS = "ps3_mle"
+
+# ---------------------------------------------------------------------------------------------
+# What the author writes to add the Poisson question (everything below goes into the notebook)
+# ---------------------------------------------------------------------------------------------
+
+Q_TEXT = """## Question 7 — The Poisson rate (3 points)
+
+Counts $x_n \\in \\{0, 1, 2, \\dots\\}$ with $p(x_n \\mid \\lambda) = \\lambda^{x_n} e^{-\\lambda} / x_n!$.
+Write the log-likelihood $\\ell(\\lambda) = \\log\\lambda \\sum_n x_n - N\\lambda - \\sum_n \\log x_n!$
+for a single $\\lambda$ or a grid (with $0 \\log 0 = 0$ at $\\lambda = 0$), and the
+maximum-likelihood rate $\\hat\\lambda$."""
+
+Q_SOLUTION = '''def poisson_mle(x):
+    """Maximum-likelihood rate of i.i.d. Poisson counts x, shape (N,): a float."""
+    ### BEGIN SOLUTION
+    return float(np.mean(x))
+    ### END SOLUTION
+
+
+def poisson_log_likelihood(lam, x):
+    """Poisson log-likelihood of the counts x, shape (N,), for a rate or a grid of rates."""
+    ### BEGIN SOLUTION
+    x = np.asarray(x, dtype=float)
+    ll = xlogy(np.sum(x), np.asarray(lam, dtype=float)) - x.size * np.asarray(lam) - np.sum(gammaln(x + 1))
+    return float(ll) if np.ndim(ll) == 0 else ll
+    ### END SOLUTION'''
+
+Q_VISIBLE = '''### BEGIN HIDDEN TESTS
+from coursedata.grading import inputs, record
+record("poisson_mle", poisson_mle, **inputs("ps3_mle", "poisson_mle"))
+record("poisson_ll", poisson_log_likelihood, **inputs("ps3_mle", "poisson_ll"))
+### END HIDDEN TESTS
+lam_hat = poisson_mle(np.array([0, 0, 1, 5]))
+assert np.isclose(lam_hat, 1.5), f"λ̂ for the counts 0, 0, 1, 5 is their mean 1.5; yours is {lam_hat}"
+ll = poisson_log_likelihood(np.array([0.0, 1.0]), np.array([0, 1]))
+assert np.shape(ll) == (2,) and ll[0] == -np.inf and np.isclose(ll[1], -2.0), (
+    f"ℓ(0) = -inf and ℓ(1) = -2 for the counts 0, 1; yours are {ll}")'''
+
+Q_HIDDEN = '''### BEGIN HIDDEN TESTS
+from coursedata.grading import inputs, record
+record("poisson_mle_zeros", poisson_mle, **inputs("ps3_mle", "poisson_mle_zeros"))
+record("poisson_mle_large", poisson_mle, **inputs("ps3_mle", "poisson_mle_large"))
+record("poisson_ll_zeros", poisson_log_likelihood, **inputs("ps3_mle", "poisson_ll_zeros"))
+### END HIDDEN TESTS
+# Hidden tests run here when your notebook is graded. Nothing to do in this cell: the grader
+# runs its own copy of it, so edits here change nothing.'''
+
+LL = {"reference": "solutions.mle:poisson_log_likelihood", "outputs": ["ℓ(λ)"],
+      "compare": "log", "rtol": 1e-8, "atol": 1e-10}
+VISIBLE_CHECK = {
+    "reference": "solutions.mle:poisson_mle", "outputs": ["λ̂"], "rtol": 1e-10, "atol": 1e-12,
+    "cases": {
+        "poisson_mle": {"x": {"poisson": {"seed": 31, "n": 60, "lam": 2.5}}},
+        "poisson_ll": {"args": {"lam": {"linspace": {"start": 0, "stop": 6, "num": 25}},
+                                "x": {"poisson": {"seed": 32, "n": 40, "lam": 3.0}}}, **LL}}}
+HIDDEN_CHECK = {
+    "cases": {
+        "poisson_mle_zeros": {"x": {"full": {"n": 8, "value": 0}}},
+        "poisson_mle_large": {"x": {"poisson": {"seed": 33, "n": 3000, "lam": 40.0}}},
+        "poisson_ll_zeros": {"args": {"lam": {"linspace": {"start": 0, "stop": 2, "num": 5}},
+                                      "x": {"full": {"n": 5, "value": 0}}}, **LL}},
+    "weights": {"poisson_mle": 1, "poisson_mle_zeros": 1, "poisson_mle_large": 1,
+                "poisson_ll": 1, "poisson_ll_zeros": 1}}
+
+
+def _nbgrader(grade_id, *, points=None, solution=False):
+    meta = {"grade": points is not None, "grade_id": grade_id, "locked": not solution,
+            "schema_version": 3, "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def add_poisson_question(course: Path) -> dict:
+    """Add the Poisson question to ``course``'s problem set 3 as an author would: four cells
+    after question 6 with the two declarations, and the points in the header. Return the files
+    changed and the lines added and removed (as ``git diff`` counts them)."""
+    path = course / "source" / PS / f"{PS}.ipynb"
+    before = path.read_text()
+    nb = json.loads(before)
+    at = next(i for i, c in enumerate(nb["cells"])
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == "q7_text")
+    cells = [
+        {"cell_type": "markdown", "metadata": _nbgrader("poisson_text"), "source": Q_TEXT},
+        {"cell_type": "code", "metadata": _nbgrader("poisson_mle", solution=True),
+         "source": Q_SOLUTION, "execution_count": None, "outputs": []},
+        {"cell_type": "code", "metadata": {**_nbgrader("poisson_mle_visible", points=1),
+                                           "course": {"check": VISIBLE_CHECK}},
+         "source": Q_VISIBLE, "execution_count": None, "outputs": []},
+        {"cell_type": "code", "metadata": {**_nbgrader("poisson_mle_hidden", points=2),
+                                           "course": {"check": HIDDEN_CHECK}},
+         "source": Q_HIDDEN, "execution_count": None, "outputs": []},
+    ]
+    for cell in cells:
+        cell["id"] = cell["metadata"]["nbgrader"]["grade_id"].replace("_", "-")
+        cell["source"] = cell["source"].splitlines(keepends=True)
+    nb["cells"][at:at] = cells
+    header = nb["cells"][0]
+    text = "".join(header["source"])
+    text = text.replace("**Points:** 19 autograded + 7 graded by hand = 26.",
+                        "**Points:** 22 autograded + 7 graded by hand = 29.")
+    text = text.replace("| 7 | Derivation: the MLE of a die",
+                        "| 7 | `poisson_mle`, `poisson_log_likelihood` — the Poisson rate | 3 |\n"
+                        "| 7b | Derivation: the MLE of a die")
+    header["source"] = text.splitlines(keepends=True)
+    after = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    path.write_text(after)
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    added = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
+    removed = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
+    return {"files": [path], "added": added, "removed": removed}
+
+
+@pytest.fixture(scope="module")
+def poisson_course(tmp_path_factory):
+    """A copy of the course with the Poisson question added: ``(problem set, edit counts)``."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
+    shutil.copytree(COURSE_DIR / "source", root / "source")
+    shutil.copytree(COURSE_DIR / "rubrics", root / "rubrics")
+    counts = add_poisson_question(root)
+    return ProblemSet(PS, Course(root)), counts
+
+
+def _scores(result):
+    return {s.grade_id: s for s in result.scores}
+
+
+@pytest.mark.slow
+def test_a_new_question_is_declared_in_the_notebook_and_graded_as_declared(poisson_course,
+                                                                           tmp_path):
+    ps, counts = poisson_course
+    # One file of the course changes (the reference is solutions.mle's): the notebook.
+    assert [p.name for p in counts["files"]] == [f"{PS}.ipynb"]
+    print(f"\nPoisson question: 1 course file + solutions/mle.py; notebook +{counts['added']} "
+          f"-{counts['removed']} lines")
+    assert problems(ps) == []
+    listed = {c.grade_id: c for c in inventory(ps)}
+    assert listed["poisson_mle_visible"].check == "declared"
+    assert listed["poisson_mle_hidden"].reads == ("poisson_mle", "poisson_mle_zeros",
+                                                  "poisson_mle_large", "poisson_ll",
+                                                  "poisson_ll_zeros")
+    assert ps.max_points == 29
+
+    # The reference solution (the source itself) earns every point, the new ones included.
+    work = tmp_path / "correct" / "submission"
+    right = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
+    wrong_cells = [(s.grade_id, s.points, s.message) for s in right.scores
+                   if s.points is not None and s.points != s.max_points]
+    assert not wrong_cells
+    assert _scores(right)["poisson_mle_hidden"].points == 2.0
+
+    # The median instead of the mean: the visible cell is all or nothing (0 of 1; its visible
+    # test fails in the kernel too), the hidden cell keeps the parts that do not read the
+    # rate (both log-likelihood cases) and the all-zero counts, whose median is their mean:
+    # 3 of 5 equal weights of 2 points.
+    nb = nbformat.read(ps.path, as_version=4)
+    [solution] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                  == "poisson_mle"]
+    solution.source = solution.source.replace("np.mean(x)", "np.median(x)")
+    wrong = grade_submission(ps, nbformat.writes(nb).encode(), local_executor())
+    scores = _scores(wrong)
+    assert scores["poisson_mle_visible"].points == 0.0
+    assert scores["poisson_mle_hidden"].points == pytest.approx(2 * 3 / 5)
+    assert "λ̂ for x of shape (60,) is wrong" in scores["poisson_mle_hidden"].message
+    assert all(s.points == s.max_points for s in wrong.scores
+               if s.points is not None and not s.grade_id.startswith("poisson"))
+
+    # The generic wrong answers and equivalent forms, derived from the same declarations.
+    results = work / "results"
+    assert not score_generic_variants(ps, results, tmp_path / "generic", equivalent_forms(
+        ps.source))
+    assert not score_equivalent_forms(ps, results, tmp_path / "forms")
+
+
+@pytest.mark.slow
+def test_the_release_carries_no_declaration(poisson_course, tmp_path):
+    from autograder.release import release
+
+    ps, _ = poisson_course
+    course = tmp_path / "course"
+    shutil.copytree(ps.course.root, course)
+    folder = release(PS, course, db_url=f"sqlite:///{tmp_path / 'gradebook.db'}",
+                     url="https://example.org/kit/mfpm_kit-0.1.0-py3-none-any.whl")
+    text = (folder / f"{PS}.ipynb").read_text()
+    released = nbformat.reads(text, as_version=4)
+    assert "def poisson_mle(x)" in text  # the new question is released
+    assert not any("course" in c.metadata for c in released.cells)
+    for leak in ("poisson_mle_zeros", "gamma_mle_small_shape", '"seed"', "solutions.mle"):
+        assert leak not in text, leak
+
+
+# ---------------------------------------------------------------------------------------------
+# The format's rules
+# ---------------------------------------------------------------------------------------------
+
+
+def _notebook(*checks: tuple[str, dict]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    for gid, check in checks:
+        cell = nbformat.v4.new_code_cell("")
+        cell.metadata = {**_nbgrader(gid, points=1), "course": {"check": check}}
+        nb.cells.append(cell)
+    return nb
+
+
+GAUSS = {"reference": "solutions.mle:gaussian_mle", "outputs": ["μ̂", "σ̂"],
+         "cases": {"g": {"x": {"normal": {"seed": 1, "n": 10, "mean": 0, "sd": 1}}}}}
+
+
+@pytest.mark.parametrize("check, message", [
+    ({**GAUSS, "weights": {"g": 1}}, "only a _hidden cell has weights"),
+    ({**GAUSS, "tolerance": 1e-3}, "unknown keys ['tolerance']"),
+    ({**GAUSS, "compare": "roughly"}, "unknown comparison 'roughly'"),
+    ({**GAUSS, "outputs": [{"label": "μ̂"}]}, "an output is a name"),
+])
+def test_a_declaration_that_cannot_be_read_names_its_cell(check, message):
+    with pytest.raises(DeclarationError, match="q_visible") as info:
+        declarations(_notebook(("q_visible", check)))
+    assert message in str(info.value)
+
+
+def test_a_case_is_declared_once_and_weights_name_declared_cases():
+    with pytest.raises(DeclarationError, match="declared twice"):
+        declarations(_notebook(("q_visible", GAUSS), ("q_hidden", {"cases": GAUSS["cases"]})))
+    with pytest.raises(DeclarationError, match="undeclared cases \\['gg'\\]"):
+        declarations(_notebook(("q_visible", GAUSS), ("q_hidden", {"weights": {"gg": 1}})))
+
+
+def _answers(tmp_path, case, *values) -> Answers:
+    np.savez(tmp_path / f"{case}.npz", **{f"out_{i}": v for i, v in enumerate(values)})
+    return Answers(PS, tmp_path)
+
+
+def test_messages_come_from_the_inputs_so_they_cannot_go_stale(tmp_path):
+    """The hand-written message "a = 0.3" went stale when the input changed; a declared
+    check says the input's value as generated, whatever it is."""
+    def message(shape):
+        check = {"reference": "solutions.mle:gamma_log_likelihood", "outputs": ["ℓ(a, b)"],
+                 "cases": {"gl": {"x": {"gamma": {"seed": 2, "n": 20, "shape": 2, "rate": 1}},
+                                  "shape": shape, "rate": 1.5}}}
+        nb = _notebook(("q_visible", check))
+        return build_checks(nb)["q_visible"](_answers(tmp_path, "gl", np.float64(0.0))).message
+    assert "ℓ(a, b) for x of shape (20,), shape=0.3, rate=1.5 is wrong" in message(0.3)
+    assert "shape=0.45, rate=1.5" in message(0.45)
+
+
+def test_visible_is_all_or_nothing_and_hidden_weighs_cases_and_outputs(tmp_path):
+    hidden = {"cases": {"h": {"x": [1.0, 2.0, 4.0]}}, "weights": {"g": 1, "h": 3}}
+    checks = build_checks(_notebook(("q_visible", GAUSS), ("q_hidden", hidden)))
+    g = case_inputs(declared_cases(_notebook(("q_visible", GAUSS))), "g")["x"]
+    _answers(tmp_path, "g", np.mean(g), 0.0)  # the mean right, the deviation wrong
+    answers = _answers(tmp_path, "h", 7 / 3, np.std([1.0, 2.0, 4.0]))
+    visible = checks["q_visible"](answers)
+    assert visible.fraction == 0.0 and visible.message.startswith("σ̂ for x of shape (10,)")
+    # g weighs 1/4, shared by its two outputs; h weighs 3/4 and is right.
+    assert checks["q_hidden"](Answers(PS, tmp_path)).fraction == pytest.approx(1 / 8 + 3 / 4)
+
+
+@pytest.mark.parametrize("compare, right, wrong", [
+    ("rows_up_to_sign", [[-1.0, -2.0], [3.0, 4.0]], [[-1.0, 2.0], [3.0, 4.0]]),
+    ("permutation", [[3.0, 4.0], [1.0, 2.0]], [[3.0, 4.0], [1.0, 2.5]]),
+    ("integer", [[1, 2], [3, 4]], [[1.0, 2.0], [3.0, 4.5]]),
+    ("rows_up_to_constant", [[11.0, 12.0], [2.0, 3.0]], [[11.0, 12.0], [2.0, 4.0]]),
+])
+def test_equivalences_accept_the_equivalent_form_and_refuse_a_wrong_one(tmp_path, compare,
+                                                                        right, wrong):
+    check = {"reference": "solutions._validation:as_float_array", "compare": compare,
+             "cases": {"m": {"x": [[1, 2], [3, 4]]}}}
+    nb = _notebook(("q_visible", check))
+    run = build_checks(nb)["q_visible"]
+    for folder in ("right", "wrong"):
+        (tmp_path / folder).mkdir()
+    assert run(_answers(tmp_path / "right", "m", np.asarray(right))).fraction == 1.0
+    assert run(_answers(tmp_path / "wrong", "m", np.asarray(wrong))).fraction == 0.0
+    if compare in ("rows_up_to_sign", "rows_up_to_constant"):
+        assert list(equivalent_forms(nb)) == [
+            ("as_float_array", None, "negated" if compare == "rows_up_to_sign" else "shifted")]
+
+
+def test_only_trusted_modules_are_called():
+    check = {"reference": "os:system", "cases": {"m": {"x": 1}}}
+    with pytest.raises(DeclarationError, match="not 'module:function' under"):
+        build_checks(_notebook(("q_visible", check)))["q_visible"](Answers(PS, "/nonexistent"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Problem set 3, ported: the inventory, the kernel's inputs, the authoring mistakes it catches
+# ---------------------------------------------------------------------------------------------
+
+
+def test_problem_set_3_is_declared_but_for_the_score():
+    ps = ProblemSet(PS)
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    assert {g for g, k in kinds.items() if k == "python"} == {"gamma_score_visible",
+                                                            "gamma_score_hidden"}
+    assert {g for g, k in kinds.items() if k == "manual"} == {"lagrange_derivation",
+                                                            "bias_derivation"}
+    assert sum(k == "declared" for k in kinds.values()) == 10
+    assert set(checks_for(ps)) == {g for g, k in kinds.items() if k != "manual"}
+    assert problems(ps) == []
+
+
+def test_the_kernel_reads_the_inputs_the_grader_wrote(tmp_path, monkeypatch):
+    ps = ProblemSet(PS)
+    written = write_inputs(ps.source, tmp_path)
+    assert "bernoulli_scalar" in written and "gamma_score_faithful" in written
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    got = inputs(PS, "bernoulli_scalar")
+    assert isinstance(got["theta"], float) and got["theta"] == 0.3
+    assert got["x"].dtype == np.int64 and got["x"].shape == (40,)
+    got = inputs(PS, "categorical_one")
+    assert isinstance(got["n_categories"], int) and got["n_categories"] == 1
+    expected = case_inputs(declared_cases(ps.source), "gamma_mle_faithful")["x"]
+    np.testing.assert_array_equal(inputs(PS, "gamma_mle_faithful")["x"], expected)
+    monkeypatch.delenv(RESULTS_ENV)
+    with pytest.raises(ValueError, match="gets its inputs from the grader"):
+        inputs(PS, "bernoulli_scalar")
+
+
+def _edited(edit) -> ProblemSet:
+    ps = ProblemSet(PS)
+    ps.source = copy.deepcopy(ps.source)
+    edit(ps.source)
+    return ps
+
+
+def _cell(nb, gid):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+
+
+def test_authoring_mistakes_are_found_before_anything_runs():
+    # A typo in a hidden cell's case name (it cost every correct student points, silently).
+    def typo(nb):
+        cell = _cell(nb, "gaussian_mle_hidden")
+        cell.source = cell.source.replace('record("gaussian_large"', 'record("gausian_large"')
+    found = problems(_edited(typo))
+    assert any("records case 'gausian_large', whose inputs are declared nowhere" in p
+               for p in found), found
+    assert any("declares case 'gaussian_large', which no hidden part records" in p
+               for p in found), found
+    assert any("gaussian_mle_hidden scores case 'gaussian_large', which no cell records" in p
+               for p in found), found
+
+    # A graded cell without a check.
+    def undeclared(nb):
+        del _cell(nb, "gamma_mle_hidden").metadata["course"]
+    assert any("gamma_mle_hidden has no check" in p for p in problems(_edited(undeclared)))
+
+    # A reference that does not exist.
+    def misnamed(nb):
+        _cell(nb, "gamma_mle_visible").metadata["course"]["check"]["reference"] = \
+            "solutions.mle:gama_mle"
+    assert any("gamma_mle_visible: reference" in p for p in problems(_edited(misnamed)))
+
+
+def test_strip_removes_every_declaration_and_nothing_else():
+    nb = copy.deepcopy(ProblemSet(PS).source)
+    before = [dict(c.metadata.get("nbgrader", {})) for c in nb.cells]
+    assert strip(nb) == 12
+    assert not any("course" in c.metadata for c in nb.cells)
+    assert [dict(c.metadata.get("nbgrader", {})) for c in nb.cells] == before
+    assert "rules" in nb.metadata["course"]  # the notebook's declared rules are the students'
+
+
+def test_an_authoring_mistake_is_a_fault_of_the_grader_not_the_students_zero(tmp_path):
+    """The typo in a hidden cell's case name took points from every correct student, whose
+    feedback blamed their function; now that cell's check fails as a grader fault, whose
+    message tells the instructor what to change."""
+    from autograder.scoring import GRADER_FAULT, score_results
+
+    def typo(nb):
+        cell = _cell(nb, "gaussian_mle_hidden")
+        cell.source = cell.source.replace('record("gaussian_large"', 'record("gausian_large"')
+    ps = _edited(typo)
+    scores = {s.grade_id: s for s in score_results(ps, tmp_path, frozenset())}
+    cell = scores["gaussian_mle_hidden"]
+    assert cell.message == GRADER_FAULT and "AuthoringError" in cell.error
+    assert "records case 'gausian_large', whose inputs are declared nowhere" in cell.error
+    assert all(s.error is None for g, s in scores.items() if g != "gaussian_mle_hidden")
+
+
+@pytest.mark.slow
+def test_a_student_who_rewrites_the_written_inputs_only_fools_their_own_function():
+    """The kernel can write over the inputs the grader wrote for it; the grader scores against
+    the inputs it generates itself, so answers that fit forged inputs earn nothing."""
+    ps = ProblemSet(PS)
+    nb = nbformat.read(ps.path, as_version=4)
+    forged = '''import glob as _glob, os as _os
+for _path in _glob.glob(_os.path.join(_os.environ.get("GRADER_RESULTS_DIR", "."), "inputs",
+                                      "gaussian*.npz")):
+    np.savez(_path, x=np.full(3, 5.0))
+
+
+def gaussian_mle(x):
+    return float(np.mean(x)), float(np.std(x))
+'''
+    _cell(nb, "gaussian_mle").source = forged
+    result = grade_submission(ps, nbformat.writes(nb).encode(), local_executor())
+    scores = _scores(result)
+    assert scores["gaussian_mle_visible"].points == 0
+    assert scores["gaussian_mle_hidden"].points == 0
+    # The function ran on the forged inputs (its answers are theirs: 5 and 0), and was scored
+    # against the grader's own.
+    assert "μ̂ for x of shape (30,) is wrong: yours is 5," in scores["gaussian_mle_hidden"].message
+    assert scores["gamma_mle_hidden"].points == 3.0  # the other questions are untouched
