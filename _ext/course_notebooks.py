@@ -19,7 +19,10 @@ theorems and exercises (at ``build-finished``, every build), each chapter is con
 
 The notebooks are published at ``<site>/notebooks/<chapter>.ipynb``, offered by a "Download
 notebook" button on each chapter page, and replace the JupyterLite site's chapter notebooks
-(``course_lite`` writes them first; its browser note is kept, converted too).
+(``course_lite`` writes them first; its browser note is kept, converted too). In the browser's
+copies, ``%matplotlib inline`` lines are left out (:func:`for_the_browser`): Pyodide's kernel
+loads the packages a cell imports by parsing the cell as Python, which a magic makes fail, so
+that cell's imports would not load; the kernel's plots are inline already.
 :func:`leftover_myst` finds any MyST syntax left in a notebook (tests/test_notebooks.py).
 """
 
@@ -321,6 +324,25 @@ def _chapter_notebook(app, docname: str):
     return convert_notebook(nb, refs, getattr(app, "course_library_install_cell", None))
 
 
+#: Lines the browser's copies leave out: IPython magics that JupyterLite's kernel does not need.
+_BROWSER_SKIPS = re.compile(r"^%matplotlib inline\s*$")
+
+
+def for_the_browser(nb):
+    """``nb`` with the lines :data:`_BROWSER_SKIPS` left out of its code cells (and a cell that
+    held nothing else left out), so Pyodide's kernel finds every cell's imports."""
+    cells = []
+    for cell in nb.cells:
+        lines = cell.source.splitlines()
+        if cell.cell_type == "code" and any(_BROWSER_SKIPS.match(line) for line in lines):
+            cell.source = "\n".join(line for line in lines if not _BROWSER_SKIPS.match(line))
+            if not cell.source.strip():
+                continue
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
 def _write_notebooks(app, exception) -> None:
     import nbformat
 
@@ -342,7 +364,7 @@ def _write_notebooks(app, exception) -> None:
             note = lite_nb.cells[0]
             note.source = convert_markdown(note.source, References(site=refs_site), _State())
             lite_nb.cells = [note, *nb.cells]
-            nbformat.write(lite_nb, lite_path)
+            nbformat.write(for_the_browser(lite_nb), lite_path)
 
 
 def _download_button(app, pagename, templatename, context, doctree) -> None:
