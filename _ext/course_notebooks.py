@@ -15,14 +15,15 @@ theorems and exercises (at ``build-finished``, every build), each chapter is con
 - a figure's caption follows its code cell as text; ``remove-cell`` cells (the page's hidden
   checks) are left out;
 - the first code cell is preceded by the install cell of :mod:`course_library` (Colab, a
-  JupyterHub; a no-op in the browser and where the library is installed).
+  JupyterHub; a no-op in the browser and where the library is installed);
+- ``%matplotlib inline`` lines are left out (:data:`_REDUNDANT_LINES`): every Jupyter kernel plots
+  inline already (ipykernel and JupyterLite's Pyodide kernel set that backend), and in JupyterLite
+  the magic stops the kernel from loading the cell's imports, which it finds by parsing the cell
+  as Python.
 
 The notebooks are published at ``<site>/notebooks/<chapter>.ipynb``, offered by a "Download
 notebook" button on each chapter page, and replace the JupyterLite site's chapter notebooks
-(``course_lite`` writes them first; its browser note is kept, converted too). In the browser's
-copies, ``%matplotlib inline`` lines are left out (:func:`for_the_browser`): Pyodide's kernel
-loads the packages a cell imports by parsing the cell as Python, which a magic makes fail, so
-that cell's imports would not load; the kernel's plots are inline already.
+(``course_lite`` writes them first; its browser note is kept, converted too).
 :func:`leftover_myst` finds any MyST syntax left in a notebook (tests/test_notebooks.py).
 """
 
@@ -43,6 +44,8 @@ _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
 _ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 _EQ_LABEL = re.compile(r"^\$\$\s*\(([\w:.-]+)\)\s*$")
 _TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+#: Lines of the chapters' code that the notebooks leave out (see the module's docstring).
+_REDUNDANT_LINES = re.compile(r"^%matplotlib inline\s*$")
 
 #: Leftover MyST syntax, any of which fails the converted notebooks' test.
 _LEFTOVERS = {
@@ -253,6 +256,11 @@ def convert_notebook(nb, refs: References, install_cell: str | None = None):
         if cell.cell_type != "code":
             cells.append(cell)
             continue
+        lines = cell.source.splitlines()
+        if any(_REDUNDANT_LINES.match(line) for line in lines):
+            cell.source = "\n".join(line for line in lines if not _REDUNDANT_LINES.match(line))
+            if not cell.source.strip():
+                continue
         figure = cell.metadata.get("mystnb", {}).get("figure")
         cell.metadata.pop("mystnb", None)
         if state.in_solution is not None:
@@ -324,25 +332,6 @@ def _chapter_notebook(app, docname: str):
     return convert_notebook(nb, refs, getattr(app, "course_library_install_cell", None))
 
 
-#: Lines the browser's copies leave out: IPython magics that JupyterLite's kernel does not need.
-_BROWSER_SKIPS = re.compile(r"^%matplotlib inline\s*$")
-
-
-def for_the_browser(nb):
-    """``nb`` with the lines :data:`_BROWSER_SKIPS` left out of its code cells (and a cell that
-    held nothing else left out), so Pyodide's kernel finds every cell's imports."""
-    cells = []
-    for cell in nb.cells:
-        lines = cell.source.splitlines()
-        if cell.cell_type == "code" and any(_BROWSER_SKIPS.match(line) for line in lines):
-            cell.source = "\n".join(line for line in lines if not _BROWSER_SKIPS.match(line))
-            if not cell.source.strip():
-                continue
-        cells.append(cell)
-    nb.cells = cells
-    return nb
-
-
 def _write_notebooks(app, exception) -> None:
     import nbformat
 
@@ -364,7 +353,7 @@ def _write_notebooks(app, exception) -> None:
             note = lite_nb.cells[0]
             note.source = convert_markdown(note.source, References(site=refs_site), _State())
             lite_nb.cells = [note, *nb.cells]
-            nbformat.write(for_the_browser(lite_nb), lite_path)
+            nbformat.write(lite_nb, lite_path)
 
 
 def _download_button(app, pagename, templatename, context, doctree) -> None:
