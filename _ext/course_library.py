@@ -9,7 +9,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_li
   its Pyodide lock file under its import name ``solutions`` (so ``import solutions`` in a browser
   loads it from the site, with the kit and the numerical packages it depends on), and the
   substitutions ``{{ library_url }}``, ``{{ reader_install }}`` (one ``pip install`` of the kit and
-  the library) and ``{{ notebook_install }}`` (the install cell a chapter notebook carries) name it;
+  the library, naming them by the address the page is served from, as ``course_site``'s commands
+  do) and ``{{ notebook_install }}`` (the install cell a chapter notebook carries) name it;
 - ``private``: nothing is published; the chapters run only where the repository is installed, and
   their notebooks' first cell says why.
 
@@ -94,8 +95,35 @@ def _add_to_lite(library: Library, lite_dir: Path) -> None:
         path.write_text(json.dumps(lock, indent=1, sort_keys=True))
 
 
+#: Stands for the library's address in the reader's command while it is highlighted (as
+#: ``course_site._URL_TOKEN`` for the kit's).
+_LIBRARY_TOKEN = "COURSELIBRARYURL"
+_NO_SCRIPT_NOTE = (
+    '<noscript><p class="course-site-url-note">Your browser runs no scripts here, so the command '
+    "names the kit and the library by their file names: download them first (the links above) "
+    "into the folder where the command runs.</p></noscript>")
+
+
+def reader_command(kit_wheel: str, library_wheel_name: str, site: str, placeholder: bool) -> str:
+    """The reader's ``pip install`` of the kit and the library (HTML, for a page at the site's
+    root), naming each wheel by the address the page is served from (``course_site.js``).
+
+    Without scripts the addresses are those under ``site``, or, while ``site`` is the
+    placeholder, the wheels' file names, with a note to download them first.
+    """
+    from course_site import _URL_TOKEN, _command
+
+    kit_path, library_path = f"kit/{kit_wheel}", f"{SITE_FOLDER}/{library_wheel_name}"
+    kit_text, library_text = ((kit_wheel, library_wheel_name) if placeholder
+                              else (site + kit_path, site + library_path))
+    html = _command("bash", f'python -m pip install "{_URL_TOKEN}" "{_LIBRARY_TOKEN}" '
+                    "jupyterlab\n", kit_path, kit_text,
+                    (_LIBRARY_TOKEN, library_path, library_text))
+    return html + (f"\n{_NO_SCRIPT_NOTE}" if placeholder else "")
+
+
 def _config_inited(app, config) -> None:
-    from coursesite import check_site_url, kit_wheel_name
+    from coursesite import check_site_url, kit_wheel_name, placeholder_warning
 
     mode = config.course_library
     if mode not in MODES:
@@ -106,7 +134,8 @@ def _config_inited(app, config) -> None:
         wheel = library_wheel()
         library = Library(mode, wheel, f"{site}{SITE_FOLDER}/{wheel.name}")
         _add_to_lite(library, Path(config.jupyterlite_dir))
-        reader = f'```bash\npython -m pip install "{kit_url}" "{library.url}" jupyterlab\n```'
+        reader = reader_command(kit_wheel_name(), wheel.name, site,
+                                placeholder_warning(site) is not None)
     else:
         library = Library(mode)
         reader = ("The course keeps the book's code private: the chapters run only where the "

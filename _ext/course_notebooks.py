@@ -15,7 +15,11 @@ theorems and exercises (at ``build-finished``, every build), each chapter is con
 - a figure's caption follows its code cell as text; ``remove-cell`` cells (the page's hidden
   checks) are left out;
 - the first code cell is preceded by the install cell of :mod:`course_library` (Colab, a
-  JupyterHub; a no-op in the browser and where the library is installed).
+  JupyterHub; a no-op in the browser and where the library is installed);
+- ``%matplotlib inline`` lines are left out (:data:`_REDUNDANT_LINES`): every Jupyter kernel plots
+  inline already (ipykernel and JupyterLite's Pyodide kernel set that backend), and in JupyterLite
+  the magic stops the kernel from loading the cell's imports, which it finds by parsing the cell
+  as Python.
 
 The notebooks are published at ``<site>/notebooks/<chapter>.ipynb``, offered by a "Download
 notebook" button on each chapter page, and replace the JupyterLite site's chapter notebooks
@@ -40,6 +44,8 @@ _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
 _ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 _EQ_LABEL = re.compile(r"^\$\$\s*\(([\w:.-]+)\)\s*$")
 _TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+#: Lines of the chapters' code that the notebooks leave out (see the module's docstring).
+_REDUNDANT_LINES = re.compile(r"^%matplotlib inline\s*$")
 
 #: Leftover MyST syntax, any of which fails the converted notebooks' test.
 _LEFTOVERS = {
@@ -250,6 +256,11 @@ def convert_notebook(nb, refs: References, install_cell: str | None = None):
         if cell.cell_type != "code":
             cells.append(cell)
             continue
+        lines = cell.source.splitlines()
+        if any(_REDUNDANT_LINES.match(line) for line in lines):
+            cell.source = "\n".join(line for line in lines if not _REDUNDANT_LINES.match(line))
+            if not cell.source.strip():
+                continue
         figure = cell.metadata.get("mystnb", {}).get("figure")
         cell.metadata.pop("mystnb", None)
         if state.in_solution is not None:

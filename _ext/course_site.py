@@ -72,11 +72,14 @@ _NO_SCRIPT_NOTE = (
     "command runs.</p></noscript>")
 
 
-def _command(language: str, code: str, path: str, fallback: str) -> str:
+def _command(language: str, code: str, path: str, fallback: str,
+             *others: tuple[str, str, str]) -> str:
     """A highlighted code block of ``code`` whose :data:`_URL_TOKEN` is the kit's address.
 
     The address is a ``span.course-site-url`` that ``course_site.js`` fills in from the page's
     location (``path`` is relative to the site's root); ``fallback`` is its text without scripts.
+    ``others`` are more addresses of the site in the command, each ``(token, path, fallback)``
+    (the book's library, ``course_library``).
     """
     from html import escape
 
@@ -85,12 +88,15 @@ def _command(language: str, code: str, path: str, fallback: str) -> str:
     from pygments.lexers import get_lexer_by_name
 
     html = highlight(code, get_lexer_by_name(language), HtmlFormatter(nowrap=True))
-    if html.count(_URL_TOKEN) != 1:
-        raise ExtensionError(f"the {language} command {code!r} does not show the kit's "
-                             "address once")
-    span = (f'<span class="course-site-url" data-path="{escape(path)}">{escape(fallback)}</span>')
+    for token, where, text in [(_URL_TOKEN, path, fallback), *others]:
+        if html.count(token) != 1:
+            raise ExtensionError(f"the {language} command {code!r} does not show the address "
+                                 f"of {where} once")
+        span = (f'<span class="course-site-url" data-path="{escape(where)}">{escape(text)}'
+                "</span>")
+        html = html.replace(token, span)
     return (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre><span>'
-            f"</span>{html.replace(_URL_TOKEN, span)}</pre></div></div>")
+            f"</span>{html}</pre></div></div>")
 
 
 def _config_inited(app, config) -> None:

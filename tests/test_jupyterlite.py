@@ -5,19 +5,21 @@ The browser tests serve it on 127.0.0.1 and drive Debian's Chromium with Playwri
 network: every request that does not go to the site is sent to a local proxy that refuses it and
 records it, and Playwright records every request of the page and of its workers (the kernel runs
 in a Web Worker). Offline, the kernel starts from the site (``course_pyodide: site``), a
-pure-Python cell prints, and the kit installs from the site's own index; numpy and the other
-numerical packages come only from Pyodide's CDN, so their request is recorded and refused, and
-no request goes anywhere else.
+pure-Python cell prints, the kit installs from the site's own index, and a chapter's first code
+cells install the book's library and the kit from the site; numpy and the other numerical
+packages come only from Pyodide's CDN, so their request is recorded and refused, and no request
+goes anywhere else.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
 import subprocess
 import sys
-import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,22 @@ def test_every_chapter_and_problem_set_is_in_the_lite_site(html):
         code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
         assert "import" in code and not any(c.get("outputs") for c in nb["cells"])
         assert "browser's storage" in "".join(nb["cells"][0]["source"])
+
+
+def test_every_chapter_cell_parses_as_the_browser_kernel_reads_it(html):
+    """Pyodide's kernel loads the packages a cell imports by parsing the cell as Python, after
+    turning each ``%pip`` line into a ``piplite`` call (pyodide_kernel.litetransform); a cell that
+    does not parse loads nothing, and its imports fail. So every code cell of the chapters, in the
+    browser and as downloaded, parses (``%pip`` lines standing for the call): no other magic."""
+    for chapter in CHAPTERS:
+        for folder in ("lite/files", "notebooks"):
+            nb = json.loads((html / folder / f"{chapter}.ipynb").read_text())
+            for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+                source = re.sub(r"(?m)^(\s*)%pip\b.*$", r"\1pass", "".join(cell["source"]))
+                try:
+                    ast.parse(source)
+                except SyntaxError as exc:
+                    pytest.fail(f"{folder}/{chapter}, code cell {i}: {exc}\n{source}")
 
 
 def test_launch_buttons_open_each_notebook_in_jupyterlite(html):
@@ -186,13 +204,13 @@ class _Notebook:
 
     def run_cell(self, cell, timeout_s: float = 120) -> str:
         """Run ``cell`` (a cell's locator), wait for its prompt, and return its output's text."""
+        from playwright.sync_api import expect
+
         cell.click()
         self.page.keyboard.press("Control+Enter")
-        prompt = cell.locator(".jp-InputPrompt")
-        deadline = time.monotonic() + timeout_s
-        while not re.fullmatch(r"\[\d+\]:", prompt.inner_text().strip()):
-            assert time.monotonic() < deadline, f"the cell did not finish: {prompt.inner_text()}"
-            self.page.wait_for_timeout(250)
+        # "[ ]:" before, "[*]:" while it runs, "[n]:" when it is done
+        expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\s*\[\d+\]:\s*$"),
+                                                             timeout=timeout_s * 1000)
         outputs = cell.locator(".jp-OutputArea-output")
         return "\n".join(outputs.nth(i).inner_text() for i in range(outputs.count()))
 
@@ -245,6 +263,65 @@ def test_chapter_opens_and_runs_offline(offline):
     finally:
         nb.close()
     assert not third_party(nb.requests, offline["base"])
+
+
+def test_chapter_first_cells_install_the_library_from_the_site_offline(offline, html):
+    """A chapter's first code cells, run as a reader runs them in JupyterLite, offline.
+
+    The install cell (for Colab and hubs) does nothing in the browser. The chapter's first code
+    cell imports numpy, scipy, matplotlib, the kit and ``solutions``: Pyodide resolves each import
+    from the site's lock file, so the library's wheel and the kit's come from the site's package
+    index and are installed. numpy and the other numerical packages come only from Pyodide's CDN,
+    which this machine cannot reach (their requests are recorded and refused), so the cell itself
+    stops at a missing numerical package, and the library's modules, which all import numpy,
+    cannot run here. What is checked: the wheels are fetched from the site by that cell, the
+    installed ``solutions`` is the site's wheel file for file, and nothing but the CDN was asked.
+    """
+    from playwright.sync_api import expect
+
+    library = next((html / "library").glob("mfpm_book-*.whl"))
+    wheels = {f"/lite/pypi/{library.name}", f"/lite/pypi/{kit_wheel_name()}"}
+    served = offline["served"]
+    nb = _Notebook(offline, "chapters/02_matrix_completion.ipynb")
+    try:
+        cells = nb.page.locator(".jp-Notebook .jp-CodeCell")
+        install, first = cells.nth(0), cells.nth(1)
+        # the editors fill in their text after the cells appear: wait for it
+        expect(install.locator(".jp-InputArea")).to_contain_text('find_spec("solutions")',
+                                                                  timeout=60_000)
+        expect(first.locator(".jp-InputArea")).to_contain_text("from solutions.matrix_completion",
+                                                                timeout=60_000)
+        start = len(served)
+        assert nb.run_cell(install) == ""  # in the browser it installs nothing itself
+        assert not wheels & {path for path, _ in served[start:]}, served[start:]
+        start = len(served)
+        out = nb.run_cell(first)
+        # the wheels, from the site's index (where the lock names them), by this cell
+        assert wheels <= {path for path, code in served[start:] if code == 200}, served[start:]
+        assert re.search(r"No module named '(numpy|scipy|matplotlib|pandas|sklearn)'", out), out
+        out = nb.run_above(
+            "import hashlib, importlib.metadata as md, pathlib, solutions\n"
+            "root = pathlib.Path(solutions.__file__).parent\n"
+            "print(md.version('mfpm-book'), md.version('mfpm-kit'), root)\n"
+            "for f in sorted(root.glob('*.py')):\n"
+            "    print(f.name, hashlib.sha256(f.read_bytes()).hexdigest())")
+    finally:
+        nb.close()
+    lines = out.strip().splitlines()
+    version, kit_version, where = lines[0].split()
+    assert library.name.startswith(f"mfpm_book-{version}-"), (lines[0], library.name)
+    assert kit_wheel_name().startswith(f"mfpm_kit-{kit_version}-"), lines[0]
+    assert where.endswith("/site-packages/solutions"), where
+    with zipfile.ZipFile(library) as wheel:  # the installed modules are the wheel's, byte for byte
+        shipped = {Path(n).name: hashlib.sha256(wheel.read(n)).hexdigest()
+                   for n in wheel.namelist() if n.startswith("solutions/")}
+    assert dict(line.split() for line in lines[1:]) == shipped
+    assert all(code < 400 for path, code in served if not path.startswith("/favicon")), served
+    # Only the CDN was asked, for the numerical packages, and it was refused.
+    left = third_party(nb.requests, offline["base"])
+    assert left and all(u.startswith(CDN) for u in left), left
+    assert any(u.startswith(CDN + "numpy-") for u in left), left
+    assert any(line.startswith("CONNECT cdn.jsdelivr.net:443") for line in offline["proxy"])
 
 
 def test_nbgrader_validate_is_disabled_in_the_lite_site(html):

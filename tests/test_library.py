@@ -2,7 +2,8 @@
 
 The wheel carries the chapters' code and nothing of the course's grading: no file of
 ``autograder/``, ``course/`` or the kit's grading inputs (``coursedata/inputs``), and no line of a
-problem set's solution or hidden-test region (the same check as the kit's, tests/test_kit.py).
+problem set's solution or hidden-test region (the kit's check, tests/test_kit.py, also comparing
+lines as code), but the few standard lines of :data:`SHARED_ANSWER_LINES`, each with its reason.
 The built site publishes it at ``<site>/library/`` and in its JupyterLite package index and lock,
 and every import of every chapter resolves in the browser: to the site's lock (the library, the
 kit, Pyodide's packages) or Python's standard library.
@@ -25,25 +26,88 @@ from tests.test_kit import secret_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_DIR = ROOT / "_build" / "library"
-#: Lines of problem sets' solution regions that the library also holds, each the one standard
-#: NumPy call that any code of the chapter's algorithm writes (coercing an input, centring,
-#: an eigen- or singular-value decomposition, a tuple return). The rest of every answer is absent,
-#: and each line here must still be a solution line (else it is dropped from this list).
-SHARED_STANDARD_LINES = {
-    "y = np.asarray(y)",
-    "u = np.asarray(u, dtype=float)",
-    "Z = np.asarray(Z, dtype=float)",
-    "n_users, n_items = R.shape",
-    "return float(mu), float(sigma)",
-    "mean = X.mean(axis=0)",
-    "eigvals, eigvecs = np.linalg.eigh(cov)",
-    "Q, s, Ut = np.linalg.svd(X, full_matrices=False)",
+#: The lines of problem sets' answers that the library also holds, each with why it may. The check
+#: compares lines as code (:func:`_as_code`: the same statement with other spacing, parentheses or
+#: ``1`` for ``1.0`` is the same line), so this list is every answer line the library shares, and
+#: must stay so: a shared line not listed here fails, and so does a listed one the library no
+#: longer holds or that is no longer an answer line. Every one is a single standard NumPy
+#: statement that any implementation of the chapter's algorithm writes, or the formula the
+#: chapter's page itself states; the rest of each answer is absent.
+SHARED_ANSWER_LINES: dict[str, str] = {
+    "y = np.asarray(y)":
+        "ps4 naive Bayes fits, first line: the labels as an array, which every estimator's input "
+        "check writes (library: _classifier.score, the classifiers' _validate_Xy)",
+    "u = np.asarray(u, dtype=float)":
+        "ps5 kernels, first line of each: the scaled distances as floats, as every kernel of "
+        "solutions/kde.py starts",
+    "Z = np.asarray(Z, dtype=float)":
+        "ps6 softmax, first line: the logits as floats (library: softmax._check_logits)",
+    "n_users, n_items = R.shape":
+        "ps2 ALS with biases, first line: the rating matrix's shape, named as the chapter names "
+        "it (library: matrix_completion.objective and ALS.fit)",
+    "return float(mu), float(sigma)":
+        "ps3 gaussian_mle, last line: the documented return of two Python floats, the same "
+        "signature as the chapter's solutions.mle.gaussian_mle",
+    "mean = X.mean(axis=0)":
+        "ps1 center: the column means (library: PCA._fit, PPCA.fit); the answer's other line, "
+        "the centred data, is not in the library",
+    "eigvals, eigvecs = np.linalg.eigh(cov)":
+        "ps1 pca_eig: NumPy's symmetric eigendecomposition of the covariance (library: "
+        "PCA._fit, solver 'eigh'); the covariance, the ordering and the return are not shared",
+    "Q, s, Ut = np.linalg.svd(X, full_matrices=False)":
+        "ps1 best_rank_k: NumPy's thin SVD in the chapter's notation X = Q S U^T (library: "
+        "pca._svd_top); the truncation, the answer, is not shared",
+    "means = onehot.T @ X / counts[:, None]":
+        "ps6 shared_variance_weights: the class means mu_c as one product of the one-hot labels, "
+        "the formula chapter 7 states (library: discriminant_analysis._fit_moments, with "
+        "parentheses); the pooled covariance and the weights, the answer, are not shared",
+    "return np.where(np.abs(u) <= 1, 0.5, 0.0)":
+        "ps5 uniform_kernel: the definition K(u) = 1/2 on [-1, 1], which chapter 5 states and any "
+        "correct answer writes (library: kde.uniform_kernel, with 1.0)",
 }
 FORBIDDEN_TOPS = ("autograder", "course", "coursedata", "tests", "kit", "chapters")
 
 
+def _as_code(line: str) -> str | None:
+    """A stripped line as code: its syntax tree with every number a float (so ``1`` and ``1.0``,
+    spacing and redundant parentheses compare equal); ``None`` for a comment, text or fragment."""
+    import ast
+
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    if not tree.body:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            node.value = float(node.value)
+    return ast.dump(tree)
+
+
+def shared_lines(wheel: Path, secrets: dict[str, str]) -> dict[str, list[str]]:
+    """The lines of ``secrets`` that a file of ``wheel`` holds, as text or as code
+    (:func:`_as_code`), each with the files that hold it."""
+    by_code: dict[str, list[str]] = {}
+    for line in secrets:
+        if (code := _as_code(line)) is not None:
+            by_code.setdefault(code, []).append(line)
+    found: dict[str, list[str]] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            text = zf.read(info).decode("utf-8", errors="replace")
+            hits = {line for line in secrets if line in text}
+            if info.filename.endswith(".py"):
+                for own in text.splitlines():
+                    hits.update(by_code.get(_as_code(own) or "", []))
+            for line in hits:
+                found.setdefault(line, []).append(info.filename)
+    return found
+
+
 def library_leaks(wheel: Path, secrets: dict[str, str]) -> list[str]:
-    """Files of ``wheel`` outside ``solutions/`` and its metadata, and secret lines in any file."""
+    """Files of ``wheel`` outside ``solutions/`` and its metadata, and the lines of ``secrets``
+    (as text or as code) in any file but those of :data:`SHARED_ANSWER_LINES`."""
     problems = []
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
@@ -52,10 +116,9 @@ def library_leaks(wheel: Path, secrets: dict[str, str]) -> list[str]:
                 problems.append(f"{info.filename}: not a file of solutions/")
             if "inputs" in info.filename.split("/"):
                 problems.append(f"{info.filename}: the kit's grading inputs")
-            text = zf.read(info).decode("utf-8", errors="replace")
-            problems += [f"{info.filename}: {line!r} (from {where})"
-                         for line, where in secrets.items()
-                         if line in text and line not in SHARED_STANDARD_LINES]
+    problems += [f"{', '.join(files)}: {line!r} (from {secrets[line]})"
+                 for line, files in sorted(shared_lines(wheel, secrets).items())
+                 if line not in SHARED_ANSWER_LINES]
     return problems
 
 
@@ -84,25 +147,41 @@ def test_wheel_holds_every_module_of_solutions_and_nothing_else(fresh_wheel):
 def test_wheel_has_no_solution_or_hidden_test_line(fresh_wheel):
     secrets = secret_lines()
     assert len(secrets) > 100, "the source notebooks' solution regions were not found"
-    assert SHARED_STANDARD_LINES <= set(secrets), SHARED_STANDARD_LINES - set(secrets)
     assert library_leaks(fresh_wheel, secrets) == []
+
+
+def test_the_shared_answer_lines_are_exactly_those_the_library_holds(fresh_wheel):
+    """No stale entry: each listed line is still an answer line, and the library still holds it
+    (else it leaves the list), so the list says what a student can find in the library."""
+    secrets = secret_lines()
+    assert set(SHARED_ANSWER_LINES) - set(secrets) == set(), "no longer answer lines"
+    shared = shared_lines(fresh_wheel, secrets)
+    assert set(shared) == set(SHARED_ANSWER_LINES), (
+        sorted(set(shared) ^ set(SHARED_ANSWER_LINES)))
+    assert all(reason.strip() for reason in SHARED_ANSWER_LINES.values())
 
 
 def test_the_leak_check_finds_a_planted_answer_and_a_grader_file(fresh_wheel, tmp_path):
     secrets = secret_lines()
-    answer = next(line for line in secrets if line not in SHARED_STANDARD_LINES and "=" in line)
+    candidates = [line for line in secrets
+                  if line not in SHARED_ANSWER_LINES and " = " in line and _as_code(line)]
+    answer, reformatted = candidates[0], candidates[1]
+    # the same statement written otherwise: no spaces around "=", the value in parentheses
+    target, value = reformatted.split(" = ", 1)
+    disguised = f"{target}=({value})"
+    assert disguised not in reformatted and _as_code(disguised) == _as_code(reformatted)
     planted = tmp_path / fresh_wheel.name
     with zipfile.ZipFile(fresh_wheel) as src, zipfile.ZipFile(planted, "w") as dst:
         for info in src.infolist():
             data = src.read(info)
             if info.filename == "solutions/pca.py":
-                data += f"\n    {answer}\n".encode()
+                data += f"\n    {answer}\n    {disguised}\n".encode()
             dst.writestr(info, data)
         dst.writestr("autograder/grade.py", "")
         dst.writestr("coursedata/inputs/ps1.py", "")
     found = "\n".join(library_leaks(planted, secrets))
-    assert repr(answer) in found and "autograder/grade.py" in found
-    assert "coursedata/inputs/ps1.py" in found
+    assert repr(answer) in found and repr(reformatted) in found, found
+    assert "autograder/grade.py" in found and "coursedata/inputs/ps1.py" in found
 
 
 def test_dependencies_admit_the_pinned_versions():

@@ -5,8 +5,9 @@ from a local HTTP server on 127.0.0.1 and load pages in headless Debian Chromium
 host unreachable (names resolve to nothing, and any proxied request goes to a closed port); a
 control page that asks the CDN for MathJax shows that the block is real. Playwright's Chromium
 (tests/browser.py) serves the site from two addresses to see the install lines of "Doing the
-problem sets" follow the page's own address (and pip fetch the kit from it), reads them without
-scripts, and records every request of every page: none may leave the site.
+problem sets" and "Running the chapters" follow the page's own address (and pip fetch the kit
+and the library from it), reads them without scripts, and records every request of every page:
+none may leave the site.
 """
 
 from __future__ import annotations
@@ -296,6 +297,75 @@ def test_without_scripts_the_install_lines_keep_their_fallback(html, browser):
         assert shown == [kit_wheel_name()] * 3 and visible == [True] * 3, (shown, visible)
     else:
         assert shown == [kit_url()] * 3 and not visible, (shown, visible)
+
+
+def _reader_command(kit: str, library: str) -> str:
+    """The own-machine command of "Running the chapters", naming the two wheels so."""
+    return f'python -m pip install "{kit}" "{library}" jupyterlab'
+
+
+def _library_wheel_name(html: Path) -> str:
+    wheels = sorted(p.name for p in (html / "library").glob("mfpm_book-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+@pytest.mark.parametrize("prefix", ["/", "/books/mfpm/"])
+def test_reader_install_line_names_the_address_the_site_is_served_from(html, browser, prefix,
+                                                                       tmp_path):
+    """"Running the chapters", served elsewhere than _config.yml says: its own-machine command
+    names the kit and the library at the page's address, and pip, given the command's two
+    addresses, downloads the site's two wheels."""
+    from playwright.sync_api import expect
+
+    library = _library_wheel_name(html)
+    with serve(html, prefix) as site:
+        context = browser.new_context()
+        requests: list[str] = []
+        context.on("request", lambda r: requests.append(r.url))
+        try:
+            page = context.new_page()
+            page.goto(f"{site.base}running.html")
+            block = page.locator("div.highlight pre:has(span.course-site-url)")
+            expected = _reader_command(f"{site.base}kit/{kit_wheel_name()}",
+                                       f"{site.base}library/{library}")
+            expect(block).to_have_text(expected)  # one block, filled in from the page's address
+            command = block.inner_text().strip()
+            links = [page.locator(f"a.{c}").evaluate("a => a.href")
+                     for c in ("course-kit-link", "course-library-link")]
+        finally:
+            context.close()
+        assert links == [f"{site.base}kit/{kit_wheel_name()}", f"{site.base}library/{library}"]
+        urls = shlex.split(command)[4:6]  # python -m pip install KIT LIBRARY jupyterlab
+        env = dict(os.environ, NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-index",
+                               "--disable-pip-version-check", "-d", str(tmp_path), *urls],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        for name, folder in ((kit_wheel_name(), "kit"), (library, "library")):
+            assert (tmp_path / name).read_bytes() == (html / folder / name).read_bytes()
+        assert not site.failed(), site.failed()
+    assert not third_party(requests, site.base), third_party(requests, site.base)
+
+
+def test_without_scripts_the_reader_install_line_keeps_its_fallback(html, browser):
+    library = _library_wheel_name(html)
+    with serve(html, "/elsewhere/") as site:
+        context = browser.new_context(java_script_enabled=False)
+        try:
+            page = context.new_page()
+            page.goto(f"{site.base}running.html")
+            command = page.locator("div.highlight pre:has(span.course-site-url)").inner_text()
+            notes = page.locator(".course-site-url-note")
+            visible = [notes.nth(i).is_visible() for i in range(notes.count())]
+        finally:
+            context.close()
+    if PLACEHOLDER_SITE_IN_USE:  # the file names, with a note to download the wheels first
+        assert command.strip() == _reader_command(kit_wheel_name(), library), command
+        assert visible == [True], visible
+    else:
+        assert command.strip() == _reader_command(kit_url(), f"{site_url()}library/{library}")
+        assert not visible, visible
 
 
 def test_no_book_page_asks_a_third_party_host(html, browser):
