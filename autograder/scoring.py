@@ -7,7 +7,8 @@ import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
-from autograder.checks import Answers, checks_for
+from autograder.checks import Answers
+from autograder.checks.registry import checks_for
 from autograder.checks.declared import declared_cases
 from autograder.checks.answers import AnswerUnavailable
 from autograder.problemset import ProblemSet

@@ -33,8 +33,9 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from autograder.checks import checks_for
-from autograder.checks.declared import declared_cases
+from autograder.checks.registry import checks_for
+from autograder.checks.declared import build_checks, declared_cases
+from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 
@@ -97,15 +98,12 @@ def recorded_cases(ps: ProblemSet) -> list[RecordedCase]:
 
 
 def defined_cases(ps: ProblemSet) -> set[str] | None:
-    """The cases whose inputs are defined: declared in the source notebook's checks
-    (:func:`autograder.checks.declared.declared_cases`) or in ``coursedata/inputs/<name>.py``
-    (``CASES``); None when neither defines any."""
-    declared = set(declared_cases(ps.source))
+    """The cases ``coursedata/inputs/<name>.py`` defines (``CASES``), or None without one."""
     try:
         module = importlib.import_module(f"coursedata.inputs.{ps.name}")
     except ModuleNotFoundError:
-        return declared or None
-    return declared | set(getattr(module, "CASES", {}))
+        return None
+    return set(getattr(module, "CASES", {}))
 
 
 class _Probe(Answers):
@@ -179,11 +177,15 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
     """Recorded cases the inputs do not define or name differently, defined cases nobody
     records, and cases the checks read that nobody records (or the reverse)."""
     inputs_file = f"coursedata/inputs/{ps.name}.py"
-    recorded = recorded_cases(ps)
+    declared = build_checks(ps.source)  # their cases: declared_problems
+    checks = {gid: check for gid, check in checks.items() if gid not in declared}
+    every = recorded_cases(ps)
+    recorded = [r for r in every if r.grade_id not in declared]
     names = {r.case for r in recorded}
-    defined = defined_cases(ps)
+    kit = defined_cases(ps)
+    defined = None if kit is None else kit | set(declared_cases(ps.source))
     out = []
-    for r in recorded:
+    for r in every:
         where = f"{ps.notebook_name}, cell `{r.grade_id}`, record({r.case!r}, ...)"
         if r.inputs_case is not None and r.inputs_case != r.case:
             out.append(Problem(where, f"it records case {r.case!r} with the inputs of case "
@@ -199,7 +201,7 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
     named = {m.group(1) for cell in ps.source.cells if cell.cell_type == "code"
              for m in re.finditer(rf"""inputs\(\s*["']{re.escape(ps.name)}["']\s*,\s*["']"""
                                   r"""([^"']+)["']""", cell.source)}
-    for case in sorted((defined or set()) - names - named):
+    for case in sorted((kit or set()) - names - named):
         out.append(Problem(f"{inputs_file}, CASES[{case!r}]", "this case is defined but no "
                            "graded cell records it", "Record it in a hidden cell "
                            f"(record({case!r}, f, **inputs({ps.name!r}, {case!r}))) or remove it"
@@ -220,6 +222,15 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
                                f"Read it in the check of `{r.grade_id}`, or fix its name"
                                f"{_near(r.case, read_any & (defined or read_any))}."))
     return out
+
+
+def declared_problems(ps: ProblemSet) -> list[Problem]:
+    """The declared checks' faults (:func:`autograder.checks.inventory.problems`): a case
+    recorded but declared nowhere, declared but never recorded, scored but never recorded, a
+    reference that does not resolve, a cell with both kinds of check."""
+    return [Problem(f"{ps.notebook_name}, course.check", message.removeprefix(f"{ps.name}: "),
+                    "Make the declaration and the cell's record(...) lines name the same cases.")
+            for message in inventory_problems(ps, missing=False)]
 
 
 def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:
@@ -333,7 +344,7 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
     ----------
     ps : ProblemSet
     checks : mapping of grade_id to check, optional
-        The trusted checks (default: :func:`autograder.checks.checks_for`, the declared ones and
+        The trusted checks (default: :func:`autograder.checks.registry.checks_for`, the declared ones and
         ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
         set without that module has no checks, so each of its autograded cells is a problem).
     rubric : bool
@@ -345,7 +356,8 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
             checks = checks_for(ps)
         except ModuleNotFoundError:
             checks = {}
-    return [*check_problems(ps, checks), *case_problems(ps, checks), *points_problems(ps),
+    return [*check_problems(ps, checks), *case_problems(ps, checks), *declared_problems(ps),
+            *points_problems(ps),
             *(rubric_problems(ps) if rubric else [])]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import checks_for
+from autograder.checks.registry import checks_for
 from autograder.checks.declared import declared_cases
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet

@@ -21,7 +21,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.checks import checks_for
+from autograder.checks.registry import checks_for
 from autograder.checks.answers import Answers
 from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
                                         declarations, declared_cases, equivalent_forms, strip,

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from autograder.grade import grade_submission, local_executor
-from autograder.checks import equivalent_forms
+from autograder.checks.registry import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status

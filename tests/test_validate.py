@@ -70,20 +70,18 @@ def test_every_problem_set_of_the_course_is_sound():
 
 
 def test_a_typo_in_a_hidden_cases_name_is_refused(course):
-    """The issue's case: the check reads ``bernoulli_all_tails``, the hidden cell records a
-    misspelt name, and every correct student would lose the points."""
+    """The issue's case: the declared check scores ``bernoulli_all_tails``, the hidden cell
+    records a misspelt name, and every correct student would lose the points."""
     _edit(course, lambda nb: setattr(_cell(nb, "bernoulli_log_likelihood_hidden"), "source",
                                      _cell(nb, "bernoulli_log_likelihood_hidden").source.replace(
                                          '"bernoulli_all_tails"', '"bernoulli_all_tail"')))
     message = _refused(course)
-    assert ("cell `bernoulli_log_likelihood_hidden`, record('bernoulli_all_tail', ...): case "
-            "'bernoulli_all_tail' is used but not defined in coursedata/inputs/ps3_mle.py. "
-            "Add 'bernoulli_all_tail' to CASES there (did you mean `bernoulli_all_tails`?)"
-            in message)
-    assert "CASES['bernoulli_all_tails']: this case is defined but no graded cell records it" \
-        in message
-    assert ("check `bernoulli_log_likelihood_hidden`: it reads case 'bernoulli_all_tails', "
-            "which no cell records" in message)
+    assert ("bernoulli_log_likelihood_hidden records case 'bernoulli_all_tail', whose inputs are "
+            "declared nowhere" in message)
+    assert ("bernoulli_log_likelihood_hidden declares case 'bernoulli_all_tails', which no "
+            "hidden part records" in message)
+    assert ("bernoulli_log_likelihood_hidden scores case 'bernoulli_all_tails', which no cell "
+            "records: every student would lose its points" in message)
 
 
 def test_a_record_under_another_cases_inputs_is_refused(course):
@@ -166,9 +164,9 @@ def test_the_command_prints_each_refusal_and_exits_2(course):
 def test_a_check_that_reads_an_unrecorded_case_is_named():
     """A hand-written check with a typo in the case it reads (the cell records it right)."""
     ps = ProblemSet(PS, Course(COURSE_DIR))
-    from autograder.checks import load_checks
+    from autograder.checks.registry import checks_for
 
-    checks = dict(load_checks(PS).CHECKS)
+    checks = dict(checks_for(ps))
     checks["gamma_score_visible"] = lambda a: a.get("gamma_scor")
     found = [str(p) for p in problems(ps, checks)]
     assert found == ["autograder/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
@@ -236,19 +234,20 @@ def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
     from autograder.release import kit_version
     from autograder.selfcheck import _kit_inputs
 
+    name = "ps1_pca"  # its inputs are the kit's (a declared problem set's are the grader's)
     shutil.copytree(ROOT / "coursedata", tmp_path / "src" / "coursedata",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{PS}.py"
-    inputs.write_text(inputs.read_text().replace("_normal(5, 4, -2.0, 1.5)",
-                                                 "_normal(55, 4, -2.0, 1.5)"))
+    inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{name}.py"
+    inputs.write_text(inputs.read_text().replace('"center": lambda: {"X": _data(1, 40, 6)}',
+                                                 '"center": lambda: {"X": _data(41, 40, 6)}'))
     wheel = tmp_path / f"mfpm_kit-{kit_version()}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as z:
         for path in sorted((tmp_path / "src").rglob("*.py")):
             z.write(path, path.relative_to(tmp_path / "src"))
-    problems_found, which = _kit_inputs(ProblemSet(PS), tmp_path, wheel)
+    problems_found, which = _kit_inputs(ProblemSet(name), tmp_path, wheel)
     assert which == f"the kit {wheel.name}"
     [problem] = problems_found
-    assert problem.startswith(f"coursedata/inputs/{PS}.py: case 'gaussian_small' gives other "
+    assert problem.startswith(f"coursedata/inputs/{name}.py: case 'center' gives other "
                               f"inputs in the kit {wheel.name} than in the grader's")
     assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
                             "book, which publishes the new kit")

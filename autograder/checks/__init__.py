@@ -29,14 +29,12 @@ problem set, each graded cell's check and the cases it records and reads.
 from __future__ import annotations
 
 import importlib
-from functools import partial
 from types import ModuleType
 
 from autograder.checks.answers import Answers
 from autograder.checks.outcome import Outcome
 
-__all__ = ["Answers", "Outcome", "AuthoringError", "load_checks", "checks_for",
-           "equivalent_forms"]
+__all__ = ["Answers", "Outcome", "load_checks"]
 
 
 def load_checks(problem_set: str) -> ModuleType:
@@ -56,39 +54,3 @@ def load_checks(problem_set: str) -> ModuleType:
         raise ValueError(f"autograder.checks.{problem_set} must define PROBLEM_SET = "
                          f"{problem_set!r} and a dict CHECKS")
     return module
-
-
-def checks_for(problem_set) -> dict:
-    """``{grade_id: check}``: the checks declared in ``problem_set``'s source notebook, and the
-    hand-written ``CHECKS`` of its module, which win (``problem_set`` has ``name`` and
-    ``source``, e.g. an :class:`autograder.problemset.ProblemSet`).
-
-    A cell whose cases do not match (a case scored but never recorded, recorded without inputs:
-    :func:`autograder.checks.inventory.cell_faults`) gets a check that raises
-    :class:`AuthoringError`, so the mistake is a fault of the grader, not the students' zero.
-    """
-    from autograder.checks.declared import build_checks
-    from autograder.checks.inventory import cell_faults
-
-    checks = {**build_checks(problem_set.source), **load_checks(problem_set.name).CHECKS}
-    for gid, message in cell_faults(problem_set).items():
-        if gid in checks:
-            checks[gid] = partial(_refuse, message)
-    return checks
-
-
-class AuthoringError(RuntimeError):
-    """A problem set whose source would mis-grade a cell (an instructor's mistake)."""
-
-
-def _refuse(message: str, answers) -> Outcome:
-    raise AuthoringError(message)
-
-
-def equivalent_forms(problem_set) -> dict:
-    """The answers' symmetries, ``{(function, output, transform): reason}``: those declared in
-    the source notebook and the module's ``EQUIVALENT_FORMS``."""
-    from autograder.checks.declared import equivalent_forms as declared
-
-    return {**declared(problem_set.source),
-            **getattr(load_checks(problem_set.name), "EQUIVALENT_FORMS", {})}

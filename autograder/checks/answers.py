@@ -49,7 +49,7 @@ class Answers:
         """Fresh copies of the seeded inputs of ``case`` (the same the hidden cell used): from
         its declaration in the source notebook (``declared``), else from the kit's ``CASES``."""
         if case in self.declared:
-            from autograder.checks.declared import case_inputs
+            from autograder.checks.declaration import case_inputs
 
             return case_inputs(self.declared, case)
         return inputs(self.problem_set, case)

@@ -1,432 +1,32 @@
-"""Declared checks: what a test cell compares, stated next to the question in the source notebook.
+"""Declared checks: the checks :mod:`autograder.checks.declaration`'s declarations describe.
 
-Most autograded cells compare what a student's function returned on seeded inputs with what the
-reference returns on the same inputs. Instead of a hand-written check (a function in
-``autograder/checks/<problem set>.py``) and a generator (in ``coursedata/inputs``) tied to the
-test cell by matching strings, the author writes one small declaration in the metadata of the test
-cell, ``metadata.course.check``, which this module turns into a check ``check(answers) ->
-Outcome`` (the contract of :mod:`autograder.checks`). Example, the visible and the hidden cell of
-a question::
-
-    "course": {"check": {                        # gaussian_mle_visible
-      "reference": "solutions.mle:gaussian_mle",
-      "outputs": ["μ̂", "σ̂ (divisor N)"],
-      "rtol": 1e-8, "atol": 1e-10,
-      "cases": {"gaussian": {"x": {"normal": {"seed": 4, "n": 30, "mean": 10, "sd": 3}}}}
-    }}
-
-    "course": {"check": {                        # gaussian_mle_hidden
-      "cases": {"gaussian_small": {"x": {"normal": {"seed": 5, "n": 4, "mean": -2, "sd": 1.5}}},
-                "gaussian_large": {"x": {"normal": {"seed": 6, "n": 3000, "mean": 250, "sd": 0.4}}}},
-      "weights": {"gaussian": 1, "gaussian_small": 1, "gaussian_large": 1}
-    }}
-
-and the cell's hidden part records each of its cases, as before::
-
-    record("gaussian_small", gaussian_mle, **inputs("ps3_mle", "gaussian_small"))
-
-Keys of a declaration
----------------------
-``cases``
-    The cases this cell records, each ``{argument: input}``: the keyword arguments of the
-    student's function. An input is a literal (a number, or a list, given as an array) or one
-    generator ``{name: parameters}`` of :data:`GENERATORS` (``normal``, ``gamma``, ``poisson``,
-    ``bernoulli``, ``categorical``, ``linspace``, ``full``, ``dataset``), or a function of a
-    trusted module named ``"package.module:function"`` (under ``coursedata``, ``solutions`` or
-    ``autograder.checks``) called with the parameters. Seeds are explicit parameters. The grader
-    writes these inputs into the submission's scratch folder before the notebook runs
-    (:func:`write_inputs`), where the hidden part's ``inputs(...)`` reads them: the kit carries no
-    generator (a seed change leaves the kit as it is), and the kernel and the grader see the
-    same arrays. A case may override the cell's ``reference``, ``outputs`` and comparison keys
-    (a question with two functions): ``{"args": {argument: input}, "reference": ..., ...}`` (so
-    no argument can be called ``args``). A case keeps the settings of the cell that declares it,
-    wherever it is scored.
-``reference``
-    ``"module:function"`` of a trusted module (normally ``solutions``): called with the same
-    inputs, it gives the expected values.
-``outputs``
-    One entry per value the function returns (a tuple when more than one), each a name for the
-    student's message (``"σ̂"``) or ``{"name": ..., <comparison keys>}`` to compare that output
-    differently. Default: one output, ``"the return value"``.
-``rtol``, ``atol``, ``compare``
-    How an output is compared (keys of the declaration, or of one output). ``compare`` is
-    ``"close"`` (the default: finite and within ``atol + rtol |expected|``), ``"log"`` (a
-    log-probability: ``-inf`` must match, see :func:`~autograder.checks.compare.compare_extended`),
-    ``"relative"`` (one number, relative error at most ``rtol``: iterative roots), ``"integer"``
-    (integer-valued and equal), or an equivalence: ``"rows_up_to_sign"``,
-    ``"columns_up_to_sign"``, ``"rows_up_to_constant"``, ``"permutation"`` (the same rows in any
-    order). ``"scalar": true`` requires one number (shape ``()``).
-``weights``
-    Only in a ``_hidden`` cell: ``{case: weight}`` over its own cases and any recorded elsewhere
-    in the notebook (the visible cell's), relative (normalised to sum to one). A case's weight is
-    shared equally by its outputs; each part earns its weight when right. A ``_visible`` cell has
-    no weights: all or nothing over its own cases, as its visible test asserts values.
-
-A ``_hidden`` cell takes ``reference``, ``outputs`` and the comparison keys it does not state
-from its question's ``_visible`` cell (the same ``grade_id`` but for the suffix). A declaration
-may also state only ``cases`` (inputs for a hand-written check, which reads them with
-``answers.inputs(case)``): the cell's check is then ``CHECKS[grade_id]`` of the problem set's
-Python module, which also wins over a declaration (a problem set can mix both).
-
-Messages are generated from the declaration and the inputs (the output's name, each scalar
-argument's value, each array's shape), so they cannot go stale when an input changes. The
-declaration is read and evaluated only in the grader's process; :func:`strip` removes it from a
-released notebook.
+A test cell's declaration (``metadata.course.check``, its format in
+:mod:`autograder.checks.declaration`) becomes a check ``check(answers) -> Outcome``, the contract
+of :mod:`autograder.checks`: each declared case's recorded outputs are compared with the reference
+called on the same seeded inputs, with the declared comparison and tolerances; a ``_visible``
+cell is all or nothing, a ``_hidden`` one weighted by its cases. The messages name the inputs
+(:func:`_describe`), so they never go stale when an input changes.
 """
 
 from __future__ import annotations
 
-import importlib
-import io
-import json
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import lru_cache, partial
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 
 from autograder.checks import compare as cmp
 from autograder.checks.answers import Answers, unpack
+from autograder.checks.declaration import (COMPARISONS, GENERATORS, INPUTS_FOLDER, KEY, Case,
+                                           dataset_name, is_checked,
+                                           Declaration, DeclarationError, Output, case_inputs,
+                                           declarations, declared_cases, generate, resolve,
+                                           strip, write_inputs)
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from coursedata.grading import INPUTS_FOLDER
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
            "declarations", "declared_cases", "resolve", "generate", "case_inputs", "build_checks",
            "write_inputs", "equivalent_forms", "strip", "INPUTS_FOLDER"]
-
-#: The key of ``metadata.course`` holding a test cell's declaration.
-KEY = "check"
-_SUFFIX = re.compile(r"_(visible|hidden)$")
-_TRUSTED = ("coursedata", "solutions", "autograder.checks")
-
-
-class DeclarationError(ValueError):
-    """A declaration that cannot be read; the message says which cell and what to change."""
-
-
-# --------------------------------------------------------------------------------------------
-# Inputs
-# --------------------------------------------------------------------------------------------
-
-
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
-def _normal(seed: int, n: int, mean: float = 0.0, sd: float = 1.0) -> np.ndarray:
-    return _rng(seed).normal(mean, sd, size=n)
-
-
-def _gamma(seed: int, n: int, shape: float, rate: float) -> np.ndarray:
-    return _rng(seed).gamma(shape, 1.0 / rate, size=n)
-
-
-def _poisson(seed: int, n: int, lam: float) -> np.ndarray:
-    return _rng(seed).poisson(lam, size=n).astype(np.int64)
-
-
-def _bernoulli(seed: int, n: int, p: float) -> np.ndarray:
-    """``n`` flips (1 heads, 0 tails), int64."""
-    return (_rng(seed).random(n) < p).astype(np.int64)
-
-
-def _categorical(seed: int, n: int, probs) -> np.ndarray:
-    """``n`` labels ``0 .. K-1`` drawn with the probabilities ``probs`` (normalised; zeros
-    allowed)."""
-    probs = np.asarray(probs, dtype=float)
-    return _rng(seed).choice(probs.size, size=n, p=probs / probs.sum())
-
-
-def _linspace(start: float, stop: float, num: int, drop_ends: bool = False) -> np.ndarray:
-    grid = np.linspace(start, stop, num)
-    return grid[1:-1] if drop_ends else grid
-
-
-def _full(n: int, value) -> np.ndarray:
-    """``n`` copies of ``value`` (int64 for an integer)."""
-    return np.full(n, value, dtype=np.int64 if isinstance(value, int) else float)
-
-
-def _dataset(name: str, column: int | None = None) -> np.ndarray:
-    """The features of ``coursedata.load_<name>()`` (one column of them when ``column`` is
-    given)."""
-    import coursedata
-
-    loader = getattr(coursedata, f"load_{name}", None)
-    if loader is None or not re.fullmatch(r"[a-z0-9_]+", name):
-        raise DeclarationError(f"no data set {name!r} in coursedata (load_{name})")
-    X = np.asarray(loader().X)
-    return (X if column is None else X[:, column]).copy()
-
-
-def _dataset_name(name: str, column: int | None = None) -> str:
-    """``the <name> data``, or ``the <name> data's <feature>`` for one column."""
-    import coursedata
-
-    if column is None:
-        return f"the {name} data"
-    names = getattr(getattr(coursedata, f"load_{name}")(), "feature_names", None)
-    return f"the {name} data's {names[column] if names else f'column {column}'}"
-
-
-#: The generators an input may name: ``{"normal": {"seed": 4, "n": 30, "mean": 10, "sd": 3}}``.
-GENERATORS: dict[str, Callable[..., np.ndarray]] = {
-    "normal": _normal, "gamma": _gamma, "poisson": _poisson, "bernoulli": _bernoulli,
-    "categorical": _categorical, "linspace": _linspace, "full": _full, "dataset": _dataset,
-}
-
-
-def resolve(ref: str) -> Callable:
-    """The function ``"package.module:function"`` of a trusted package."""
-    module, _, name = ref.partition(":")
-    if not (name and any(module == p or module.startswith(p + ".") for p in _TRUSTED)):
-        raise DeclarationError(f"{ref!r} is not 'module:function' under one of {_TRUSTED}")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise DeclarationError(f"{ref!r} cannot be found: {exc}") from None
-
-
-def generate(spec):
-    """One input from its declaration: a literal, ``{generator: parameters}``, or
-    ``{"module:function": parameters}``. A list becomes an array; a number stays a number."""
-    if isinstance(spec, Mapping):
-        if len(spec) != 1:
-            raise DeclarationError(f"an input is one {{generator: parameters}}; got {dict(spec)}")
-        [(name, params)] = spec.items()
-        make = GENERATORS.get(name) or (resolve(name) if ":" in name else None)
-        if make is None:
-            raise DeclarationError(f"unknown generator {name!r}; known: {sorted(GENERATORS)} "
-                                   "or 'module:function'")
-        try:
-            return np.asarray(make(**dict(params or {})))
-        except TypeError as exc:
-            raise DeclarationError(f"generator {name!r}: {exc}") from None
-    if isinstance(spec, list):
-        return np.asarray(spec)
-    if isinstance(spec, (bool, int, float, str)) or spec is None:
-        return spec
-    raise DeclarationError(f"an input must be a number, a list or a generator; got {spec!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# Declarations
-# --------------------------------------------------------------------------------------------
-
-
-#: Comparison kinds an output may declare, and the extra keyword arguments they take.
-COMPARISONS = ("close", "log", "relative", "integer", "rows_up_to_sign", "columns_up_to_sign",
-               "rows_up_to_constant", "permutation")
-_COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
-_KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
-
-
-@dataclass(frozen=True)
-class Output:
-    """How one returned value is compared: its name, comparison kind and tolerances."""
-
-    name: str
-    compare: str = "close"
-    rtol: float = 1e-6
-    atol: float = 1e-9
-    scalar: bool = False
-
-
-@dataclass(frozen=True)
-class Case:
-    """One declared case: the student's function's inputs and how its answer is compared.
-
-    Attributes
-    ----------
-    name : str
-    args : dict
-        ``{argument: input spec}`` (see :func:`generate`).
-    reference : str or None
-        ``"module:function"``; ``None`` for inputs only (a Python check scores the case).
-    outputs : tuple of Output
-    """
-
-    name: str
-    args: dict
-    reference: str | None = None
-    outputs: tuple[Output, ...] = ()
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """One test cell's declaration.
-
-    Attributes
-    ----------
-    grade_id : str
-    cases : dict
-        ``{case: Case}`` recorded by this cell.
-    weights : dict or None
-        ``{case: weight}`` normalised to sum to one (hidden cells); ``None`` for a visible cell
-        (all or nothing over its own cases).
-    """
-
-    grade_id: str
-    cases: dict = field(default_factory=dict)
-    weights: dict | None = None
-
-    @property
-    def scored(self) -> list[str]:
-        """The cases this cell's check reads."""
-        return list(self.weights) if self.weights is not None else list(self.cases)
-
-    @property
-    def references(self) -> list[str]:
-        """The references of its own cases, each once."""
-        return list(dict.fromkeys(c.reference for c in self.cases.values() if c.reference))
-
-
-def _raw(cell) -> dict | None:
-    meta = cell.get("metadata", {}).get("course", {})
-    value = meta.get(KEY) if isinstance(meta, Mapping) else None
-    return None if value is None else dict(value)
-
-
-def _grade_id(cell) -> str | None:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta.get("grade_id") if isinstance(meta, Mapping) else None
-
-
-def _output(entry, defaults: dict, where: str) -> Output:
-    spec = {"name": entry} if isinstance(entry, str) else dict(entry)
-    unknown = set(spec) - _COMPARE_KEYS - {"name"}
-    if unknown or "name" not in spec:
-        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., "
-                               f"{', '.join(sorted(_COMPARE_KEYS))}}}; got {entry!r}")
-    merged = {k: v for k, v in defaults.items() if k in _COMPARE_KEYS} | spec
-    if merged.get("compare", "close") not in COMPARISONS:
-        raise DeclarationError(f"{where}: unknown comparison {merged['compare']!r}; "
-                               f"choose one of {', '.join(COMPARISONS)}")
-    return Output(**merged)
-
-
-def _case(name: str, spec, defaults: dict, where: str) -> Case:
-    """A case from its declaration: ``{argument: input}``, or ``{"args": {...}, <keys>}`` to
-    state its own reference, outputs or comparison over the cell's."""
-    if not isinstance(spec, Mapping):
-        raise DeclarationError(f"{where}: case {name!r} must map arguments to inputs")
-    if "args" in spec:
-        unknown = set(spec) - {"args", "reference", "outputs"} - _COMPARE_KEYS
-        if unknown:
-            raise DeclarationError(f"{where}: case {name!r} has unknown keys {sorted(unknown)}")
-        settings = defaults | {k: v for k, v in spec.items() if k != "args"}
-        args = dict(spec["args"])
-    else:
-        settings, args = defaults, dict(spec)
-    reference = settings.get("reference")
-    outputs = settings.get("outputs", ["the return value"])
-    outputs = [outputs] if isinstance(outputs, (str, Mapping)) else outputs
-    return Case(name, args, reference,
-                tuple(_output(o, settings, f"{where}, case {name!r}") for o in outputs)
-                if reference else ())
-
-
-def declarations(notebook) -> dict[str, Declaration]:
-    """Every declared test cell of a source notebook, ``{grade_id: Declaration}``.
-
-    Raises
-    ------
-    DeclarationError
-        A declaration with unknown keys, a case declared twice, weights in a visible cell or
-        on an undeclared case, an unknown comparison: the message names the cell.
-    """
-    raw: dict[str, dict] = {}
-    for cell in notebook.get("cells", []):
-        found = _raw(cell)
-        if found is None:
-            continue
-        gid = _grade_id(cell)
-        if not gid:
-            raise DeclarationError(f"a cell without a grade_id declares a check: {found}")
-        unknown = set(found) - _KEYS
-        if unknown:
-            raise DeclarationError(f"{gid}: unknown keys {sorted(unknown)} in course.check; "
-                                   f"known: {sorted(_KEYS)}")
-        raw[gid] = found
-    out: dict[str, Declaration] = {}
-    owner: dict[str, Case] = {}
-    for gid, spec in raw.items():
-        visible = raw.get(_SUFFIX.sub("", gid) + "_visible", {}) if gid.endswith("_hidden") \
-            else {}
-        defaults = {k: v for k, v in (visible | spec).items() if k not in ("cases", "weights")}
-        cases = {}
-        for name, case_spec in dict(spec.get("cases", {})).items():
-            if name in owner:
-                raise DeclarationError(f"{gid}: case {name!r} is declared twice")
-            cases[name] = owner[name] = _case(name, case_spec, defaults, gid)
-        weights = spec.get("weights")
-        if weights is not None:
-            if not gid.endswith("_hidden"):
-                raise DeclarationError(f"{gid}: only a _hidden cell has weights (a visible "
-                                       "cell is all or nothing)")
-            total = float(sum(weights.values()))
-            if not weights or total <= 0 or any(w < 0 for w in weights.values()):
-                raise DeclarationError(f"{gid}: weights must be non-negative and not all zero")
-            weights = {c: w / total for c, w in weights.items()}
-        out[gid] = Declaration(gid, cases, weights)
-    for gid, d in out.items():
-        missing = [c for c in d.scored if c not in owner]
-        if missing:
-            raise DeclarationError(f"{gid}: weights name undeclared cases {missing}")
-        scored = [owner[c] for c in d.scored]
-        if any(c.reference for c in scored) and not all(c.reference for c in scored):
-            raise DeclarationError(f"{gid}: cases {[c.name for c in scored if not c.reference]}"
-                                   " have no reference to be compared with")
-    return out
-
-
-def _checked(d: Declaration, owner: Mapping[str, Case]) -> bool:
-    """Whether a declaration is a check (its scored cases have references), not inputs only."""
-    return bool(d.scored) and all(owner[c].reference for c in d.scored)
-
-
-def declared_cases(notebook) -> dict[str, Case]:
-    """``{case: Case}`` over every declaration of ``notebook``."""
-    return {c: case for d in declarations(notebook).values() for c, case in d.cases.items()}
-
-
-def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
-    """Fresh inputs of a declared case (keyword arguments of the student's function)."""
-    try:
-        found = cases[case]
-    except KeyError:
-        raise ValueError(f"no declared case {case!r}; declared: {sorted(cases)}") from None
-    return {arg: generate(s) for arg, s in found.args.items()}
-
-
-def write_inputs(notebook, results_dir) -> list[str]:
-    """Write every declared case's inputs to ``results_dir/inputs/<case>.npz`` (arrays by
-    argument name; numbers as 0-d arrays, read back as numbers by
-    :func:`coursedata.grading.inputs`); return the cases written. Called by the grader before a
-    notebook runs. The files are generated once per process for given declarations."""
-    cases = declared_cases(notebook)
-    if not cases:
-        return []
-    files = _input_files(json.dumps({c: case.args for c, case in cases.items()},
-                                    sort_keys=True))
-    folder = Path(results_dir) / INPUTS_FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    for case, data in files.items():
-        (folder / f"{case}.npz").write_bytes(data)
-    return sorted(files)
-
-
-@lru_cache(maxsize=16)
-def _input_files(args_json: str) -> dict[str, bytes]:
-    """``{case: bytes of its .npz}`` for ``{case: {argument: input spec}}`` given as JSON."""
-    out = {}
-    for case, args in json.loads(args_json).items():
-        buffer = io.BytesIO()
-        np.savez(buffer, **{a: generate(spec) for a, spec in args.items()})
-        out[case] = buffer.getvalue()
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -443,7 +43,7 @@ def _describe(inputs: dict, spec: dict) -> str:
             words.append(f"{arg}={float(value):g}" if not isinstance(value, str)
                          else f"{arg}={value!r}")
         elif isinstance(source, Mapping) and "dataset" in source:
-            words.append(f"{arg} = {_dataset_name(**source['dataset'])} "
+            words.append(f"{arg} = {dataset_name(**source['dataset'])} "
                          f"({np.shape(value)[0]} values)")
         else:
             words.append(f"{arg} of shape {np.shape(value)}")
@@ -530,7 +130,7 @@ def build_checks(notebook) -> dict[str, Callable[[Answers], Outcome]]:
     """``{grade_id: check}`` for every cell whose declaration is a check (not inputs only)."""
     found = declarations(notebook)
     cases = {c: case for d in found.values() for c, case in d.cases.items()}
-    return {gid: partial(_check, d, cases) for gid, d in found.items() if _checked(d, cases)}
+    return {gid: partial(_check, d, cases) for gid, d in found.items() if is_checked(d, cases)}
 
 
 def equivalent_forms(notebook) -> dict[tuple, str]:
@@ -546,18 +146,3 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
                 out[(case.reference.partition(":")[2], index, transform[o.compare])] = \
                     f"{o.name}: compared {o.compare.replace('_', ' ')}"
     return out
-
-
-def strip(notebook) -> int:
-    """Remove every declaration from ``notebook`` (in place); return how many were removed.
-
-    A released notebook must not carry them (they name hidden cases' inputs)."""
-    removed = 0
-    for cell in notebook.get("cells", []):
-        meta = cell.get("metadata", {}).get("course")
-        if isinstance(meta, dict) and KEY in meta:
-            del meta[KEY]
-            removed += 1
-            if not meta:
-                del cell["metadata"]["course"]
-    return removed

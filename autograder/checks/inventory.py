@@ -105,8 +105,11 @@ def defined_cases(problem_set) -> dict[str, str]:
     return out
 
 
-def problems(problem_set) -> list[str]:
-    """What would make ``problem_set`` mis-grade, one sentence each (empty when nothing)."""
+def problems(problem_set, missing: bool = True) -> list[str]:
+    """What would make ``problem_set`` mis-grade, one sentence each (empty when nothing).
+
+    ``missing`` False leaves out the autograded cells without any check (for a caller that
+    reports those itself, as :func:`autograder.validate.problems` does)."""
     name = problem_set.name
     try:
         cells = inventory(problem_set)
@@ -116,7 +119,7 @@ def problems(problem_set) -> list[str]:
     found = []
     graded = {c.grade_id for c in cells if c.check != "manual"}
     for c in cells:
-        if c.check == "missing":
+        if c.check == "missing" and missing:
             found.append(f"{name}: the autograded cell {c.grade_id} has no check: declare one in "
                          "its metadata (course.check) or add it to CHECKS of "
                          f"autograder/checks/{name}.py")
@@ -163,7 +166,7 @@ def _case_faults(problem_set, cells, declared) -> list[tuple[str, str]]:
 
 def cell_faults(problem_set) -> dict[str, str]:
     """``{grade_id: message}`` for the cells whose cases do not match (see :func:`problems`):
-    :func:`autograder.checks.checks_for` makes their checks fail as faults of the grader, so an
+    :func:`autograder.checks.registry.checks_for` makes their checks fail as faults of the grader, so an
     authoring mistake is never a student's zero. Empty when a declaration cannot be read (its
     checks fail on their own)."""
     try:
