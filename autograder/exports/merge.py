@@ -17,6 +17,7 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from autograder.late import LatePolicy, load_policy
@@ -47,9 +48,10 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
 
 
 def annotate(records: list[dict], problem_set: str, course: str | Path | None = None,
-             policy: LatePolicy | None = None) -> list[dict]:
+             policy: LatePolicy | None = None, assessed: Collection[str] = ()) -> list[dict]:
     """Copies of ``records`` with ``manual`` (from ``course``'s gradebook when given, else as
-    the record has it) and ``late`` (under ``policy``, default the course's file)."""
+    the record has it) and ``late`` (under ``policy``, default the course's file; kept as it is
+    for the ``assessed`` students, whose lateness the caller assessed under the same policy)."""
     manual = manual_scores(course, problem_set) if course is not None else None
     rule = (policy or load_policy()).for_problem_set(problem_set)
     out = []
@@ -62,7 +64,8 @@ def annotate(records: list[dict], problem_set: str, course: str | Path | None = 
             done = all(record["manual"].get(g) is not None for g in hand)
             record["status"] = "graded" if done else "awaiting-manual-grading"
         lms = record.get("lms") or {}
-        if record.get("status") not in ("unmatched", "unreadable-file"):
+        if (record.get("status") not in ("unmatched", "unreadable-file")
+                and record["student_id"] not in assessed):
             record["late"] = rule.assess(record["student_id"], record.get("submitted_at"),
                                          bool(lms.get("late"))).to_dict()
         out.append(record)
