@@ -131,6 +131,7 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
         log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
             f"skipping them")
     written: set[str] = set()
+    codes: dict = {}  # what each student graded now wrote, fingerprinted by the workers
     if todo:
         if scheduler is None:
             backend = LocalPool(ps.name, options,
@@ -145,6 +146,8 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
             if sub.student_id in written:  # a second result for a student is never written
                 return
             written.add(sub.student_id)
+            if "code" in record:
+                codes[sub.student_id] = record["code"]
             if record.get("grader_error"):
                 log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
                     f"again on the next run:\n{record['grader_error']}")
@@ -159,7 +162,7 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
             backend.close()
             writer.flush()  # the gradebook's last batch, even when interrupted
     # Whose code is alike: a page for a person to judge, which changes no grade.
-    write_similarity(ps, subs, out)
+    write_similarity(ps, subs, out, codes=codes)
     return writer.finish(absent)
 
 

@@ -104,6 +104,7 @@ class OutputWriter:
             sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)).to_dict()
         self._assessed.add(sub.student_id)
         copies = record.pop("copies", None)
+        record.pop("code", None)  # what they wrote, for the similarity page only
         if self.gradebook is None:
             self._write_files(record)
             return

@@ -8,17 +8,19 @@ each step takes and gives back with its own part filled in:
 2. :func:`assemble` rebuilds it on the source notebook's skeleton
    (:meth:`autograder.problemset.ProblemSet.assemble`): only the answer cells and the cells the
    student added are theirs; instructions, tests and hidden checks come from the source.
-3. :func:`execute` runs the rebuilt notebook with the executor (the sandbox in production,
+3. :func:`fingerprint_code` fingerprints the code the student wrote, for the class's similarity
+   page (:func:`autograder.similarity.code_of`); no grade depends on it.
+4. :func:`execute` runs the rebuilt notebook with the executor (the sandbox in production,
    :mod:`autograder.executors`); its hidden cells record the answers into a scratch results folder.
-4. :func:`sign` sums up what each graded cell recorded, for the report's grouping of mistakes
+5. :func:`sign` sums up what each graded cell recorded, for the report's grouping of mistakes
    (:func:`autograder.recorded.signatures`), before any check reads the values; no grade depends
    on it.
-5. :func:`judge` applies the problem set's rules to what ran (:func:`autograder.rulebook.judge`).
-6. :func:`score` scores the recorded answers with the trusted checks, outside the kernel
+6. :func:`judge` applies the problem set's rules to what ran (:func:`autograder.rulebook.judge`).
+7. :func:`score` scores the recorded answers with the trusted checks, outside the kernel
    (:func:`autograder.scoring.score_results`).
-7. :func:`diagnose` says once why answers are missing (:func:`autograder.diagnose.explain`) and
+8. :func:`diagnose` says once why answers are missing (:func:`autograder.diagnose.explain`) and
    decides the status.
-8. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
+9. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
    to open (:func:`autograder.sanitize.formgrader_copies`).
 
 :func:`grade` runs the steps in a scratch folder of its own and never raises for anything a
@@ -32,6 +34,7 @@ per process and calls :func:`grade`), and :func:`autograder.batch.grade_class` g
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import tempfile
 import time
@@ -53,6 +56,7 @@ from autograder.rulebook import judge as judge_rules
 from autograder.sandbox.config import ExecutionResult
 from autograder.sanitize import formgrader_copies
 from autograder.scoring import CellScore, score_results
+from autograder.similarity import StudentCode, code_of
 from autograder.status import Status
 
 __all__ = ["Grading", "STEPS", "grade", "grade_submission", "to_record", "zero_scores",
@@ -81,6 +85,9 @@ class Grading:
         The parsed submission (:func:`parse`); None when it is no notebook.
     assembly : Assembly or None
         The submission rebuilt on the source (:func:`assemble`).
+    code : StudentCode or None
+        What the student wrote, fingerprinted (:func:`fingerprint_code`); None for a file that
+        is no notebook (nothing to compare).
     run : ExecutionResult or None
         How the rebuilt notebook ran (:func:`execute`).
     answers : Answers or None
@@ -110,6 +117,7 @@ class Grading:
     executor: Executor
     submitted: nbformat.NotebookNode | None = None
     assembly: Assembly | None = None
+    code: StudentCode | None = None
     run: ExecutionResult | None = None
     answers: Answers | None = None
     signatures: dict[str, str] = field(default_factory=dict)
@@ -181,6 +189,13 @@ def assemble(g: Grading) -> Grading:
     return g
 
 
+def fingerprint_code(g: Grading) -> Grading:
+    """Fingerprint the code of the answer cells and of the cells the student added, for the
+    similarity page (the student is named by the caller)."""
+    g.code = code_of(g.ps, "", g.assembly.notebook)
+    return g
+
+
 def execute(g: Grading) -> Grading:
     """Run the rebuilt notebook; its hidden cells record the answers into :attr:`Grading.results`
     (the rules' log beside them)."""
@@ -239,7 +254,7 @@ def sanitize(g: Grading) -> Grading:
 
 #: The steps of :func:`grade`, in order (see the module docstring).
 STEPS: tuple[Callable[[Grading], Grading], ...] = (
-    parse, assemble, execute, sign, judge, score, diagnose, sanitize)
+    parse, assemble, fingerprint_code, execute, sign, judge, score, diagnose, sanitize)
 
 
 def _status(g: Grading) -> Status:
@@ -290,7 +305,7 @@ def grade(ps: ProblemSet, data: bytes, executor: Executor, *,
             except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
                 if step is sanitize:
                     raise
-                g = Grading(ps, data, work, executor, submitted=g.submitted,
+                g = Grading(ps, data, work, executor, submitted=g.submitted, code=g.code,
                             status=Status.GRADER_ERROR, scores=zero_scores(ps, GRADER_FAILED),
                             fault=traceback.format_exc())
     return g
@@ -325,4 +340,6 @@ def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) 
         "flags": g.flags,  # for a person to look at (the problem set's rules); no points
         "breaches": [b.to_dict() for b in g.breaches],  # functions that broke the rules
         "recorded": g.signatures,
+        # For the similarity page, for the coordinator only (never written): what they wrote.
+        "code": dataclasses.replace(g.code or StudentCode(""), student=student_id),
     }
