@@ -24,12 +24,18 @@ each step takes and gives back with its own part filled in:
    to open (:func:`autograder.sanitize.formgrader_copies`).
 
 :func:`grade` runs the steps in a scratch folder of its own and never raises for anything a
-submission does; :func:`to_record` turns the finished state into the record the coordinator writes
-(:mod:`autograder.output`). The answers are read from the results folder once
-(:class:`autograder.checks.Answers` caches them) for the signatures and the checks. Around this
-module: :func:`autograder.task.grade_task` is the task a worker runs (it loads the problem set once
-per process and calls :func:`grade`), and :func:`autograder.batch.grade_class` grades a class
-(collect, schedule, write).
+submission does: once a step has decided the status before :func:`diagnose` (a file that is no
+notebook; a step that raised, a fault of the grader), only :func:`sanitize` still runs.
+:func:`to_record` turns the finished state into the record the coordinator writes
+(:mod:`autograder.output`).
+
+What each submission costs is paid once: the problem set is loaded once per process and passed
+down (the coordinator's, :func:`autograder.batch.grade_class`; each worker's,
+:func:`autograder.task.problem_set_for`), the bytes are parsed once (the similarity page and the
+formgrader's copies use this parse), and the recorded answers are read once
+(:class:`autograder.checks.Answers` keeps them) for the signatures and the checks. Around this
+module, :func:`autograder.task.grade_task` is the task a worker runs, and
+:func:`autograder.batch.grade_class` grades a class (collect, schedule, write).
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ from autograder.scoring import CellScore, score_results
 from autograder.similarity import StudentCode, code_of
 from autograder.status import Status
 
-__all__ = ["Grading", "STEPS", "grade", "grade_submission", "to_record", "zero_scores",
+__all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores",
            "GRADER_FAILED"]
 
 #: What a student reads where the grader failed on their submission.
@@ -268,7 +274,7 @@ def _status(g: Grading) -> Status:
     return Status.AWAITING_MANUAL if manual else Status.GRADED
 
 
-def grade(ps: ProblemSet, data: bytes, executor: Executor, *,
+def grade(ps: ProblemSet | str, data: bytes, executor: Executor, *,
           workdir: str | Path | None = None) -> Grading:
     """Run :data:`STEPS` on the notebook ``data``.
 
@@ -277,8 +283,8 @@ def grade(ps: ProblemSet, data: bytes, executor: Executor, *,
 
     Parameters
     ----------
-    ps : ProblemSet
-        The problem set the notebook answers.
+    ps : ProblemSet or str
+        The problem set the notebook answers (loaded, or a name of the default course).
     data : bytes
         The submitted file, untrusted.
     executor : callable
@@ -294,6 +300,7 @@ def grade(ps: ProblemSet, data: bytes, executor: Executor, *,
         raises (a fault of the grader) gives ``grader-error``, every autograded cell 0 with
         :data:`GRADER_FAILED`, and the traceback in :attr:`Grading.fault`.
     """
+    ps = ps if isinstance(ps, ProblemSet) else ProblemSet(ps)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         g = Grading(ps, data, work, executor)
@@ -309,13 +316,6 @@ def grade(ps: ProblemSet, data: bytes, executor: Executor, *,
                             status=Status.GRADER_ERROR, scores=zero_scores(ps, GRADER_FAILED),
                             fault=traceback.format_exc())
     return g
-
-
-def grade_submission(problem_set: str | ProblemSet, data: bytes, executor: Executor, *,
-                     workdir: str | Path | None = None) -> Grading:
-    """:func:`grade` for a problem set given by name (of the default course) or loaded."""
-    ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
-    return grade(ps, data, executor, workdir=workdir)
 
 
 def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) -> dict:

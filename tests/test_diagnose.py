@@ -9,7 +9,7 @@ import pytest
 
 from autograder.diagnose import NOT_RUN, explain
 from autograder.executors import local_executor
-from autograder.pipeline import grade_submission
+from autograder.pipeline import grade as grade_submission
 from autograder.problemset import ProblemSet
 from autograder.scoring import CellScore
 

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from autograder.executors import local_executor
-from autograder.pipeline import grade_submission
+from autograder.pipeline import grade as grade_submission
 from autograder.checks import load_checks
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells

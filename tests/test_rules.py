@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 from autograder.executors import sandbox_executor
-from autograder.pipeline import grade_submission
+from autograder.pipeline import grade as grade_submission
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.report import report_html
 from autograder.sandbox import SandboxConfig, sandbox_available
