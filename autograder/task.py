@@ -1,7 +1,7 @@
 """One grading task: the options, the grader's fingerprint, and the pure ``grade_task``.
 
-A task turns one submission's bytes into a result record (a JSON-serialisable dict) by running
-the steps of :mod:`autograder.pipeline`, touching no shared file, so the same task runs in the
+A task turns one submission's bytes into a result record (a dict) by running the steps of
+:mod:`autograder.pipeline`, touching no shared file, so the same task runs in the
 local process pool (:mod:`autograder.pool`) and on a Dask cluster's workers
 (:mod:`autograder.cluster`); both import it from here, and the coordinator writes every record.
 A record says how the submission was graded (``status``, ``scores``, ``notes``, totals) and, for
@@ -147,7 +147,9 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         ``grader_error`` (the traceback of a fault of the grader, or None; for the instructor
         only), ``flags`` (what a person should read: :func:`autograder.rulebook.judge`),
         ``breaches`` (the graded functions that broke the problem set's rules) and ``recorded``
-        (per autograded cell, a signature of its recorded values, for the report).
+        (per autograded cell, a signature of its recorded values, for the report); and, for the
+        coordinator only (never written), ``code``: what the student wrote, fingerprinted
+        (:class:`autograder.similarity.StudentCode`), for the similarity page.
     """
     started_at, start = time.time(), time.monotonic()
     ps = problem_set_for(problem_set, options.course)
