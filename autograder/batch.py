@@ -146,7 +146,7 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
             if sub.student_id in written:  # a second result for a student is never written
                 return
             written.add(sub.student_id)
-            if "code" in record:
+            if record.get("code") is not None:
                 codes[sub.student_id] = record["code"]
             if record.get("grader_error"):
                 log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "

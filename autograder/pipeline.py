@@ -92,8 +92,7 @@ class Grading:
     assembly : Assembly or None
         The submission rebuilt on the source (:func:`assemble`).
     code : StudentCode or None
-        What the student wrote, fingerprinted (:func:`fingerprint_code`); None for a file that
-        is no notebook (nothing to compare).
+        What the student wrote, fingerprinted (:func:`fingerprint_code`).
     run : ExecutionResult or None
         How the rebuilt notebook ran (:func:`execute`).
     answers : Answers or None
@@ -197,8 +196,12 @@ def assemble(g: Grading) -> Grading:
 
 def fingerprint_code(g: Grading) -> Grading:
     """Fingerprint the code of the answer cells and of the cells the student added, for the
-    similarity page (the student is named by the caller)."""
-    g.code = code_of(g.ps, "", g.assembly.notebook)
+    similarity page (the student is named by the caller); a failure here (never of the grading)
+    leaves it to the similarity page to read the submission itself."""
+    try:
+        g.code = code_of(g.ps, "", g.assembly.notebook)
+    except Exception:  # noqa: BLE001 - a page for a person must not fail a grade
+        g.code = None
     return g
 
 
@@ -341,5 +344,13 @@ def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) 
         "breaches": [b.to_dict() for b in g.breaches],  # functions that broke the rules
         "recorded": g.signatures,
         # For the similarity page, for the coordinator only (never written): what they wrote.
-        "code": dataclasses.replace(g.code or StudentCode(""), student=student_id),
+        "code": _code(g, student_id),
     }
+
+
+def _code(g: Grading, student_id: str) -> StudentCode | None:
+    """What ``student_id`` wrote, for the similarity page: nothing to compare in a file that is
+    no notebook; None where it was not fingerprinted (the page reads the submission itself)."""
+    if g.code is not None:
+        return dataclasses.replace(g.code, student=student_id)
+    return StudentCode(student_id) if g.status is Status.INVALID else None
