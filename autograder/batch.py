@@ -1,12 +1,13 @@
-"""Grade a whole class: the pipeline, from a folder or an LMS zip to grades and feedback.
+"""Grade a whole class, from a folder or an LMS zip to grades and feedback.
 
-collect (:mod:`autograder.collect`) -> assemble (:mod:`autograder.problemset`) -> sandbox
-(:mod:`autograder.sandbox`) -> score (:mod:`autograder.scoring`) -> write
-(:mod:`autograder.output`). Each submission is graded by :func:`autograder.task.grade_task`, a
-pure function from the notebook's bytes to a result record that runs in a worker process of a
-backend (:mod:`autograder.pool` or :mod:`autograder.cluster`), scheduled by
-:func:`autograder.schedule.run_tasks`. This process, the coordinator, is the only writer of the
-output folder and of the gradebook.
+:func:`grade_class` loads the problem set once, collects the submissions
+(:mod:`autograder.collect`), schedules one task per submission that changed since the last run
+(:func:`autograder.schedule.run_tasks`) on a backend (:mod:`autograder.pool` or
+:mod:`autograder.cluster`), and writes each record as it arrives (:mod:`autograder.output`), then
+the class's pages. A task (:func:`autograder.task.grade_task`) runs in a worker process and takes
+the submission through the steps of :mod:`autograder.pipeline`, from the notebook's bytes to a
+record. This process, the coordinator, is the only writer of the output folder and of the
+gradebook.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _progress(total: int, quiet: bool):
 
 
 
-def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
+def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str | Path, *,
                 workers: int | None = None, options: GradingOptions = GradingOptions(),
                 gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
                 deadline_s: float | None = None, visibility=None, policy=None,
@@ -66,8 +67,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
 
     Parameters
     ----------
-    problem_set : str
-        Name of the problem set.
+    problem_set : str or ProblemSet
+        Name of the problem set (of ``course``), or the problem set loaded.
     submissions : path-like
         A folder or zip (see :mod:`autograder.collect`).
     out : path-like
@@ -93,7 +94,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
         :class:`autograder.output.OutputWriter`; default: the course's settings).
     course : Course or path-like, optional
         The course whose problem set grades (source notebook, rubric, release, policies,
-        preload list; default :meth:`Course.default`).
+        preload list; default :meth:`Course.default`); ignored for a loaded problem set, which
+        has its course.
 
     Returns
     -------
@@ -106,7 +108,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
         If the cluster cannot be reached or a worker cannot grade (records written until then
         are kept).
     """
-    ps = ProblemSet(problem_set, Course.at(course))
+    ps = (problem_set if isinstance(problem_set, ProblemSet)
+          else ProblemSet(problem_set, Course.at(course)))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     options = dataclasses.replace(
@@ -129,6 +132,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
         log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
             f"skipping them")
     written: set[str] = set()
+    codes: dict = {}  # what each student graded now wrote, fingerprinted by the workers
     if todo:
         if scheduler is None:
             backend = LocalPool(ps.name, options,
@@ -143,6 +147,8 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             if sub.student_id in written:  # a second result for a student is never written
                 return
             written.add(sub.student_id)
+            if record.code is not None:
+                codes[sub.student_id] = record.code
             if record.grader_error:
                 log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
                     f"again on the next run:\n{record.grader_error}")
@@ -157,7 +163,7 @@ def grade_class(problem_set: str, submissions: str | Path, out: str | Path, *,
             backend.close()
             writer.flush()  # the gradebook's last batch, even when interrupted
     # Whose code is alike: a page for a person to judge, which changes no grade.
-    write_similarity(ps, subs, out)
+    write_similarity(ps, subs, out, codes=codes)
     return writer.finish(absent)
 
 

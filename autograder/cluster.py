@@ -41,7 +41,8 @@ import threading
 import time
 import uuid
 
-from autograder.task import GradingOptions, TaskFailed, grade_task, grader_fingerprint
+from autograder.task import (GradingOptions, TaskFailed, grade_task, grader_fingerprint,
+                             problem_set_for)
 from autograder.collect import Submission
 from autograder.status import Status
 
@@ -87,13 +88,11 @@ def worker_report(problem_set: str, course: str | None = None) -> dict:
         :func:`autograder.task.grader_fingerprint` of ``problem_set`` in the course folder
         ``course`` (default: the worker's default course).
     """
-    from autograder.course import Course
-    from autograder.problemset import ProblemSet
     from autograder.sandbox import sandbox_available
 
     ok, reason = sandbox_available()
     return {"host": socket.gethostname(), "sandbox": ok, "reason": reason,
-            "fingerprint": grader_fingerprint(ProblemSet(problem_set, Course.at(course)))}
+            "fingerprint": grader_fingerprint(problem_set_for(problem_set, course))}
 
 
 def _unfit(report: dict, fingerprint: str, unsafe: bool) -> str | None:

@@ -76,6 +76,7 @@ class OutputWriter:
         self.visibility = visibility or load_visibility(ps.name, course=ps.course)
         self.policy = policy or load_policy(course=ps.course)
         self._pending: list[tuple[Record, Submission, dict | None]] = []
+        self._assessed: set[str] = set()  # students whose lateness this run assessed
         self._since = time.monotonic()
 
     def record_path(self, student: str) -> Path:
@@ -98,9 +99,10 @@ class OutputWriter:
         copies = record.copies
         record = dataclasses.replace(
             record, fingerprint=self.fingerprint, origin=sub.origin, lms=sub.lms,
-            submitted_at=sub.submitted_at, copies=None,
+            submitted_at=sub.submitted_at, copies=None, code=None,
             late=self.policy.for_problem_set(self.ps.name).assess(
                 sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)))
+        self._assessed.add(sub.student_id)
         if self.gradebook is None:
             self._write_files(record)
             return
@@ -161,7 +163,7 @@ class OutputWriter:
         # (as the last `export` merged them); no score is shown where the grader failed.
         merged = annotate(records, self.ps.name,
                           self.gradebook.course if self.gradebook is not None else None,
-                          self.policy)
+                          self.policy, assessed=self._assessed)
         # The feedback states what grades.csv states: a record the merge changed (hand-graded
         # scores, a status now "graded", lateness) is written again with its page.
         for record, now in zip(records, merged):

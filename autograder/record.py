@@ -103,6 +103,9 @@ class Record:
     copies : dict or None
         The formgrader's copies of the notebook (sanitised bytes), carried from the worker to
         the writer and never written to ``records/``.
+    code : StudentCode or None
+        What the student wrote, fingerprinted on the worker for the similarity page
+        (:class:`autograder.similarity.StudentCode`); for the coordinator only, never written.
     """
 
     student_id: str
@@ -125,6 +128,7 @@ class Record:
     late: Lateness | None = None
     manual: Mapping[str, float] = field(default_factory=dict)
     copies: Mapping[str, bytes | None] | None = field(default=None, compare=False, repr=False)
+    code: object | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_scores(cls, student_id: str, problem_set: str, status: Status,
@@ -166,7 +170,8 @@ class Record:
     # --- JSON ------------------------------------------------------------------------------
 
     def to_json(self) -> dict:
-        """The record as ``records/<student>.json`` holds it (``copies`` left out)."""
+        """The record as ``records/<student>.json`` holds it (``copies`` and ``code`` left
+        out)."""
         return {
             "student_id": self.student_id, "problem_set": self.problem_set,
             "sha256": self.sha256, "status": str(self.status),
@@ -234,7 +239,8 @@ class Record:
 
 
 #: The keys of a record's JSON object.
-_KEYS = frozenset({f.name for f in dataclasses.fields(Record) if f.name != "copies"}
+_KEYS = frozenset({f.name for f in dataclasses.fields(Record)
+                   if f.name not in ("copies", "code")}
                   | {"total", "max_auto", "max_manual"})
 _SCORE_KEYS = frozenset({"grade_id", "points", "max_points", "message", "error"})
 

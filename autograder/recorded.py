@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
-
 import numpy as np
 
 from autograder.problemset import ProblemSet
@@ -54,19 +52,25 @@ def _rounded(value: np.ndarray) -> bytes:
     return f"{np.shape(value)}".encode() + np.ascontiguousarray(r).tobytes()
 
 
-def signatures(ps: ProblemSet, results_dir: str | Path) -> dict[str, str]:
+def signatures(ps: ProblemSet, results) -> dict[str, str]:
     """``{grade_id: signature}`` for every autograded cell, from a results folder.
 
     A signature is 10 hex digits over, per case, the rounded recorded arrays, the exception's
     type if the function raised, or ``missing``. Untrusted files are read with the checks' own
     reader (:class:`autograder.checks.Answers`: no pickles, bounded sizes).
+
+    Parameters
+    ----------
+    ps : ProblemSet
+    results : path-like or Answers
+        The results folder, or its answers as the checks read them (each file is then read once
+        for both).
     """
     from autograder.checks.answers import AnswerUnavailable, Answers
 
-    results_dir = Path(results_dir)
-    if not results_dir.is_dir():
+    answers = results if isinstance(results, Answers) else Answers(ps.name, results)
+    if not answers.results_dir.is_dir():
         return {}
-    answers = Answers(ps.name, results_dir)
     by_case: dict[str, bytes] = {}
 
     def case_bytes(case: str) -> bytes:

@@ -79,24 +79,27 @@ def failed_visible_cells(notebook) -> frozenset[str]:
 
 
 class _ReadingAnswers(Answers):
-    """Answers that note the cases a check reads."""
+    """The answers of ``answers`` (each file read once, there), noting the cases a check reads."""
 
-    read: set[str]
+    def __init__(self, answers: Answers):
+        super().__init__(answers.problem_set, answers.results_dir)
+        self.answers, self.read = answers, set()
 
     def get(self, case: str) -> tuple:
         self.read.add(case)
-        return super().get(case)
+        return self.answers.get(case)
 
 
-def score_results(problem_set: ProblemSet, results_dir, executed,
+def score_results(problem_set: ProblemSet, results, executed,
                   tainted: Mapping[str, str] | None = None) -> list[CellScore]:
     """Score every graded cell of ``problem_set`` from the arrays in ``results_dir``.
 
     Parameters
     ----------
     problem_set : ProblemSet
-    results_dir : path-like
-        The folder the notebook's hidden cells wrote into.
+    results : path-like or Answers
+        The folder the notebook's hidden cells wrote into, or its answers (shared with another
+        reader, so that each file is read once).
     executed : notebook or iterable of str
         The executed notebook (its visible cells that ended with an error are found with
         :func:`failed_visible_cells`), or directly the ``grade_id`` of the visible cells whose
@@ -125,7 +128,9 @@ def score_results(problem_set: ProblemSet, results_dir, executed,
     else:
         raise TypeError("executed must be the executed notebook or a collection of grade_ids")
     checks = checks_for(problem_set)
-    answers = _ReadingAnswers(problem_set.name, results_dir, declared_cases(problem_set.source))
+    answers = _ReadingAnswers(results if isinstance(results, Answers)
+                              else Answers(problem_set.name, results,
+                                           declared_cases(problem_set.source)))
     tainted = dict(tainted or {})
     may_read = cell_cases(problem_set) if tainted else {}
     scores = []

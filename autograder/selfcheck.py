@@ -78,7 +78,8 @@ def _consistency(ps: ProblemSet) -> list[str]:
 
 
 def _reference(ps: ProblemSet, work: Path):
-    from autograder.grade import grade_submission, local_executor
+    from autograder.executors import local_executor
+    from autograder.pipeline import grade as grade_submission
 
     result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
     auto = [s for s in result.scores if s.points is not None]
@@ -123,7 +124,8 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
 
 
 def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
-    from autograder.grade import grade_submission, local_executor
+    from autograder.executors import local_executor
+    from autograder.pipeline import grade as grade_submission
 
     result = grade_submission(ps, notebook.read_bytes(), local_executor(), workdir=work)
     return [f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "

@@ -39,8 +39,8 @@ from autograder.pages import page
 from autograder.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.settings import ROOT
 
-__all__ = ["StudentCode", "Pair", "student_code", "find_similar", "find_known", "known_sources",
-           "KnownMatch",
+__all__ = ["StudentCode", "Pair", "student_code", "code_of", "starter_lines", "find_similar",
+           "find_known", "known_sources", "KnownMatch",
            "similarity_html", "write_similarity", "K", "W"]
 
 #: Tokens per hashed k-gram, and hashes per winnowing window: every match of K + W - 1 = 8
@@ -113,6 +113,24 @@ def _nbgrader(cell) -> dict:
 
 _SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n[\s\S]*?^[ \t]*### END SOLUTION[ \t]*\n?",
                        re.M)
+
+
+_STARTER: dict[tuple, frozenset[str]] = {}
+
+
+def starter_lines(ps: ProblemSet) -> frozenset[str]:
+    """:func:`_release_lines` of ``ps``, read once per process while its release and source
+    files are unchanged."""
+    def stamp(path: Path) -> tuple:
+        try:
+            return str(path), path.stat().st_mtime_ns, path.stat().st_size
+        except OSError:
+            return str(path), None, None
+
+    key = (ps.name, stamp(ps.course.release_notebook(ps.name)), stamp(ps.path))
+    if key not in _STARTER:
+        _STARTER[key] = _release_lines(ps)
+    return _STARTER[key]
 
 
 def _release_lines(ps: ProblemSet, release: Path | None = None) -> frozenset[str]:
@@ -218,13 +236,20 @@ def student_code(ps: ProblemSet, student: str, data: bytes,
 
     A file that is no notebook gives an empty result (nothing to compare).
     """
-    starter = _release_lines(ps) if starter is None else starter
-    code = StudentCode(student)
     try:
         nb = read_notebook_bytes(data)
     except InvalidNotebook:
-        return code
-    assembled = ps.assemble(nb).notebook
+        return StudentCode(student)
+    return code_of(ps, student, ps.assemble(nb).notebook, starter)
+
+
+def code_of(ps: ProblemSet, student: str, assembled,
+            starter: frozenset[str] | None = None) -> StudentCode:
+    """What ``student`` wrote, fingerprinted, from their notebook as grading rebuilt it
+    (:meth:`ProblemSet.assemble`); ``starter``: the release's lines (default
+    :func:`starter_lines`)."""
+    starter = starter_lines(ps) if starter is None else starter
+    code = StudentCode(student)
     answers = set(ps.solution_ids)
     plain = {c.source for c in ps.source.cells if not _nbgrader(c)}
     for cell in assembled.cells:
@@ -430,7 +455,7 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
 
 
 def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
-                     top: int = 50) -> list[Pair]:
+                     top: int = 50, codes: dict[str, StudentCode] | None = None) -> list[Pair]:
     """Write ``out/similarity.html`` for the submissions of ``problem_set``; return its pairs.
 
     Parameters
@@ -445,12 +470,17 @@ def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
         The output folder (created).
     top : int
         How many pairs to list.
+    codes : dict of str to StudentCode, optional
+        What students wrote, fingerprinted already (by the grading workers,
+        :func:`autograder.pipeline.fingerprint_code`); the other submissions are read here.
     """
     ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
     items = (sorted(submissions.items()) if isinstance(submissions, dict)
              else [(s.student_id, s.data) for s in submissions])
-    starter = _release_lines(ps)
-    codes = [student_code(ps, student, data, starter) for student, data in items]
+    starter = starter_lines(ps)
+    done = codes or {}
+    codes = [done[student] if student in done else student_code(ps, student, data, starter)
+             for student, data in items]
     pairs = find_similar(codes, top)
     known = known_sources(starter)
     known_matches = find_known(codes, known)

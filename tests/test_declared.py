@@ -28,7 +28,8 @@ from autograder.checks.declared import (DeclarationError, build_checks, case_inp
                                         write_inputs)
 from autograder.checks.inventory import inventory, problems
 from autograder.course import Course
-from autograder.grade import grade_submission, local_executor
+from autograder.executors import local_executor
+from autograder.pipeline import grade as grade_submission
 from autograder.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from coursedata.grading import RESULTS_ENV, inputs

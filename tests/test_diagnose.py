@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from autograder.diagnose import NOT_RUN, explain
-from autograder.grade import grade_submission, local_executor
+from autograder.executors import local_executor
+from autograder.pipeline import grade as grade_submission
 from autograder.problemset import ProblemSet
 from autograder.scoring import CellScore
 

@@ -18,7 +18,8 @@ import warnings
 import nbformat
 import pytest
 
-from autograder.grade import grade_submission, local_executor
+from autograder.executors import local_executor
+from autograder.pipeline import grade as grade_submission
 from autograder.checks.registry import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells

@@ -24,7 +24,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grade import grade_submission, sandbox_executor
+from autograder.executors import sandbox_executor
+from autograder.pipeline import grade as grade_submission
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.report import report_html
 from autograder.sandbox import SandboxConfig, sandbox_available

@@ -120,17 +120,18 @@ def main(args) -> int:
         before = {r.student_id: r for r in read_records(args.out, args.assignment)}
         if args.dry_run:
             return _dry_run(args, course, before, policy, visibility)
+        ps = ProblemSet(args.assignment, course)  # loaded once for the whole run
         gradebook = None
         if args.gradebook:
             from autograder.gradebook import GradebookWriter
 
-            gradebook = GradebookWriter(ProblemSet(args.assignment, course), course.root)
+            gradebook = GradebookWriter(ps, course.root)
         options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
                                  notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
                                  unsafe=args.unsafe)
         log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
         try:
-            records = grade_class(args.assignment, args.submissions, args.out,
+            records = grade_class(ps, args.submissions, args.out,
                                   workers=args.workers, options=options, gradebook=gradebook,
                                   quiet=args.quiet, log=log, scheduler=args.scheduler,
                                   visibility=visibility, policy=policy, course=course)

@@ -18,6 +18,7 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from pathlib import Path
 
 from autograder.late import LatePolicy, LateRule, load_policy
@@ -50,24 +51,26 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
 
 
 def annotate(records: list[Record | dict], problem_set: str, course: str | Path | None = None,
-             policy: LatePolicy | None = None) -> list[Record]:
+             policy: LatePolicy | None = None, assessed: Collection[str] = ()) -> list[Record]:
     """Copies of ``records`` (records, or their JSON objects) with ``manual`` (from
     ``course``'s gradebook when given, else as the record has it), the status it gives, and
-    ``late`` (under ``policy``, default the course's file)."""
+    ``late`` (under ``policy``, default the course's file; kept as it is for the ``assessed``
+    students, whose lateness the caller assessed under the same policy)."""
     manual = manual_scores(course, problem_set) if course is not None else None
     rule = (policy or load_policy()).for_problem_set(problem_set)
-    return [_annotated(as_record(r), manual, rule) for r in records]
+    return [_annotated(as_record(r), manual, rule, as_record(r).student_id in assessed)
+            for r in records]
 
 
 def _annotated(record: Record, manual: dict[str, dict[str, float]] | None,
-               rule: LateRule) -> Record:
+               rule: LateRule, assessed: bool = False) -> Record:
     status, given, late = record.status, record.manual, record.late
     if manual is not None:
         given = manual.get(record.student_id, {})
         if status.complete:  # graded once every written answer has its hand-graded score
             done = all(given.get(g) is not None for g in record.hand_graded)
             status = Status.GRADED if done else Status.AWAITING_MANUAL
-    if status.file_read:
+    if status.file_read and not assessed:
         late = rule.assess(record.student_id, record.submitted_at,
                            bool(record.lms and record.lms.late))
     return dataclasses.replace(record, status=status, manual=given, late=late)

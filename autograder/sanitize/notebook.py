@@ -222,25 +222,27 @@ def safe_notebook_bytes(data: bytes | str | None) -> bytes | None:
     return nbformat.writes(sanitize_notebook(nb)).encode("utf-8")
 
 
-def formgrader_copies(submitted: bytes, executed: str | None) -> dict[str, bytes | None]:
+def formgrader_copies(submitted, executed) -> dict[str, bytes | None]:
     """nbgrader's ``submitted`` and ``autograded`` copies of one submission, made safe.
 
-    Computed by the grading worker (:func:`autograder.task.grade_task`), so the coordinator only
+    Computed by the grading worker (:func:`autograder.pipeline.sanitize`), so the coordinator only
     writes them: sanitising takes tens of milliseconds per notebook.
 
     Parameters
     ----------
-    submitted : bytes
-        The notebook file handed in.
-    executed : str or None
+    submitted : nbformat.NotebookNode or None
+        The notebook handed in, as parsed (:func:`read_notebook_bytes`); None if unreadable.
+    executed : nbformat.NotebookNode or None
         The notebook as it ran (None if it did not).
 
     Returns
     -------
     dict
         ``{"submitted": bytes or None, "autograded": bytes or None}``: the
-        :func:`safe_notebook_bytes` of the file handed in and of the notebook as it ran (None
-        when unreadable).
+        :func:`sanitize_notebook` of each, as UTF-8 JSON (None where there is no notebook).
     """
-    return {"submitted": safe_notebook_bytes(submitted),
-            "autograded": safe_notebook_bytes(executed)}
+    return {"submitted": _safe_bytes(submitted), "autograded": _safe_bytes(executed)}
+
+
+def _safe_bytes(nb) -> bytes | None:
+    return nbformat.writes(sanitize_notebook(nb)).encode("utf-8") if nb is not None else None
