@@ -67,8 +67,10 @@ def signatures(ps: ProblemSet, results) -> dict[str, str]:
         for both).
     """
     from autograder.checks.answers import AnswerUnavailable, Answers
+    from autograder.checks.declared import declared_cases
 
-    answers = results if isinstance(results, Answers) else Answers(ps.name, results)
+    answers = (results if isinstance(results, Answers)
+               else Answers(ps.name, results, declared_cases(ps.source)))
     if not answers.results_dir.is_dir():
         return {}
     by_case: dict[str, bytes] = {}

@@ -82,7 +82,7 @@ class _ReadingAnswers(Answers):
     """The answers of ``answers`` (each file read once, there), noting the cases a check reads."""
 
     def __init__(self, answers: Answers):
-        super().__init__(answers.problem_set, answers.results_dir)
+        super().__init__(answers.problem_set, answers.results_dir, answers.declared)
         self.answers, self.read = answers, set()
 
     def get(self, case: str) -> tuple:
