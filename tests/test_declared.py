@@ -132,14 +132,20 @@ def add_poisson_question(course: Path) -> dict:
     for cell in cells:
         cell["id"] = cell["metadata"]["nbgrader"]["grade_id"].replace("_", "-")
         cell["source"] = cell["source"].splitlines(keepends=True)
+    for cell in nb["cells"][at:]:  # the questions after the new one move down by one
+        text = "".join(cell["source"])
+        for n in (8, 7):
+            text = text.replace(f"## Question {n} ", f"## Question {n + 1} ")
+        cell["source"] = text.splitlines(keepends=True)
     nb["cells"][at:at] = cells
     header = nb["cells"][0]
     text = "".join(header["source"])
     text = text.replace("**Points:** 19 autograded + 7 graded by hand = 26.",
                         "**Points:** 22 autograded + 7 graded by hand = 29.")
+    text = text.replace("| 8 | Derivation: the bias", "| 9 | Derivation: the bias")
     text = text.replace("| 7 | Derivation: the MLE of a die",
                         "| 7 | `poisson_mle`, `poisson_log_likelihood` — the Poisson rate | 3 |\n"
-                        "| 7b | Derivation: the MLE of a die")
+                        "| 8 | Derivation: the MLE of a die")
     header["source"] = text.splitlines(keepends=True)
     after = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
     path.write_text(after)

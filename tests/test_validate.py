@@ -153,9 +153,10 @@ def test_the_command_prints_each_refusal_and_exits_2(course):
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.splitlines()
     start = lines.index(next(ln for ln in lines if ln.startswith("error: ")))
-    assert lines[start] == (f"error: {PS} would mis-grade, so it was not released (3 problems; "
+    # The record under another case's inputs, and the declaration's three faults it makes.
+    assert lines[start] == (f"error: {PS} would mis-grade, so it was not released (4 problems; "
                             "nothing published was changed):")
-    assert all(ln.startswith("  - ") for ln in lines[start + 1:start + 4])
+    assert all(ln.startswith("  - ") for ln in lines[start + 1:start + 5])
     assert "record('gausian_small', ...): it records case 'gausian_small' with the inputs of " \
         "case 'gaussian_small'" in done.stderr
     assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
