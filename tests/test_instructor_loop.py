@@ -92,7 +92,7 @@ def _setup(base: Path):
     code = base / "code"
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "release", "submitted", "autograded",
                                   "feedback", "gradebook.db", "exchange", ".nbgrader.log")
-    for folder in ("autograder", "solutions", "coursedata", "course"):
+    for folder in ("autograder", "coursesite", "solutions", "coursedata", "course"):
         shutil.copytree(ROOT / folder, code / folder, ignore=skip)
     (code / "kit").mkdir()
     shutil.copy(ROOT / "kit" / "pyproject.toml", code / "kit")
