@@ -10,8 +10,10 @@ each step takes and gives back with its own part filled in:
    student added are theirs; instructions, tests and hidden checks come from the source.
 3. :func:`fingerprint_code` fingerprints the code the student wrote, for the class's similarity
    page (:func:`autograder.similarity.code_of`); no grade depends on it.
-4. :func:`execute` runs the rebuilt notebook with the executor (the sandbox in production,
-   :mod:`autograder.executors`); its hidden cells record the answers into a scratch results folder.
+4. :func:`execute` writes the declared cases' inputs into a scratch results folder
+   (:func:`autograder.checks.declared.write_inputs`) and runs the rebuilt notebook with the
+   executor (the sandbox in production, :mod:`autograder.executors`); its hidden cells record
+   the answers there.
 5. :func:`sign` sums up what each graded cell recorded, for the report's grouping of mistakes
    (:func:`autograder.recorded.signatures`), before any check reads the values; no grade depends
    on it.

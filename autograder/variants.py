@@ -11,7 +11,6 @@ case for the grader). Used by ``check-problem-set`` (:mod:`autograder.selfcheck`
 
 from __future__ import annotations
 
-import re as _re
 import shutil
 from pathlib import Path
 
@@ -21,23 +20,19 @@ from autograder.checks.registry import checks_for
 from autograder.checks.declared import declared_cases
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
+from autograder.rulebook import recorded_cases
 from autograder.scoring import score_results
 
 __all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_read",
            "write_variant", "generic_variants", "score_generic_variants",
            "score_equivalent_forms", "score_malformed"]
 
-_RECORD = _re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']\s*,\s*([A-Za-z_][A-Za-z0-9_]*)""")
 
 
 def case_functions(ps: ProblemSet) -> dict[str, list[str]]:
-    """The recorded cases of each function the hidden cells call: ``{function: [case, ...]}``."""
-    out: dict[str, list[str]] = {}
-    for cell in ps.source.cells:
-        if cell.cell_type == "code":
-            for case, func in _RECORD.findall(cell.source):
-                out.setdefault(func, []).append(case)
-    return out
+    """The recorded cases of each function the hidden cells call: ``{function: [case, ...]}``
+    (:func:`autograder.rulebook.recorded_cases`)."""
+    return recorded_cases(ps)
 
 
 class _ReadingAnswers(Answers):
