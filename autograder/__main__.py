@@ -12,9 +12,10 @@ result.
 (:mod:`autograder.release`); ``python -m autograder formgrader`` opens nbgrader's formgrader on the
 course for hand-grading (:mod:`autograder.formgrader`).
 
-``python -m autograder check-problem-set NAME`` says whether a problem set's source is sound
-(:mod:`autograder.selfcheck`); ``python -m autograder new-term`` archives a term's grading
-(:mod:`autograder.term`).
+``python -m autograder new NAME`` creates a problem set with one worked example question
+(:mod:`autograder.scaffold`); ``python -m autograder check-problem-set NAME`` says whether a
+problem set's source is sound (:mod:`autograder.selfcheck`); ``python -m autograder new-term``
+archives a term's grading (:mod:`autograder.term`).
 
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
@@ -29,13 +30,13 @@ from __future__ import annotations
 
 import argparse
 
-from autograder.commands import (check_problem_set, export, formgrader, grade, new_term, release,
-                                 similarity)
+from autograder.commands import (check_problem_set, export, formgrader, grade, new, new_term,
+                                 release, similarity)
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS = {"grade": grade, "release": release, "check-problem-set": check_problem_set,
-            "new-term": new_term, "similarity": similarity, "export": export,
-            "formgrader": formgrader}
+COMMANDS = {"grade": grade, "release": release, "new": new,
+            "check-problem-set": check_problem_set, "new-term": new_term,
+            "similarity": similarity, "export": export, "formgrader": formgrader}
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,0 +1,157 @@
+"""``python -m autograder new NAME``: a new problem set that is releasable as it is written.
+
+Everything happens in a copy of the course (``--course``), never in the checkout's ``course/``
+(whose problem sets the structural tests iterate over). The fast tests pin what the command
+writes and what it refuses; the slow ones run the author's self-check, the release, and the
+real (sandboxed) grader on the reference and on the blank released notebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder.__main__ import main
+from autograder.checks.inventory import inventory
+from autograder.course import Course
+from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.settings import COURSE_DIR, ROOT
+from autograder.validate import problems
+from coursesite import problem_sets as site_problem_sets
+
+NAME = "demo"
+
+
+def _copy_course(root):
+    course = root / "course"
+    shutil.copytree(COURSE_DIR, course, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".scratch*"))
+    return course
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A copy of the course after ``new demo``: ``(course folder, what the command printed)``."""
+    course = _copy_course(tmp_path_factory.mktemp("scaffold"))
+    done = subprocess.run([sys.executable, "-m", "autograder", "new", NAME, "--course",
+                           str(course), "--title", "Problem set 0 — A worked example"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return course, done.stdout
+
+
+def test_the_new_problem_set_is_valid_and_listed(made):
+    course, printed = made
+    assert not (COURSE_DIR / "source" / NAME).exists()  # the checkout's course is untouched
+    path = course / "source" / NAME / f"{NAME}.ipynb"
+    assert str(path) in printed and f"check-problem-set {NAME} --course {course}" in printed
+    nbformat.validate(nbformat.read(path, as_version=4))
+    ps = ProblemSet(NAME, Course(course))
+    assert problems(ps) == []
+    assert NAME in list_problem_sets(Course(course)) and NAME in site_problem_sets(course)
+    assert ps.max_points == 5
+    assert ps.source.cells[0].source.startswith("# Problem set 0 — A worked example\n")
+    assert "@KIT_URL@" in ps.source.cells[1].source
+    # Both test cells are declared checks (no Python check, no input module).
+    checks = {c.grade_id: c.check for c in inventory(ps)}
+    assert checks == {"gaussian_mle_visible": "declared", "gaussian_mle_hidden": "declared",
+                      "divisor_explanation": "manual"}
+    assert not (ROOT / "coursedata" / "inputs" / f"{NAME}.py").exists()
+    assert "## `divisor_explanation` — 2 points" in (course / "rubrics" / f"{NAME}.md").read_text()
+
+
+def test_an_existing_name_is_refused_and_nothing_changes(made):
+    course, _ = made
+    path = course / "source" / NAME / f"{NAME}.ipynb"
+    rubric = course / "rubrics" / f"{NAME}.md"
+    before = path.read_bytes(), rubric.read_bytes()
+    for name in (NAME, "ps3_mle"):
+        done = subprocess.run([sys.executable, "-m", "autograder", "new", name, "--course",
+                               str(course)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2
+        assert f"the problem set {name!r} exists already" in done.stderr
+        assert "nothing was changed" in done.stderr
+    assert (path.read_bytes(), rubric.read_bytes()) == before
+
+
+@pytest.mark.parametrize("name", ["Demo", "7ps", "ps-7", "ps 7", "../ps7", "class", "", "é"])
+def test_a_bad_name_is_refused(tmp_path, capsys, name):
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    assert main(["new", name, "--course", str(course)]) == 2
+    assert "cannot name a problem set" in capsys.readouterr().err
+    assert not any((course / "source").iterdir()) and not (course / "rubrics").exists()
+    assert not (tmp_path / "ps7").exists()
+
+
+def test_a_folder_that_is_no_course_is_refused(tmp_path, capsys):
+    assert main(["new", NAME, "--course", str(tmp_path)]) == 2
+    assert "no course folder" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_marking_scheme_gets_the_section_appended(tmp_path, capsys):
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    (course / "rubrics").mkdir()
+    rubric = course / "rubrics" / f"{NAME}.md"
+    rubric.write_text("# Notes written before\n")
+    assert main(["new", NAME, "--course", str(course)]) == 0
+    assert "section appended" in capsys.readouterr().out
+    text = rubric.read_text()
+    assert text.startswith("# Notes written before\n") and "## `divisor_explanation`" in text
+    # The same section twice is refused (another name's folder, the same marking-scheme file).
+    shutil.rmtree(course / "source" / NAME)
+    assert main(["new", NAME, "--course", str(course)]) == 2
+    assert rubric.read_text() == text
+
+
+@pytest.mark.slow
+def test_the_self_check_passes(made):
+    course, _ = made
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", NAME,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    print(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{NAME} is sound" in done.stdout
+    for step in ("reference answers earn full marks", "blank", "release", "generic"):
+        assert step in done.stdout
+
+
+@pytest.mark.slow
+def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp_path):
+    course, _ = made
+    assert main(["release", NAME, "--course", str(course), "--quiet"]) == 0
+    released = course / "release" / NAME / f"{NAME}.ipynb"
+    text = released.read_text()
+    for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "np.sqrt(np.mean((x - mu)", "sample_far",
+                   "solutions.mle", '"check"'):
+        assert secret not in text, secret
+    nb = nbformat.reads(text, as_version=4)
+    assert not any("course" in c.metadata for c in nb.cells)
+    assert "@KIT_URL@" not in text and "%pip install" in text
+
+    submissions = tmp_path / "submissions"
+    for student, source in (("ref", course / "source" / NAME / f"{NAME}.ipynb"),
+                            ("blank", released)):
+        (submissions / student).mkdir(parents=True)
+        shutil.copy(source, submissions / student / f"{NAME}.ipynb")
+    out = tmp_path / "out"
+    assert main(["grade", NAME, str(submissions), "--out", str(out), "--course", str(course),
+                 "--quiet"]) == 0
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert rows["ref"]["status"] == rows["blank"]["status"] == "ok", rows
+    assert float(rows["ref"]["autograded_max"]) == 3
+    assert float(rows["ref"]["autograded_total"]) == 3
+    assert float(rows["ref"]["gaussian_mle_hidden"]) == 2
+    assert float(rows["blank"]["autograded_total"]) == 0
+    assert float(rows["ref"]["manual_max"]) == 2 and rows["ref"]["divisor_explanation"] == ""
