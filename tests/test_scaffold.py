@@ -8,8 +8,8 @@ real (sandboxed) grader on the reference and on the blank released notebook.
 
 from __future__ import annotations
 
+import copy
 import csv
-import json
 import shutil
 import subprocess
 import sys
@@ -35,13 +35,19 @@ def _copy_course(root):
     return course
 
 
+def _autograder(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run ``python -m autograder ARGS`` as the instructor does (in its own process, so the
+    grader's worker processes end with it)."""
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A copy of the course after ``new demo``: ``(course folder, what the command printed)``."""
     course = _copy_course(tmp_path_factory.mktemp("scaffold"))
-    done = subprocess.run([sys.executable, "-m", "autograder", "new", NAME, "--course",
-                           str(course), "--title", "Problem set 0 — A worked example"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = _autograder("new", NAME, "--course", str(course), "--title",
+                       "Problem set 0 — A worked example")
     assert done.returncode == 0, done.stderr
     return course, done.stdout
 
@@ -72,9 +78,7 @@ def test_an_existing_name_is_refused_and_nothing_changes(made):
     rubric = course / "rubrics" / f"{NAME}.md"
     before = path.read_bytes(), rubric.read_bytes()
     for name in (NAME, "ps3_mle"):
-        done = subprocess.run([sys.executable, "-m", "autograder", "new", name, "--course",
-                               str(course)], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
+        done = _autograder("new", name, "--course", str(course))
         assert done.returncode == 2
         assert f"the problem set {name!r} exists already" in done.stderr
         assert "nothing was changed" in done.stderr
@@ -116,9 +120,7 @@ def test_an_existing_marking_scheme_gets_the_section_appended(tmp_path, capsys):
 @pytest.mark.slow
 def test_the_self_check_passes(made):
     course, _ = made
-    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", NAME,
-                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+    done = _autograder("check-problem-set", NAME, "--course", str(course))
     print(done.stdout)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{NAME} is sound" in done.stdout
@@ -129,7 +131,7 @@ def test_the_self_check_passes(made):
 @pytest.mark.slow
 def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp_path):
     course, _ = made
-    assert main(["release", NAME, "--course", str(course), "--quiet"]) == 0
+    assert _autograder("release", NAME, "--course", str(course), "--quiet").returncode == 0
     released = course / "release" / NAME / f"{NAME}.ipynb"
     text = released.read_text()
     for secret in ("BEGIN SOLUTION", "HIDDEN TESTS", "np.sqrt(np.mean((x - mu)", "sample_far",
@@ -139,17 +141,28 @@ def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp
     assert not any("course" in c.metadata for c in nb.cells)
     assert "@KIT_URL@" not in text and "%pip install" in text
 
+    # A student who writes the reference answer into the released notebook, and one who
+    # submits it blank.
+    source = nbformat.read(course / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    [answer] = [c for c in source.cells if c.metadata["nbgrader"]["grade_id"] == "gaussian_mle"]
+    solved = copy.deepcopy(nb)
+    [blank_answer] = [c for c in solved.cells
+                      if c.metadata.get("nbgrader", {}).get("grade_id") == "gaussian_mle"]
+    assert "NotImplementedError" in blank_answer.source
+    blank_answer.source = "\n".join(line for line in answer.source.splitlines()
+                                     if "SOLUTION" not in line)
     submissions = tmp_path / "submissions"
-    for student, source in (("ref", course / "source" / NAME / f"{NAME}.ipynb"),
-                            ("blank", released)):
+    for student, notebook in (("ref", solved), ("blank", nb)):
         (submissions / student).mkdir(parents=True)
-        shutil.copy(source, submissions / student / f"{NAME}.ipynb")
+        nbformat.write(notebook, submissions / student / f"{NAME}.ipynb")
     out = tmp_path / "out"
-    assert main(["grade", NAME, str(submissions), "--out", str(out), "--course", str(course),
-                 "--quiet"]) == 0
+    graded = _autograder("grade", NAME, str(submissions), "--out", str(out), "--course",
+                         str(course), "--quiet")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
     with (out / "grades.csv").open(newline="", encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    assert rows["ref"]["status"] == rows["blank"]["status"] == "ok", rows
+    # Graded, with the written answer waiting for its grader.
+    assert rows["ref"]["status"] == rows["blank"]["status"] == "awaiting-manual-grading", rows
     assert float(rows["ref"]["autograded_max"]) == 3
     assert float(rows["ref"]["autograded_total"]) == 3
     assert float(rows["ref"]["gaussian_mle_hidden"]) == 2
