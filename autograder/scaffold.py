@@ -130,8 +130,9 @@ $$\\hat\\mu = \\frac1N \\sum_{{n=1}}^N x_n, \\qquad
 \\hat\\sigma = \\sqrt{{\\frac1N \\sum_{{n=1}}^N (x_n - \\hat\\mu)^2}} .$$
 
 Write `gaussian_mle(x)`, returning $(\\hat\\mu, \\hat\\sigma)$ as two floats. Compute
-$\\hat\\sigma$ from the deviations $x_n - \\hat\\mu$, not as $\\sqrt{{\\overline{{x^2}} - \\hat\\mu^2}}$:
-for data far from zero with a small spread, the difference of two large numbers loses every digit."""
+$\\hat\\sigma$ from the deviations $x_n - \\hat\\mu$, not as
+$\\sqrt{{\\overline{{x^2}} - \\hat\\mu^2}}$: for data far from zero with a small spread, the
+difference of two large numbers loses every digit."""
 
 _Q1_SOLUTION = '''def gaussian_mle(x):
     """Maximum-likelihood mean and standard deviation of a univariate Gaussian.

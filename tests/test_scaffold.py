@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder.__main__ import main
@@ -69,7 +70,8 @@ def test_the_new_problem_set_is_valid_and_listed(made):
     assert checks == {"gaussian_mle_visible": "declared", "gaussian_mle_hidden": "declared",
                       "divisor_explanation": "manual"}
     assert not (ROOT / "coursedata" / "inputs" / f"{NAME}.py").exists()
-    assert "## `divisor_explanation` — 2 points" in (course / "rubrics" / f"{NAME}.md").read_text()
+    rubric = (course / "rubrics" / f"{NAME}.md").read_text()
+    assert "## `divisor_explanation` — 2 points" in rubric
 
 
 def test_an_existing_name_is_refused_and_nothing_changes(made):
@@ -151,8 +153,17 @@ def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp
     assert "NotImplementedError" in blank_answer.source
     blank_answer.source = "\n".join(line for line in answer.source.splitlines()
                                      if "SOLUTION" not in line)
+    # The one-pass formula the question warns against: right on the lecture's data and on the
+    # visible case, wrong for σ̂ far from zero (one of the hidden cell's six equal parts).
+    naive = copy.deepcopy(solved)
+    [naive_answer] = [c for c in naive.cells
+                      if c.metadata.get("nbgrader", {}).get("grade_id") == "gaussian_mle"]
+    naive_answer.source = naive_answer.source.replace(
+        "np.sqrt(np.mean((x - mu) ** 2))", "np.sqrt(np.mean(x ** 2) - mu ** 2)")
+    far = np.random.default_rng(3).normal(1e4, 0.01, size=2000)
+    assert abs(np.sqrt(np.mean(far ** 2) - far.mean() ** 2) / far.std() - 1) > 1e-6
     submissions = tmp_path / "submissions"
-    for student, notebook in (("ref", solved), ("blank", nb)):
+    for student, notebook in (("ref", solved), ("blank", nb), ("naive", naive)):
         (submissions / student).mkdir(parents=True)
         nbformat.write(notebook, submissions / student / f"{NAME}.ipynb")
     out = tmp_path / "out"
@@ -162,9 +173,11 @@ def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp
     with (out / "grades.csv").open(newline="", encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
     # Graded, with the written answer waiting for its grader.
-    assert rows["ref"]["status"] == rows["blank"]["status"] == "awaiting-manual-grading", rows
+    assert {row["status"] for row in rows.values()} == {"awaiting-manual-grading"}, rows
     assert float(rows["ref"]["autograded_max"]) == 3
     assert float(rows["ref"]["autograded_total"]) == 3
     assert float(rows["ref"]["gaussian_mle_hidden"]) == 2
     assert float(rows["blank"]["autograded_total"]) == 0
     assert float(rows["ref"]["manual_max"]) == 2 and rows["ref"]["divisor_explanation"] == ""
+    assert float(rows["naive"]["gaussian_mle_visible"]) == 1
+    assert float(rows["naive"]["gaussian_mle_hidden"]) == pytest.approx(2 * 5 / 6, abs=0.01)
