@@ -29,7 +29,8 @@ from pathlib import Path
 
 from autograder.course import Course
 
-__all__ = ["NAME", "Scaffold", "ScaffoldError", "create", "notebook", "rubric_section"]
+__all__ = ["NAME", "Scaffold", "ScaffoldError", "check_name", "create", "default_title", "notebook",
+           "rubric_section"]
 
 #: A problem set's name: what ``coursedata.grading.inputs`` accepts, and a Python identifier.
 NAME = re.compile(r"[a-z][a-z0-9_]*")
