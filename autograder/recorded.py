@@ -13,11 +13,11 @@ import hashlib
 import re
 import numpy as np
 
+from autograder.checks.inventory import cases_by_cell
 from autograder.problemset import ProblemSet
 
 __all__ = ["cell_cases", "signatures"]
 
-_RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
 _SUFFIX = re.compile(r"_(visible|hidden)$")
 
 
@@ -25,11 +25,7 @@ def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
     """For each autograded cell, the cases its check may read: a visible cell's own cases (its
     check holds what its hidden part recorded), and for any other cell every case of its question
     (a hidden check also reads the visible cell's cases)."""
-    own: dict[str, list[str]] = {}
-    for cell in ps.source.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid and cell.cell_type == "code":
-            own[gid] = _RECORD.findall(cell.source)
+    own = {gid: list(cases) for gid, cases in cases_by_cell(ps.source).items()}
     out = {}
     for grade_cell in ps.grade_cells:
         if not grade_cell.autograded:

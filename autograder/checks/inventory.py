@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from autograder.checks import load_checks
 from autograder.checks.declared import DeclarationError, build_checks, declarations, resolve
 
-__all__ = ["CellInventory", "inventory", "defined_cases", "problems", "cell_faults"]
+__all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
+           "cell_faults"]
 
 _RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
 
@@ -60,8 +61,9 @@ def _kit_cases(name: str) -> set[str]:
     return set(getattr(module, "CASES", {}))
 
 
-def _records(notebook) -> dict[str, tuple[str, ...]]:
-    """``{grade_id: cases its code records}`` over the notebook's code cells."""
+def cases_by_cell(notebook) -> dict[str, tuple[str, ...]]:
+    """``{grade_id: cases its code records}`` over the notebook's code cells (each
+    ``record("case", ...)``, in order)."""
     out = {}
     for cell in notebook.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -78,7 +80,7 @@ def inventory(problem_set) -> list[CellInventory]:
     owner = {c: case for d in declared.values() for c, case in d.cases.items()}
     checks = build_checks(problem_set.source)
     python = load_checks(problem_set.name).CHECKS
-    records = _records(problem_set.source)
+    records = cases_by_cell(problem_set.source)
     out = []
     for cell in problem_set.grade_cells:
         gid = cell.grade_id
@@ -142,7 +144,7 @@ def _case_faults(problem_set, cells, declared) -> list[tuple[str, str]]:
     """``(grade_id, message)`` for every case recorded, declared or scored where the others do
     not match: the cell named is the one whose points the mismatch would cost."""
     name = problem_set.name
-    recorded = {case: gid for gid, cases in _records(problem_set.source).items()
+    recorded = {case: gid for gid, cases in cases_by_cell(problem_set.source).items()
                 for case in cases}
     inputs = defined_cases(problem_set)
     found = []
