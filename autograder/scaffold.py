@@ -13,7 +13,9 @@ example of each kind of question, which the author then edits into their own:
 - question 1, autograded: ``gaussian_mle(x)``, the answer cell, a visible test cell (1 point, all
   or nothing) and a hidden test cell (2 points, weighted), both checked by *declarations*
   (``metadata.course.check``, :mod:`autograder.checks.declaration`) against the reference
-  :func:`solutions.mle.gaussian_mle` on seeded inputs: no Python check, no input module;
+  :func:`solutions.mle.gaussian_mle` on seeded inputs: no Python check, no input module; its
+  answer cell declares two realistic mistakes its tests must catch (``metadata.course.mutants``,
+  :mod:`autograder.checks.mutants`);
 - question 2, a written answer graded by hand, with its marking-scheme section.
 
 The template lives here alone; nothing is written when the name is unusable or already taken.
@@ -189,6 +191,14 @@ HIDDEN_CHECK = {
               "sample_far": {"x": {"normal": {"seed": 3, "n": 2000, "mean": 1e4, "sd": 0.01}}}},
     "weights": {"sample": 1, "sample_small": 1, "sample_far": 1},
 }
+#: Realistic mistakes in question 1's answer, each of which its tests must catch
+#: (:mod:`autograder.checks.mutants`; ``check-problem-set NAME --mutants`` grades them).
+MUTANTS = [
+    {"name": "one-pass variance (cancels for a large mean)",
+     "find": "np.sqrt(np.mean((x - mu) ** 2))", "replace": "np.sqrt(np.mean(x ** 2) - mu ** 2)"},
+    {"name": "median instead of mean", "find": "mu = float(np.mean(x))",
+     "replace": "mu = float(np.median(x))"},
+]
 
 _Q2_TEXT = """## Question 2 — Why divide by $N$? ({q2} points, graded by hand)
 
@@ -263,7 +273,7 @@ def notebook(name: str, title: str) -> dict:
         _cell("markdown", "header", header),
         _cell("code", "setup", _SETUP),
         _cell("markdown", "q1_text", _Q1_TEXT.format(q1=q1)),
-        _cell("code", "gaussian_mle", _Q1_SOLUTION, solution=True),
+        _cell("code", "gaussian_mle", _Q1_SOLUTION, solution=True, course={"mutants": MUTANTS}),
         _cell("code", "gaussian_mle_visible", _Q1_VISIBLE.format(name=name),
               points=VISIBLE_POINTS, course={"check": VISIBLE_CHECK}),
         _cell("code", "gaussian_mle_hidden", _Q1_HIDDEN.format(name=name),

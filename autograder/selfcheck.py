@@ -17,7 +17,11 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
    graded function) score zero on every visible cell and every hidden cell all of whose answers
    they replace, and lose points on the others; the symmetries a check declares
    (``EQUIVALENT_FORMS``) and answers as integers or within rounding keep full marks
-   (:mod:`autograder.variants`).
+   (:mod:`autograder.variants`);
+7. the realistic mistakes declared next to the answers (:mod:`autograder.checks.mutants`) can be
+   made; with ``mutants=True`` (``--mutants``, a minute or more: one graded run each) each is
+   graded and must lose points on the cells it names, and one its visible test must catch must
+   fail that test in the kernel.
 
 Each failure names what to change and where. The notebooks run in local kernels (the source is
 the instructor's, not a student's).
@@ -211,8 +215,57 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
                                                          exemptions))]
 
 
-def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None) -> list[Step]:
-    """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends."""
+def _mutants(ps: ProblemSet, work: Path | None = None):
+    """Read the declared mutants; with ``work``, grade each there and return the problems of
+    those that keep their points (or pass the visible test that must catch them)."""
+    from autograder.checks.mutants import mutants, mutated
+
+    declared = mutants(ps.source, ps.notebook_name)
+    if work is None:
+        return [], f"{len(declared)} declared; --mutants grades them"
+    problems = []
+    for i, mutant in enumerate(declared):
+        problems += _mutant_problems(ps, mutant, mutated(ps.source, mutant), work / f"m{i}")
+    return problems, f"{len(declared)} graded"
+
+
+def _mutant_problems(ps: ProblemSet, mutant, notebook, work: Path) -> list[str]:
+    """What is wrong with the tests of ``mutant``'s question: empty when the mutated
+    ``notebook``, graded, loses points on ``mutant.loses`` (and fails ``mutant.seen_by``)."""
+    import nbformat
+
+    from autograder.executors import local_executor
+    from autograder.pipeline import grade as grade_submission
+    from autograder.scoring import failed_visible_cells
+
+    result = grade_submission(ps, nbformat.writes(notebook).encode(), local_executor(),
+                              workdir=work)
+    scores = {s.grade_id: s for s in result.scores}
+
+    def kept(cells) -> bool:
+        return sum(scores[c].points or 0 for c in cells) >= sum(scores[c].max_points
+                                                                for c in cells)
+    where = (f"{ps.notebook_name}, cell `{mutant.cell}`, mutant {mutant.name!r} "
+             f"({mutant.find!r} -> {mutant.replace!r})")
+    problems = []
+    if kept(mutant.loses):
+        problems.append(f"{where}: kept every point of {', '.join(mutant.loses)}. Add a case "
+                        f"this mistake gets wrong to the declaration of {mutant.loses[-1]} (or "
+                        "tighten its check), or correct the mutant in the metadata of "
+                        f"`{mutant.cell}`.")
+    seen_by = mutant.seen_by
+    if seen_by and (kept([seen_by]) or seen_by not in failed_visible_cells(
+            result.executed or {})):
+        problems.append(f"{where}: the visible test `{seen_by}` lets it pass. Add an assert "
+                        "that this mistake fails to that cell (a rule the question states), or "
+                        "drop \"visible\": true from the mutant.")
+    return problems
+
+
+def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, *,
+               mutants: bool = False) -> list[Step]:
+    """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends;
+    ``mutants`` also grades the declared mutants."""
     steps = []
 
     def run(what, fn):
@@ -242,4 +295,9 @@ def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None) 
         if results.is_dir():
             run("generic wrong answers lose their points; equivalent forms keep them",
                 lambda: _variants(ps, results, scratch))
+        if mutants:
+            run("every declared mutant loses points where it says",
+                lambda: _mutants(ps, scratch / "mutants"))
+        else:
+            run("the declared mutants can be made", lambda: _mutants(ps))
     return steps

@@ -1,10 +1,14 @@
-"""The hand-written mutants of ``tests/mutants``, each graded once per test run.
+"""The declared mutants of every problem set, each graded once per test run.
 
-Two test files read the same runs: ``tests/test_problem_sets.py`` (every mutant loses points on its
-question, and a rule the question states fails its visible test in the kernel) and
-``tests/test_report.py`` (the class report puts one mistake in one group). Grading the 162
-mutants takes minutes, so the session fixture ``mutant_runs`` (``tests/conftest.py``) grades each
-problem set's mutants the first time a test asks for them and hands every later test the same runs.
+A mutant is a realistic mistake declared next to the answer it mutates, in the solution cell's
+``metadata.course.mutants`` of the source notebook (read by :mod:`autograder.checks.mutants`, its
+format there). Two test files read the same runs: ``tests/test_problem_sets.py`` (every mutant
+loses points where it says, and one the visible test must catch fails it in the kernel) and
+``tests/test_report.py`` (the class report puts one mistake in one group). Grading the 173
+mutants of the six problem sets takes minutes, so the session fixture ``mutant_runs``
+(``tests/conftest.py``) grades each problem set's mutants the first time a test asks for them and
+hands every later test the same runs. An author grades one problem set's mutants with
+``python -m autograder check-problem-set NAME --mutants``.
 
 Under pytest-xdist each worker is a process of its own: the runs are kept on disk in the run's
 temporary folder, shared by its workers, behind one file lock per problem set. The first worker to
@@ -15,18 +19,20 @@ from __future__ import annotations
 
 import copy
 import fcntl
-import importlib
+import json
 import pickle
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from autograder.checks.mutants import Mutant, mutants
 from autograder.problemset import ProblemSet
 from tests.psharness import run_variants
 
-__all__ = ["MutantRun", "MutantRuns", "mutant_notebook", "mutants_of"]
+__all__ = ["MutantRun", "MutantRuns", "mutant_notebook", "mutants_of", "mutant_secrets"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,7 @@ class MutantRun:
 
     Attributes
     ----------
-    mutant : tests.mutants.Mutant
+    mutant : autograder.checks.mutants.Mutant
         The mistake.
     scores : list of autograder.scoring.CellScore
         Its scores, by the production scoring.
@@ -46,18 +52,32 @@ class MutantRun:
         The folder its hidden cells recorded their answers in, kept for the whole test run.
     """
 
-    mutant: object
+    mutant: Mutant
     scores: list
     executed: nbformat.NotebookNode
     results: Path
 
 
-def mutants_of(name: str) -> list:
-    """The mutants of problem set ``name`` (``tests/mutants/<name>.py``)."""
-    return importlib.import_module(f"tests.mutants.{name}").MUTANTS
+def mutants_of(name: str) -> list[Mutant]:
+    """The mutants problem set ``name`` declares in its source notebook's solution cells."""
+    ps = ProblemSet(name)
+    return mutants(ps.source, ps.notebook_name)
 
 
-def mutant_notebook(ps: ProblemSet, mutant, base: nbformat.NotebookNode | None = None
+_SECRET_BLOCK = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END \1", re.S)
+
+
+def mutant_secrets(ps: ProblemSet) -> list[str]:
+    """The texts of ``ps``'s mutants (names, ``find``, ``replace``) that a student must never
+    see: those found nowhere in the source but in its metadata and its solution and hidden
+    blocks (``")"`` or ``pass`` may be in the question's text too), as JSON writes them."""
+    public = " ".join(_SECRET_BLOCK.sub("", c.source) for c in ps.source.cells)
+    pieces = {p for m in mutants_of(ps.name) for p in (m.name, m.find, m.replace)}
+    return sorted(json.dumps(p, ensure_ascii=False)[1:-1] for p in pieces
+                  if p.strip() and p not in public)
+
+
+def mutant_notebook(ps: ProblemSet, mutant: Mutant, base: nbformat.NotebookNode | None = None
                     ) -> nbformat.NotebookNode:
     """The assembled notebook of ``base`` (the reference by default) whose answer cell
     ``mutant.cell`` holds the reference's answer with ``mutant.find`` replaced."""

@@ -1,7 +1,8 @@
 """Every problem set grades itself: the reference gets full marks, the blank release zero, every
-realistic mistake loses points on its question, every generic wrong answer (NaN, infinite,
-constant, rescaled, shifted, negated) scores zero on every cell that reads it, and the reference
-in another form (lists, ints, values within rounding) keeps full marks.
+realistic mistake declared next to its answer (``metadata.course.mutants``) loses points on its
+question, every generic wrong answer (NaN, infinite, constant, rescaled, shifted, negated) scores
+zero on every cell that reads it, and the reference in another form (lists, ints, values within
+rounding) keeps full marks.
 
 These run the real notebooks in real kernels and the real ``nbgrader generate_assignment``; the
 generic wrong answers are written straight into a copy of the reference's results folder and
@@ -11,7 +12,6 @@ scored by the production scoring, with every visible test taken as passed (the w
 from __future__ import annotations
 
 import copy
-import importlib
 import re
 import warnings
 
@@ -24,7 +24,9 @@ from autograder.checks.registry import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
+from autograder.variants import case_functions
 from coursedata.cells import is_test_code
+from tests.mutantruns import mutant_secrets, mutants_of
 from tests.psharness import (equivalent_form, generate_release, run_variants,
                              score_equivalent_forms, score_generic_variants, score_malformed)
 
@@ -41,8 +43,8 @@ def _finished(ps: ProblemSet) -> Status:
         Status.GRADED
 
 
-def _mutants(name: str):
-    return importlib.import_module(f"tests.mutants.{name}").MUTANTS
+#: A function's definition in an answer cell.
+_DEF = re.compile(r"^def ([A-Za-z_][A-Za-z0-9_]*)\(", re.M)
 
 
 def _points(scores, ids):
@@ -86,7 +88,8 @@ class ProblemSetTests:
         assert 1 <= len(answers) <= 8, f"{len(answers)} code answers; 1 to 8 expected"
         if len(answers) < 4:  # legitimate (a short set), but worth a second look
             warnings.warn(f"{ps.name} has {len(answers)} code answers; most sets have 4 to 8")
-        assert any(not c.autograded for c in ps.grade_cells), "no answer graded by hand"
+        if all(c.autograded for c in ps.grade_cells):  # legitimate too (a short set)
+            warnings.warn(f"{ps.name} has no answer graded by hand; most sets have one")
         auto = [c for c in ps.grade_cells if c.autograded]
         assert all(c.grade_id.endswith(("_visible", "_hidden")) for c in auto)
         hidden = sum(c.points for c in auto if c.grade_id.endswith("_hidden"))
@@ -131,6 +134,9 @@ class ProblemSetTests:
         text = path.read_text()
         assert not LEAKS.search(text), f"the student version leaks: {LEAKS.search(text).group(0)}"
         assert sorted(p.name for p in path.parent.iterdir()) == [path.name], "only the notebook ships"
+        # The declared mutants are the grader's: no wrong answer, name or solution line of theirs.
+        mutant_text = [p for p in mutant_secrets(ps) if p in text]
+        assert not mutant_text, f"the student version carries mutants' text: {mutant_text}"
         result = grade_submission(ps, path.read_bytes(), local_executor())
         assert result.status == _finished(ps)
         scored = [s for s in result.scores if s.points is not None]
@@ -163,31 +169,44 @@ class ProblemSetTests:
         at = [c.source for c in cells].index("scratch = 'my own try'")
         assert cells[at - 1].metadata.nbgrader.grade_id == first_test
 
+    def test_every_autograded_answer_is_caught_by_a_mutant(self, ps):
+        """Every autograded answer has a wrong answer that must lose its points: a realistic
+        mistake declared next to it (``metadata.course.mutants``, graded by the test below) or,
+        at least, the generic wrong answers derived from the answers its hidden part records
+        (NaN, constant, rescaled, shifted, negated: ``test_generic_wrong_answers_score_zero``).
+        Only generic ones is legitimate (a short set, a new question) but worth a second look."""
+        declared = {m.cell for m in mutants_of(ps.name)}  # raises on a mutant that cannot be made
+        recorded = set(case_functions(ps))
+        manual = {c.grade_id for c in ps.grade_cells if not c.autograded}
+        sources = {c.metadata.nbgrader.grade_id: c.source for c in ps.source.cells
+                   if c.metadata.get("nbgrader", {}).get("solution")}
+        uncaught, generic_only = [], []
+        for gid in set(ps.solution_ids) - manual - declared:
+            (generic_only if set(_DEF.findall(sources[gid])) & recorded else uncaught).append(gid)
+        assert not uncaught, (f"{ps.notebook_name}: no mutant catches {sorted(uncaught)}: declare "
+                              "a realistic mistake in its metadata.course.mutants, or record its "
+                              "function's answers in a hidden part")
+        if generic_only:
+            warnings.warn(f"{ps.name}: {sorted(generic_only)} only face the generic wrong answers; "
+                          "a realistic mistake declared next to each would test its check more")
+
     @pytest.mark.slow
     def test_every_mutant_loses_points_on_its_question(self, ps, mutant_runs):
-        """Each mutant made on the reference and graded in a kernel (once per test run, shared
-        with tests/test_report.py: the ``mutant_runs`` fixture of tests/conftest.py)."""
-        mutants = _mutants(ps.name)
-        manual = {c.grade_id for c in ps.grade_cells if not c.autograded}
-        assert {m.cell for m in mutants} == set(ps.solution_ids) - manual, \
-            "every graded function needs mutants"
-        for cell in {m.cell for m in mutants}:
-            assert sum(m.cell == cell for m in mutants) >= 3, f"{cell} needs at least 3 mutants"
-        for mutant in mutants:
-            [cell] = [c for c in ps.source.cells
-                      if c.metadata.get("nbgrader", {}).get("grade_id") == mutant.cell]
-            assert cell.source.count(mutant.find) == 1, f"{mutant.name}: text not found once"
+        """Each declared mutant made on the reference and graded in a kernel (once per test run,
+        shared with tests/test_report.py: the ``mutant_runs`` fixture of tests/conftest.py)."""
+        mutants = mutants_of(ps.name)
         runs = mutant_runs(ps.name)
         assert [run.mutant for run in runs] == mutants
         results = [(run.scores, run.executed) for run in runs]
-        survivors = [m.name for m, (scores, _) in zip(mutants, results)
-                     if not _points(scores, m.loses) < _max_auto(scores, m.loses)]
+        survivors = [f"{m.cell}: {m.name}" for m, (scores, _) in zip(mutants, results)
+                     if not _points(scores, m.loses) < _max_auto(scores, m.loses)
+                     or m.seen_by and not _points(scores, [m.seen_by]) < _max_auto(scores,
+                                                                                  [m.seen_by])]
         assert not survivors, f"mutants that lost no points: {survivors}"
         # A mutant of a rule the question states in words fails its visible test in the kernel:
         # the student sees the mistake before submitting.
-        unseen = [m.name for m, (_, executed) in zip(mutants, results)
-                  if len(m.loses) == 1 and m.loses[0].endswith("_visible")
-                  and m.loses[0] not in failed_visible_cells(executed)]
+        unseen = [f"{m.cell}: {m.name}" for m, (_, executed) in zip(mutants, results)
+                  if m.seen_by and m.seen_by not in failed_visible_cells(executed)]
         assert not unseen, f"mutants that their visible test lets pass: {unseen}"
 
     @pytest.mark.slow

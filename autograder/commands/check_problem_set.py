@@ -1,7 +1,8 @@
 """``python -m autograder check-problem-set NAME``: the author's self-check of a problem set.
 
 Runs :func:`autograder.selfcheck.self_check` and prints each step with its time and what to
-change. Exit codes: 0 when the problem set is sound, 1 when a check failed, 2 for an unknown
+change; ``--mutants`` also grades the mistakes declared next to the answers. Exit codes: 0 when
+the problem set is sound, 1 when a check failed, 2 for an unknown
 problem set.
 """
 
@@ -27,6 +28,10 @@ def add_parser(sub):
                            "release, the kit's inputs, generic wrong answers")
     check.add_argument("name", metavar="NAME", help=f"problem set: {', '.join(list_problem_sets())}")
     check.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
+    check.add_argument("--mutants", action="store_true",
+                       help="also grade the realistic mistakes declared next to the answers "
+                            "(metadata.course.mutants): each must lose points on its question "
+                            "(a graded run each, a minute or more)")
     return check
 
 
@@ -46,7 +51,7 @@ def main(args) -> int:
         for problem in step.problems:
             print(f"     - {problem}", flush=True)
 
-    steps = self_check(ps, show)
+    steps = self_check(ps, show, mutants=args.mutants)
     failed = sum(not s.ok for s in steps)
     took = time.perf_counter() - start
     if failed:
