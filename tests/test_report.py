@@ -1,8 +1,8 @@
 """The class report: wrong answers grouped by mistake, and a page that stays readable for 300.
 
-The hand-written mutants of ``tests/mutants`` are realistic mistakes. Each is made by two
-students: one on the reference solution, one whose other answers are the honest "route" answers
-of ``tests/honest`` (so only the mistake is shared). Graded with the production scoring and summed
+The mutants declared next to the answers (``metadata.course.mutants`` of the source notebooks)
+are realistic mistakes. Each is made by two students: one on the reference solution, one whose
+other answers are the honest "route" answers of ``tests/honest`` (so only the mistake is shared). Graded with the production scoring and summed
 up with :mod:`autograder.recorded`, the two must fall in one group of wrong answers wherever they
 lose points, and two mistakes whose checks say different things must not.
 """

@@ -20,6 +20,7 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.checks.inventory import inventory
+from autograder.checks.mutants import mutants
 from autograder.course import Course
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR, ROOT
@@ -70,6 +71,10 @@ def test_the_new_problem_set_is_valid_and_listed(made):
     assert checks == {"gaussian_mle_visible": "declared", "gaussian_mle_hidden": "declared",
                       "divisor_explanation": "manual"}
     assert not (ROOT / "coursedata" / "inputs" / f"{NAME}.py").exists()
+    # Its answer declares realistic mistakes, each on its own question's test cells.
+    declared = mutants(ps.source)
+    assert len(declared) == 2 and all(m.cell == "gaussian_mle" and m.loses == (
+        "gaussian_mle_visible", "gaussian_mle_hidden") for m in declared)
     rubric = (course / "rubrics" / f"{NAME}.md").read_text()
     assert "## `divisor_explanation` — 2 points" in rubric
 
@@ -122,11 +127,12 @@ def test_an_existing_marking_scheme_gets_the_section_appended(tmp_path, capsys):
 @pytest.mark.slow
 def test_the_self_check_passes(made):
     course, _ = made
-    done = _autograder("check-problem-set", NAME, "--course", str(course))
+    done = _autograder("check-problem-set", NAME, "--course", str(course), "--mutants")
     print(done.stdout)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{NAME} is sound" in done.stdout
-    for step in ("reference answers earn full marks", "blank", "release", "generic"):
+    for step in ("reference answers earn full marks", "blank", "release", "generic",
+                 "ok   every declared mutant loses points where it says (2 graded)"):
         assert step in done.stdout
 
 

@@ -205,7 +205,7 @@ def test_check_problem_set_names_what_only_running_it_finds(course):
             "it between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS" in out)
     assert "ok   the kit and the grader see the same inputs" in out
     assert "ok   generic wrong answers lose their points" in out
-    assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 2 of 6 checks failed")
+    assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 2 of 7 checks failed")
     assert (course / "release" / PS / f"{PS}.ipynb").read_bytes() == PUBLISHED
 
 
