@@ -218,9 +218,13 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
 def _mutants(ps: ProblemSet, work: Path | None = None):
     """Read the declared mutants; with ``work``, grade each there and return the problems of
     those that keep their points (or pass the visible test that must catch them)."""
+    from autograder.checks.declaration import DeclarationError
     from autograder.checks.mutants import mutants, mutated
 
-    declared = mutants(ps.source, ps.notebook_name)
+    try:
+        declared = mutants(ps.source, ps.notebook_name)
+    except DeclarationError as exc:
+        return [str(exc)], "cannot be made"
     if work is None:
         return [], f"{len(declared)} declared; --mutants grades them"
     problems = []

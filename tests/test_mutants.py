@@ -199,6 +199,13 @@ def test_the_self_check_reads_the_mutants_without_grading_them():
     from autograder.selfcheck import _mutants
 
     assert _mutants(ProblemSet(PS)) == ([], "31 declared; --mutants grades them")
+    stale = ProblemSet(PS)
+    [answer] = [c for c in stale.source.cells if _gid(c) == "gaussian_mle"]
+    answer.source = answer.source.replace("mu = x.mean()", "mu = np.mean(x)")  # edited later
+    [problem], detail = _mutants(stale)
+    assert detail == "cannot be made"
+    assert problem.startswith("ps3_mle.ipynb, cell `gaussian_mle`, mutant 'median instead of "
+                              "mean': its 'find' text 'mu = x.mean()' occurs 0 times")
 
 
 @pytest.mark.slow
