@@ -123,13 +123,13 @@ def _mutant(spec, cell: str, source: str, tests: list[str], where: str) -> Mutan
                                "piece of the reference answer)")
     if replace == find:
         raise DeclarationError(f"{where}: 'replace' equals 'find', so the answer is unchanged")
-    default = [t for t in (f"{cell}_visible", f"{cell}_hidden") if t in tests]
-    loses = spec.get("loses", default)
-    if isinstance(loses, str) or not isinstance(loses, list) or not loses:
-        raise DeclarationError(f"{where}: 'loses' is a non-empty list of test cells' grade_id; "
-                               f"got {loses!r}" if "loses" in spec else
-                               f"{where}: no test cell {cell}_visible or {cell}_hidden; name the "
+    loses = spec.get("loses", [t for t in (f"{cell}_visible", f"{cell}_hidden") if t in tests])
+    if "loses" not in spec and not loses:
+        raise DeclarationError(f"{where}: no test cell {cell}_visible or {cell}_hidden; name the "
                                "cells it must lose points on in 'loses'")
+    if not isinstance(loses, list) or not loses:
+        raise DeclarationError(f"{where}: 'loses' is a non-empty list of test cells' grade_id; "
+                               f"got {loses!r}")
     unknown = [t for t in loses if t not in tests]
     if unknown:
         raise DeclarationError(f"{where}: 'loses' names {unknown}, which are not autograded test "
