@@ -414,6 +414,17 @@ def test_authoring_mistakes_are_found_before_anything_runs():
             "solutions.mle:gama_mle"
     assert any("gamma_mle_visible: reference" in p for p in problems(_edited(misnamed)))
 
+    # A generator that does not exist, or a parameter it does not take.
+    def misspelt(nb):
+        case = _cell(nb, "gaussian_mle_hidden").metadata["course"]["check"]["cases"]
+        case["gaussian_small"]["x"] = {"normall": {"seed": 5, "n": 4}}
+        case["gaussian_large"]["x"]["normal"]["size"] = 3
+    found = problems(_edited(misspelt))
+    assert any("gaussian_mle_hidden: the inputs of case 'gaussian_small' cannot be made: "
+               "unknown generator 'normall'" in p for p in found), found
+    assert any("case 'gaussian_large' cannot be made: generator 'normal'" in p and "'size'" in p
+               for p in found), found
+
 
 def test_strip_removes_every_declaration_and_nothing_else():
     nb = copy.deepcopy(ProblemSet(PS).source)
