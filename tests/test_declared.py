@@ -301,6 +301,23 @@ def test_visible_is_all_or_nothing_and_hidden_weighs_cases_and_outputs(tmp_path)
     assert checks["q_hidden"](Answers(PS, tmp_path)).fraction == pytest.approx(1 / 8 + 3 / 4)
 
 
+def test_an_output_may_weigh_more_than_the_others_of_its_case(tmp_path):
+    """``{"name": ..., "weight": w}``: a case's weight is shared by its outputs in proportion."""
+    visible = {**GAUSS, "outputs": [{"name": "μ̂", "weight": 1}, {"name": "σ̂", "weight": 3}]}
+    checks = build_checks(_notebook(("q_visible", visible), ("q_hidden", {"weights": {"g": 1}})))
+    x = case_inputs(declared_cases(_notebook(("q_visible", GAUSS))), "g")["x"]
+    for folder, values, earned in (("mean", (x.mean(), 0.0), 1 / 4),
+                                   ("sd", (0.0, x.std()), 3 / 4)):
+        (tmp_path / folder).mkdir()
+        answers = _answers(tmp_path / folder, "g", *map(np.float64, values))
+        assert checks["q_hidden"](answers).fraction == pytest.approx(earned)
+        assert checks["q_visible"](answers).fraction == 0.0
+    for weight in (0, -1, "3"):
+        bad = {**GAUSS, "outputs": ["μ̂", {"name": "σ̂", "weight": weight}]}
+        with pytest.raises(DeclarationError, match="weight > 0"):
+            declarations(_notebook(("q_visible", bad)))
+
+
 @pytest.mark.parametrize("compare, right, wrong", [
     ("rows_up_to_sign", [[-1.0, -2.0], [3.0, 4.0]], [[-1.0, 2.0], [3.0, 4.0]]),
     ("permutation", [[3.0, 4.0], [1.0, 2.0]], [[3.0, 4.0], [1.0, 2.5]]),
@@ -397,6 +414,17 @@ def test_authoring_mistakes_are_found_before_anything_runs():
             "solutions.mle:gama_mle"
     assert any("gamma_mle_visible: reference" in p for p in problems(_edited(misnamed)))
 
+    # A generator that does not exist, or a parameter it does not take.
+    def misspelt(nb):
+        case = _cell(nb, "gaussian_mle_hidden").metadata["course"]["check"]["cases"]
+        case["gaussian_small"]["x"] = {"normall": {"seed": 5, "n": 4}}
+        case["gaussian_large"]["x"]["normal"]["size"] = 3
+    found = problems(_edited(misspelt))
+    assert any("gaussian_mle_hidden: the inputs of case 'gaussian_small' cannot be made: "
+               "unknown generator 'normall'" in p for p in found), found
+    assert any("case 'gaussian_large' cannot be made: generator 'normal'" in p and "'size'" in p
+               for p in found), found
+
 
 def test_strip_removes_every_declaration_and_nothing_else():
     nb = copy.deepcopy(ProblemSet(PS).source)
@@ -448,3 +476,28 @@ def gaussian_mle(x):
     # against the grader's own.
     assert "μ̂ for x of shape (30,) is wrong: yours is 5," in scores["gaussian_mle_hidden"].message
     assert scores["gamma_mle_hidden"].points == 3.0  # the other questions are untouched
+
+
+# ---------------------------------------------------------------------------------------------
+# Problem set 6: questions 1 to 3 declared, 4 to 6 Python with declared inputs
+# ---------------------------------------------------------------------------------------------
+
+
+def test_ps6_declares_its_closed_forms_and_every_input():
+    """The kit carries no generator of problem set 6: every case is declared in the notebook,
+    made by the grader's generators; questions 4 to 6 compare functions of several returned
+    values (or tolerances computed from the inputs) and stay Python."""
+    ps = ProblemSet("ps6_generative_discriminative")
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    python = {f"{q}_{v}" for q in ("shared_variance_weights", "cross_entropy_and_gradient",
+                                   "fit_logistic_regression") for v in ("visible", "hidden")}
+    assert {g for g, k in kinds.items() if k == "python"} == python
+    assert sum(k == "declared" for k in kinds.values()) == 6
+    assert problems(ps) == []
+    assert not (Path(__file__).parents[1] / "coursedata/inputs/ps6_generative_discriminative.py"
+                ).exists()
+    cases = declared_cases(ps.source)
+    assert len(cases) == 20
+    got = case_inputs(cases, "fit_lr_cancer")
+    assert got["X"].shape == (200, 10) and got["y"].dtype == np.int64
+    assert isinstance(got["reg"], float) and isinstance(got["n_iter"], int)

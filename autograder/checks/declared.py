@@ -122,7 +122,8 @@ def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers
     parts = []
     for case, weight in declaration.weights.items():
         problems = _problems(cases[case], answers)
-        parts += [(weight / len(problems), p) for p in problems]
+        shares = [o.weight for o in cases[case].outputs]
+        parts += [(weight * s / sum(shares), p) for s, p in zip(shares, problems)]
     return weighted(*parts)
 
 

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
-from autograder.checks.declared import DeclarationError, build_checks, declarations, resolve
+from autograder.checks.declared import (DeclarationError, build_checks, declarations, generate,
+                                        resolve)
 
 __all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
            "cell_faults"]
@@ -133,6 +134,12 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
+        for case in getattr(declared.get(c.grade_id), "cases", {}).values():
+            try:
+                [generate(spec) for spec in case.args.values()]
+            except Exception as exc:  # a misspelt generator or parameter: the author's to fix
+                found.append(f"{name}: {c.grade_id}: the inputs of case {case.name!r} cannot "
+                             f"be made: {exc}")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")

@@ -1,30 +1,43 @@
-"""Trusted checks for problem set 6: naive Bayes as a softmax, generative vs discriminative.
+"""Trusted checks for problem set 6 that are not declared, and the generators of its inputs.
 
-The references are :mod:`solutions.linear_classifiers` (``softmax``, ``log_softmax``,
-``SharedVarianceGaussianNB``, ``softmax_cross_entropy``, ``LogisticRegression``) and
-:class:`solutions.naive_bayes.GaussianNB` (with ``var_smoothing=0``: the plain maximum-likelihood
-variances, divisor N_c). The Gaussian log-densities of question 3 come from an independent oracle,
-:func:`scipy.stats.norm.logpdf`, normalised with the reference ``log_softmax``.
+Questions 1 to 3 declare their checks next to the question, in the source notebook's test cells
+(``course.check``, see :mod:`autograder.checks.declared`): the softmax against
+:func:`solutions.softmax.softmax`, the Gaussian naive Bayes estimates against
+:class:`solutions.naive_bayes.GaussianNB` with ``var_smoothing=0`` (:func:`gaussian_nb_estimates`:
+the plain maximum-likelihood variances, divisor N_c), and the log posterior against an
+independent oracle, :func:`scipy.stats.norm.logpdf` normalised with the reference ``log_softmax``
+(:func:`gaussian_nb_log_posterior`). Closed forms are compared to ``rtol`` 1e-9, far looser than
+double-precision rounding of these small sums and far tighter than any mistake.
+
+Questions 4 to 6 stay here; their inputs are declared in the notebook like the others'
+(``answers.inputs(case)`` reads them):
+
+- ``shared_variance_weights``: a third part compares the posterior ``softmax(X Wᵀ + w0)`` made
+  from two returned values together, and a declaration compares each returned value alone.
+- ``cross_entropy_and_gradient``: the gradients' ``atol`` is a formula of the inputs (each entry
+  is a sum of N terms of size up to max|x|), which a declaration does not state.
+- ``fit_logistic_regression``: compared with the exact minimiser of the loss, not one iteration,
+  so any method that converges passes: the fitted probabilities and the penalised loss at the
+  student's weights are functions of both returned values, to tolerances of the descent.
 
 Every correct answer is accepted: intercepts of a softmax are compared up to a constant shared by
-all classes (``ln N_c`` and ``ln(N_c / N)`` are both right), and the weights of logistic
-regression are compared with the exact minimiser of the loss rather than with one particular
-iteration, so any method that converges passes.
+all classes (``ln N_c`` and ``ln(N_c / N)`` are both right). A visible cell earns its point only
+when every value its hidden part recorded is right (all or nothing), as its visible test asserts
+values; hidden cells give partial credit per case and per independent array. The seeded
+gradient-descent runs of question 6 reach the minimiser to about 1e-8 in the weights and
+probabilities (the loss is strongly convex there: lambda / N = 0.1), so they are compared to
+1e-5; a mistake moves them by more than 1e-3.
 
-A visible cell earns its point only when every value its hidden part recorded is right (all or
-nothing), as its visible test asserts values; hidden cells give partial credit per case and per
-independent array.
-
-Tolerances. Closed forms (softmax, estimates, weights, the loss and its gradient) are compared to
-``rtol`` about 1e-9, far looser than double-precision rounding of these small sums and far
-tighter than any mistake. The seeded gradient-descent runs of question 6 reach the minimiser to
-about 1e-8 in the weights and probabilities (the loss is strongly convex there: lambda / N = 0.1),
-so they are compared to 1e-5; a mistake moves them by more than 1e-3.
+The inputs (synthetic classes of unequal size, seeded subsets of the standardised UCI breast
+cancer and wine data, random model parameters) are made by the generators below, which the
+declarations name (``"autograder.checks.ps6_generative_discriminative:blobs"``); each returns one
+argument (``part``) of a case, so the grader, not the student kit, holds them.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import warnings
 
 import numpy as np
@@ -33,12 +46,120 @@ from scipy.stats import norm
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.compare import check_shape, compare, rows_up_to_constant
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from coursedata.grading import inputs
 from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
                                           log_softmax, softmax, softmax_cross_entropy)
 from solutions.naive_bayes import GaussianNB
 
 PROBLEM_SET = "ps6_generative_discriminative"
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs: each generator returns the argument ``part`` of the seeded data it draws
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _standardised(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Features standardised over the whole data set (mean 0, sd 1 per column), and labels."""
+    import coursedata
+
+    data = {"cancer": coursedata.load_breast_cancer, "wine": coursedata.load_wine}[name]()
+    X = (data.X - data.X.mean(axis=0)) / data.X.std(axis=0)
+    return X, data.y.astype(np.int64)
+
+
+def subset(name: str, seed: int, n: int, n_features: int | None = None,
+           part: str = "X") -> np.ndarray:
+    """A seeded subset of ``n`` rows (and the first ``n_features`` columns) of the standardised
+    ``"cancer"`` or ``"wine"`` data: its features ``X`` (n, D) or labels ``y`` (n,)."""
+    X, y = _standardised(name)
+    rows = np.sort(np.random.default_rng(seed).choice(y.size, size=n, replace=False))
+    cols = slice(None) if n_features is None else slice(0, n_features)
+    return {"X": X[rows, cols], "y": y[rows]}[part].copy()
+
+
+def blobs(seed: int, n: int, d: int, n_classes: int, offset: float = 0.0,
+          standardise: bool = False, part: str = "X") -> np.ndarray:
+    """Gaussian classes of unequal size (each at least 3 rows) with different spreads: features
+    ``X`` (n, d) (standardised per column if asked) or labels ``y`` (n,) in ``0 .. C-1``."""
+    rng = np.random.default_rng(seed)
+    weights = rng.dirichlet(np.full(n_classes, 2.0))
+    y = np.concatenate([np.repeat(np.arange(n_classes), 3),
+                        rng.choice(n_classes, size=n - 3 * n_classes, p=weights)])
+    rng.shuffle(y)
+    centres = rng.normal(scale=2.0, size=(n_classes, d)) + offset
+    spreads = rng.uniform(0.5, 1.5, size=(n_classes, d))
+    X = centres[y] + spreads[y] * rng.normal(size=(n, d))
+    if standardise:
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X if part == "X" else y.astype(np.int64)
+
+
+def random_logits(seed: int, shape: list, scale: float) -> np.ndarray:
+    """Random logits of ``shape``, N(0, scale²)."""
+    return np.random.default_rng(seed).normal(scale=scale, size=tuple(shape))
+
+
+def large_logits() -> np.ndarray:
+    """(9, 3) logits whose naive exponentials overflow or underflow, then random huge ones."""
+    fixed = np.array([[1000.0, -1000.0, 0.0],
+                      [1000.0, 1000.0, 999.0],
+                      [-1000.0, -1000.0, -1001.0],
+                      [-5000.0, 0.0, 5000.0],
+                      [710.0, 709.0, -745.0]])
+    rng = np.random.default_rng(13)
+    return np.vstack([fixed, rng.normal(scale=800.0, size=(4, 3))])
+
+
+def nb_parameters(seed: int, n: int, d: int, n_classes: int, far: float = 0.0,
+                  part: str = "X") -> np.ndarray:
+    """Random Gaussian naive Bayes parameters (``means`` and ``variances`` (C, d),
+    ``log_prior`` (C,)) and query points ``X`` (n, d), moved ``far`` from the means if
+    ``far > 0``."""
+    rng = np.random.default_rng(seed)
+    means = rng.normal(scale=2.0, size=(n_classes, d))
+    variances = rng.gamma(3.0, 0.4, size=(n_classes, d))
+    log_prior = np.log(rng.dirichlet(np.full(n_classes, 2.0)))
+    X = rng.normal(scale=2.5, size=(n, d))
+    if far:
+        X = X + far * rng.choice([-1.0, 1.0], size=(n, d))
+    return {"X": X, "means": means, "variances": variances, "log_prior": log_prior}[part]
+
+
+def softmax_regression(seed: int, n: int, d: int, n_classes: int, w_scale: float,
+                       x_scale: float = 1.0, data: dict | None = None,
+                       part: str = "W") -> np.ndarray:
+    """Random weights ``W`` (C, D) and intercepts ``b`` (C,), data ``X`` (n, d), N(0, x_scale²),
+    or the features of ``subset(**data)``, and one-hot targets ``Y`` (n, C) with every class
+    present, for the cross-entropy."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=x_scale, size=(n, d)) if data is None else subset(**data)
+    labels = np.concatenate([np.arange(n_classes),
+                             rng.integers(0, n_classes, X.shape[0] - n_classes)])
+    W = rng.normal(scale=w_scale, size=(n_classes, X.shape[1]))
+    b = rng.normal(scale=w_scale, size=n_classes)
+    return {"W": W, "b": b, "X": X, "Y": np.eye(n_classes)[labels]}[part]
+
+
+# --------------------------------------------------------------------------------------------
+# References of the declared checks (questions 2 and 3)
+# --------------------------------------------------------------------------------------------
+
+
+def gaussian_nb_estimates(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The class means (C, D), variances with divisor N_c (C, D) and log priors (C,) of
+    :class:`solutions.naive_bayes.GaussianNB` fitted without smoothing."""
+    ref = GaussianNB(var_smoothing=0.0).fit(X, y)
+    return ref.theta_, ref.var_, ref.class_log_prior_
+
+
+def gaussian_nb_log_posterior(X: np.ndarray, means: np.ndarray, variances: np.ndarray,
+                              log_prior: np.ndarray) -> np.ndarray:
+    r"""The log posterior (N, C) by an independent oracle:
+    :math:`\log p(c \mid x) = \operatorname{log\,softmax}_c(\log\pi_c + \sum_d
+    \log\mathcal N(x_d; \mu_{cd}, \sigma^2_{cd}))` with :func:`scipy.stats.norm.logpdf`."""
+    jll = norm.logpdf(X[:, None, :], loc=means[None], scale=np.sqrt(variances)[None]).sum(axis=2)
+    return log_softmax(jll + log_prior, axis=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -59,93 +180,6 @@ def _softmax_of(logits: np.ndarray, what: str) -> tuple[np.ndarray | None, str |
 def _labels(inp: dict) -> str:
     X = inp["X"]
     return f"{X.shape[0]} examples, {X.shape[1]} features, {int(inp['y'].max()) + 1} classes"
-
-
-# --------------------------------------------------------------------------------------------
-# Question 1: softmax
-# --------------------------------------------------------------------------------------------
-
-
-def _softmax_value(a: Answers, case: str, label: str) -> str | None:
-    Z = a.inputs(case)["Z"]
-    return compare(unpack(a, case, 1)[0], softmax(Z, axis=1), f"the softmax of {label}",
-                   rtol=1e-9, atol=1e-12)
-
-
-def softmax_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _softmax_value(a, "softmax", "random logits")))
-
-
-def softmax_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.2, guarded(lambda: _softmax_value(a, "softmax", "random logits"))),
-        (0.4, guarded(lambda: _softmax_value(a, "softmax_large",
-                                             "logits of size up to 5000 (shift each row first)"))),
-        (0.2, guarded(lambda: _softmax_value(a, "softmax_wide", "a (3, 40) matrix"))),
-        (0.2, guarded(lambda: _softmax_value(a, "softmax_one_row", "a single row"))))
-
-
-# --------------------------------------------------------------------------------------------
-# Question 2: Gaussian naive Bayes estimates
-# --------------------------------------------------------------------------------------------
-
-
-def _gnb_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
-    inp = a.inputs(case)
-    ref = GaussianNB(var_smoothing=0.0).fit(inp["X"], inp["y"])
-    label = _labels(inp)
-    return [
-        (0.3, guarded(lambda: compare(unpack(a, case, 3)[0], ref.theta_,
-                                      f"the class means for {label}", rtol=1e-9, atol=1e-12))),
-        (0.4, guarded(lambda: compare(unpack(a, case, 3)[1], ref.var_,
-                                      f"the class variances (divisor N_c) for {label}",
-                                      rtol=1e-9, atol=1e-12))),
-        (0.3, guarded(lambda: compare(unpack(a, case, 3)[2], ref.class_log_prior_,
-                                      f"the log priors log(N_c / N) for {label}",
-                                      rtol=1e-9, atol=1e-12))),
-    ]
-
-
-def fit_gaussian_nb_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _gnb_values(a, "gnb")])
-
-
-def fit_gaussian_nb_hidden(a: Answers) -> Outcome:
-    parts = []
-    for case in ("gnb", "gnb_wine", "gnb_cancer"):
-        parts += [(w / 3, p) for w, p in _gnb_values(a, case)]
-    return weighted(*parts)
-
-
-# --------------------------------------------------------------------------------------------
-# Question 3: Gaussian naive Bayes log posterior
-# --------------------------------------------------------------------------------------------
-
-
-def _reference_log_posterior(inp: dict) -> np.ndarray:
-    X, means, variances = inp["X"], inp["means"], inp["variances"]
-    jll = norm.logpdf(X[:, None, :], loc=means[None], scale=np.sqrt(variances)[None]).sum(axis=2)
-    return log_softmax(jll + inp["log_prior"], axis=1)
-
-
-def _posterior_value(a: Answers, case: str, label: str) -> str | None:
-    expected = _reference_log_posterior(a.inputs(case))
-    return compare(unpack(a, case, 1)[0], expected, f"the log posterior {label}",
-                   rtol=1e-9, atol=1e-8)
-
-
-def gaussian_nb_log_posterior_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _posterior_value(a, "posterior",
-                                                          "for 3 classes in 4-D")))
-
-
-def gaussian_nb_log_posterior_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.3, guarded(lambda: _posterior_value(a, "posterior", "for 3 classes in 4-D"))),
-        (0.4, guarded(lambda: _posterior_value(
-            a, "posterior_far", "far from every class (joint log-likelihoods near -10^4; "
-                                "normalise with log-sum-exp)"))),
-        (0.3, guarded(lambda: _posterior_value(a, "posterior_many", "for 10 classes in 16-D"))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,20 +266,24 @@ def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def _reference_lr(case: str) -> LogisticRegression:
-    """The exact minimiser for a seeded case, fitted once per process (never modified)."""
-    inp = inputs(PROBLEM_SET, case)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return LogisticRegression(reg=inp["reg"], tol=1e-10, max_iter=10_000).fit(inp["X"],
-                                                                                  inp["y"])
+_FITTED: dict[tuple, LogisticRegression] = {}
+
+
+def _reference_lr(X: np.ndarray, y: np.ndarray, reg: float) -> LogisticRegression:
+    """The exact minimiser for a case's inputs, fitted once per process (never modified)."""
+    X, y = np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(y)
+    key = (hashlib.sha256(X.tobytes() + y.tobytes()).hexdigest(), X.shape, y.dtype.str, reg)
+    if key not in _FITTED:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _FITTED[key] = LogisticRegression(reg=reg, tol=1e-10, max_iter=10_000).fit(X, y)
+    return _FITTED[key]
 
 
 def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | None]]:
     inp = a.inputs(case)
     X, y, reg = inp["X"], inp["y"], inp["reg"]
-    ref = _reference_lr(case)
+    ref = _reference_lr(X, y, reg)
     label = f"{label} (λ = {reg:g}, lr = {inp['lr']:g}, {inp['n_iter']} steps)"
 
     def usable(W, b) -> str | None:
@@ -315,12 +353,6 @@ EQUIVALENT_FORMS = {
 }
 
 CHECKS = {
-    "softmax_visible": softmax_visible,
-    "softmax_hidden": softmax_hidden,
-    "fit_gaussian_nb_visible": fit_gaussian_nb_visible,
-    "fit_gaussian_nb_hidden": fit_gaussian_nb_hidden,
-    "gaussian_nb_log_posterior_visible": gaussian_nb_log_posterior_visible,
-    "gaussian_nb_log_posterior_hidden": gaussian_nb_log_posterior_hidden,
     "shared_variance_weights_visible": shared_variance_weights_visible,
     "shared_variance_weights_hidden": shared_variance_weights_hidden,
     "cross_entropy_and_gradient_visible": cross_entropy_and_gradient_visible,
