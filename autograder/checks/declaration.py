@@ -47,7 +47,8 @@ Keys of a declaration
 ``outputs``
     One entry per value the function returns (a tuple when more than one), each a name for the
     student's message (``"σ̂"``) or ``{"name": ..., <comparison keys>}`` to compare that output
-    differently. Default: one output, ``"the return value"``.
+    differently, or ``{"name": ..., "weight": w}`` for its share of its case's weight (relative
+    to its case's other outputs; default 1). Default: one output, ``"the return value"``.
 ``rtol``, ``atol``, ``compare``
     How an output is compared (keys of the declaration, or of one output). ``compare`` is
     ``"close"`` (the default: finite and within ``atol + rtol |expected|``), ``"log"`` (a
@@ -59,7 +60,8 @@ Keys of a declaration
 ``weights``
     Only in a ``_hidden`` cell: ``{case: weight}`` over its own cases and any recorded elsewhere
     in the notebook (the visible cell's), relative (normalised to sum to one). A case's weight is
-    shared equally by its outputs; each part earns its weight when right. A ``_visible`` cell has
+    shared by its outputs in proportion to their ``weight`` (equally by default); each part earns
+    its weight when right. A ``_visible`` cell has
     no weights: all or nothing over its own cases, as its visible test asserts values.
 
 A ``_hidden`` cell takes ``reference``, ``outputs`` and the comparison keys it does not state
@@ -230,6 +232,7 @@ class Output:
     rtol: float = 1e-6
     atol: float = 1e-9
     scalar: bool = False
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -294,10 +297,12 @@ def _grade_id(cell) -> str | None:
 
 def _output(entry, defaults: dict, where: str) -> Output:
     spec = {"name": entry} if isinstance(entry, str) else dict(entry)
-    unknown = set(spec) - _COMPARE_KEYS - {"name"}
+    unknown = set(spec) - _COMPARE_KEYS - {"name", "weight"}
     if unknown or "name" not in spec:
-        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., "
+        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., 'weight', "
                                f"{', '.join(sorted(_COMPARE_KEYS))}}}; got {entry!r}")
+    if not float(spec.get("weight", 1.0)) > 0:
+        raise DeclarationError(f"{where}: an output's weight must be positive; got {entry!r}")
     merged = {k: v for k, v in defaults.items() if k in _COMPARE_KEYS} | spec
     if merged.get("compare", "close") not in COMPARISONS:
         raise DeclarationError(f"{where}: unknown comparison {merged['compare']!r}; "

@@ -122,7 +122,9 @@ def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers
     parts = []
     for case, weight in declaration.weights.items():
         problems = _problems(cases[case], answers)
-        parts += [(weight / len(problems), p) for p in problems]
+        total = sum(o.weight for o in cases[case].outputs)
+        parts += [(weight * o.weight / total, p)
+                  for o, p in zip(cases[case].outputs, problems)]
     return weighted(*parts)
 
 
