@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -301,6 +302,20 @@ def test_visible_is_all_or_nothing_and_hidden_weighs_cases_and_outputs(tmp_path)
     assert checks["q_hidden"](Answers(PS, tmp_path)).fraction == pytest.approx(1 / 8 + 3 / 4)
 
 
+def test_an_output_may_weigh_more_than_the_others_of_its_case(tmp_path):
+    """Problem set 4's fitted log_theta weighs twice its log_prior: an output's ``weight``."""
+    weighed = {**GAUSS, "outputs": ["μ̂", {"name": "σ̂", "weight": 2}]}
+    hidden = {"cases": {"h": {"x": [1.0, 2.0, 4.0]}}, "weights": {"g": 1, "h": 1}}
+    checks = build_checks(_notebook(("q_visible", weighed), ("q_hidden", hidden)))
+    g = case_inputs(declared_cases(_notebook(("q_visible", GAUSS))), "g")["x"]
+    _answers(tmp_path, "g", np.mean(g), 0.0)  # μ̂ right (1/3 of g), σ̂ wrong (2/3 of g)
+    _answers(tmp_path, "h", 0.0, np.std([1.0, 2.0, 4.0]))  # μ̂ wrong, σ̂ right
+    assert checks["q_hidden"](Answers(PS, tmp_path)).fraction == pytest.approx(1 / 6 + 1 / 3)
+    with pytest.raises(DeclarationError, match="weight must be positive"):
+        declarations(_notebook(("q_visible", {**GAUSS, "outputs": [{"name": "μ̂", "weight": 0},
+                                                                 "σ̂"]})))
+
+
 @pytest.mark.parametrize("compare, right, wrong", [
     ("rows_up_to_sign", [[-1.0, -2.0], [3.0, 4.0]], [[-1.0, 2.0], [3.0, 4.0]]),
     ("permutation", [[3.0, 4.0], [1.0, 2.0]], [[3.0, 4.0], [1.0, 2.5]]),
@@ -342,6 +357,15 @@ def test_problem_set_3_is_declared_but_for_the_score():
                                                             "bias_derivation"}
     assert sum(k == "declared" for k in kinds.values()) == 10
     assert set(checks_for(ps)) == {g for g, k in kinds.items() if k != "manual"}
+    assert problems(ps) == []
+
+
+def test_problem_set_4_is_declared_entirely_and_its_kit_carries_no_generator():
+    ps = ProblemSet("ps4_map_naive_bayes")
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    assert {g for g, k in kinds.items() if k not in ("declared", "manual")} == set()
+    assert sum(k == "declared" for k in kinds.values()) == 16
+    assert importlib.util.find_spec("coursedata.inputs.ps4_map_naive_bayes") is None
     assert problems(ps) == []
 
 
