@@ -189,11 +189,16 @@ def joint_with_neginf(seed: int, n: int, n_classes: int, mean: float, sd: float)
     return joint
 
 
+_DATA = {"spam": "load_spam_email", "titanic": "load_titanic"}
+
+
 @lru_cache(maxsize=None)
 def _subsets(name: str, seed: int, sizes: tuple) -> list:
     import coursedata
 
-    data = getattr(coursedata, {"spam": "load_spam_email", "titanic": "load_titanic"}[name])()
+    if name not in _DATA:
+        raise ValueError(f"data must be one of {sorted(_DATA)}; got {name!r}")
+    data = getattr(coursedata, _DATA[name])()
     perm = np.random.default_rng(seed).permutation(len(data.y))
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     dtype = float if name == "spam" else data.X.dtype
