@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -359,6 +360,15 @@ def test_problem_set_3_is_declared_but_for_the_score():
                                                             "bias_derivation"}
     assert sum(k == "declared" for k in kinds.values()) == 10
     assert set(checks_for(ps)) == {g for g, k in kinds.items() if k != "manual"}
+    assert problems(ps) == []
+
+
+def test_problem_set_4_is_declared_entirely_and_its_kit_carries_no_generator():
+    ps = ProblemSet("ps4_map_naive_bayes")
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    assert {g for g, k in kinds.items() if k not in ("declared", "manual")} == set()
+    assert sum(k == "declared" for k in kinds.values()) == 16
+    assert importlib.util.find_spec("coursedata.inputs.ps4_map_naive_bayes") is None
     assert problems(ps) == []
 
 

@@ -228,7 +228,8 @@ _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
 
 @dataclass(frozen=True)
 class Output:
-    """How one returned value is compared: its name, comparison kind and tolerances."""
+    """How one returned value is compared: its name, comparison kind and tolerances, and its
+    share of its case's weight (relative to the case's other outputs)."""
 
     name: str
     compare: str = "close"
