@@ -18,7 +18,8 @@ carries none of them). A rating matrix is a noisy low-rank matrix around 3 stars
 item effects for the bias model); the entries of ``R`` where ``mask`` is False hold arbitrary
 numbers in [-9, -6] or [6, 9] (never zeros), so a function that reads them gives a different
 answer. Some cases have users (items) with fewer ratings than factors, or none: their ridge
-systems are singular without the penalty.
+systems are singular without the penalty. A case's ``R`` and ``mask`` are two draws of
+:func:`ratings` with the same parameters (``take`` apart): change them together.
 
 Still Python, one line per check (their inputs are declared like the others'):
 
@@ -28,8 +29,8 @@ Still Python, one line per check (their inputs are declared like the others'):
   and its losses (never increasing, and equal to the reference's from the same start), weighted
   0.4 / 0.3 / 0.3 per case; a declaration compares returned values only.
 - ``als_with_biases_visible``, ``als_with_biases_hidden``: the same for the bias model
-  (predictions ``μ + b_i + c_j + u_iᵀz_j`` on every entry, the biases, the recomputed objective and
-  the losses, 0.4 / 0.2 / 0.2 / 0.2).
+  (predictions ``μ + b_i + c_j + u_iᵀz_j`` on every entry, the biases, the recomputed objective
+  and the losses, 0.4 / 0.2 / 0.2 / 0.2).
 
 A visible cell earns its point only when every value its hidden part recorded is right (all or
 nothing), as its visible test asserts values; the hidden cells give partial credit per case and
