@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
-from autograder.checks.declared import DeclarationError, build_checks, declarations, resolve
+from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
+                                        declarations, resolve)
 
 __all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
            "cell_faults"]
@@ -133,6 +134,13 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
+    for d in declared.values():
+        for case in d.cases:
+            try:
+                case_inputs(d.cases, case)
+            except Exception as exc:  # an author's generator may fail in any way
+                found.append(f"{name}: {d.grade_id}: the inputs of case {case!r} cannot be "
+                             f"made: {exc}")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")
