@@ -290,6 +290,19 @@ def test_messages_come_from_the_inputs_so_they_cannot_go_stale(tmp_path):
     assert "shape=0.45, rate=1.5" in message(0.45)
 
 
+def test_a_boolean_input_is_described_by_how_many_entries_it_selects(tmp_path):
+    """A mask's shape alone does not say what was observed; its number of True entries does."""
+    mask = [[True, False, True], [False, False, True]]  # errors 0, 0 and 2 where True
+    check = {"reference": "autograder.checks.ps2_matrix_completion:masked_rmse",
+             "outputs": ["the RMSE"],
+             "cases": {"m": {"R_true": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+                             "R_pred": [[1.0, 0.0, 3.0], [0.0, 0.0, 8.0]], "mask": mask}}}
+    message = build_checks(_notebook(("q_visible", check)))["q_visible"](
+        _answers(tmp_path, "m", np.float64(0.0))).message
+    assert ("R_pred of shape (2, 3), mask of shape (2, 3) (3 True) is wrong: yours is 0, expected "
+            f"about {np.sqrt(4 / 3):.6g}") in message
+
+
 def test_visible_is_all_or_nothing_and_hidden_weighs_cases_and_outputs(tmp_path):
     hidden = {"cases": {"h": {"x": [1.0, 2.0, 4.0]}}, "weights": {"g": 1, "h": 3}}
     checks = build_checks(_notebook(("q_visible", GAUSS), ("q_hidden", hidden)))

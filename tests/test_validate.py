@@ -93,6 +93,19 @@ def test_a_record_under_another_cases_inputs_is_refused(course):
             "inputs of case 'bernoulli_all_tails'" in message)
 
 
+def test_a_misspelt_input_generator_is_refused(course):
+    """A typo in a generator's name would make the grader fail on every submission; release
+    names the cell, the case and the generator instead."""
+    def misspell(nb):
+        case = _cell(nb, "gaussian_mle_hidden").metadata.course.check.cases.gaussian_small
+        case.x = {"nromal": case.x.normal}
+
+    _edit(course, misspell)
+    message = _refused(course)
+    assert ("gaussian_mle_hidden: the inputs of case 'gaussian_small' cannot be made: unknown "
+            "generator 'nromal'" in message)
+
+
 def test_a_graded_cell_without_a_check_is_refused(course):
     """A new question's visible cell, its check not written yet."""
     def add(nb):

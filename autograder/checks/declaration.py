@@ -71,9 +71,9 @@ may also state only ``cases`` (inputs for a hand-written check, which reads them
 Python module, which also wins over a declaration (a problem set can mix both).
 
 Messages are generated from the declaration and the inputs (the output's name, each scalar
-argument's value, each array's shape), so they cannot go stale when an input changes. The
-declaration is read and evaluated only in the grader's process; :func:`strip` removes it from a
-released notebook.
+argument's value, each array's shape and a boolean one's number of True entries), so they
+cannot go stale when an input changes. The declaration is read and evaluated only in the
+grader's process; :func:`strip` removes it from a released notebook.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", 
 
 
 def _describe(inputs: dict, spec: dict) -> str:
-    """The inputs in words: scalars by value, arrays by shape, data sets by name."""
+    """The inputs in words: scalars by value, arrays by shape (a boolean one with its number of
+    True entries), data sets by name."""
     words = []
     for arg, value in inputs.items():
         source = spec.get(arg)
@@ -45,6 +46,8 @@ def _describe(inputs: dict, spec: dict) -> str:
         elif isinstance(source, Mapping) and "dataset" in source:
             words.append(f"{arg} = {dataset_name(**source['dataset'])} "
                          f"({np.shape(value)[0]} values)")
+        elif np.asarray(value).dtype == bool:  # a mask: how many entries it selects
+            words.append(f"{arg} of shape {np.shape(value)} ({int(np.sum(value))} True)")
         else:
             words.append(f"{arg} of shape {np.shape(value)}")
     return ", ".join(words)

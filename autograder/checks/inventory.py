@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
-from autograder.checks.declared import (DeclarationError, build_checks, declarations, generate,
-                                        resolve)
+from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
+                                        declarations, resolve)
 
 __all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
            "cell_faults"]
@@ -134,12 +134,13 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
-        for case in getattr(declared.get(c.grade_id), "cases", {}).values():
+    for d in declared.values():
+        for case in d.cases:
             try:
-                [generate(spec) for spec in case.args.values()]
-            except Exception as exc:  # a misspelt generator or parameter: the author's to fix
-                found.append(f"{name}: {c.grade_id}: the inputs of case {case.name!r} cannot "
-                             f"be made: {exc}")
+                case_inputs(d.cases, case)
+            except Exception as exc:  # an author's generator may fail in any way
+                found.append(f"{name}: {d.grade_id}: the inputs of case {case!r} cannot be "
+                             f"made: {exc}")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")

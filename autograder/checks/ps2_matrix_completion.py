@@ -1,32 +1,42 @@
-"""Trusted checks for problem set 2: matrix completion by alternating least squares.
+"""Trusted checks and grader-side inputs for problem set 2: matrix completion by alternating
+least squares.
 
-The reference is :mod:`solutions.matrix_completion` (``objective``, ``rmse`` and the ``ALS``
-estimator, with and without biases). The student's functions work on a dense array ``R`` with a
-boolean ``mask``; the reference on the sparse matrix of the observed entries (explicitly stored,
-so that the pattern, not the values, says what was observed).
+The reference is :mod:`solutions.matrix_completion` (``objective``, ``rmse``, the ridge half-step
+of ``ALS`` and the ``ALS`` estimator, with and without biases). The student's functions work on a
+dense array ``R`` with a boolean ``mask``; the reference on the sparse matrix of the observed
+entries (explicitly stored, so that the pattern, not the values, says what was observed).
 
-What is compared, so that every correct answer passes:
+Declared in the source notebook (``course.check``, see :mod:`autograder.checks.declared`): the
+objective, the RMSE and the two half-steps (questions 1 to 4), each compared with the reference
+wrappers below on its seeded inputs. The objective and RMSE are closed forms compared to
+``rtol=1e-9``; the half-steps have a unique answer for a fixed other factor and ``reg > 0``
+(well-conditioned ridge solves, ``reg >= 0.1`` with factors of norm about one), compared to
+``rtol=1e-6``.
 
-- The half-steps have a unique answer for a fixed other factor and ``reg > 0``, so the factors
-  are compared. The reference half-step is one sweep of ``ALS``: its user step starts from the
-  item factors ``default_rng(seed).normal(0, 1/sqrt(k), (M, k))``, which is exactly how the input
-  generators draw the fixed factors (``START_SEEDS``); the item step of ``R`` is the user step of
-  ``R.T``.
-- ALS factors are never compared (``U Q`` and ``Z Q`` fit equally well for any orthogonal
-  ``Q``): a run is checked by its predictions ``U Z^T`` on the unobserved entries, by the
-  objective of the returned factors (recomputed here), by its recorded losses against the
-  reference's ``loss_history_`` from the same start, and by the losses never increasing. With
-  biases, the predictions ``mu + b_i + c_j + u_i^T z_j`` on every entry and the biases themselves
-  (which are not rotation-ambiguous) are compared as well.
-- A visible cell earns its point only when every value its hidden part recorded is right (all
-  or nothing), as its visible test asserts values; the hidden cells give partial credit per
-  case and per independent part.
+Every case's inputs are declared there too, drawn by the generators below (grader-side: the kit
+carries none of them). A rating matrix is a noisy low-rank matrix around 3 stars (plus user and
+item effects for the bias model); the entries of ``R`` where ``mask`` is False hold arbitrary
+numbers in [-9, -6] or [6, 9] (never zeros), so a function that reads them gives a different
+answer. Some cases have users (items) with fewer ratings than factors, or none: their ridge
+systems are singular without the penalty. A case's ``R`` and ``mask`` are two draws of
+:func:`ratings` with the same parameters (``take`` apart): change them together.
 
-Tolerances. The objective and RMSE are closed forms compared to ``rtol=1e-9``. The half-steps are
-well-conditioned ridge solves (``reg >= 0.1`` with factors of norm about one), compared to
-``rtol=1e-6``. Runs of up to 25 sweeps from the same start agree with the reference to about
-1e-13 (any correct order of floating-point operations); they are compared to ``rtol=1e-6``, while
-a wrong start, order of half-steps or penalty moves them by more than 1e-3.
+Still Python, one line per check (their inputs are declared like the others'):
+
+- ``als_visible``, ``als_hidden``: ALS factors are defined only up to an orthogonal ``Q`` (``U Q``
+  and ``Z Q`` fit equally well), so a run is scored on values derived from what it returned: its
+  predictions ``U Zᵀ`` on the unobserved entries, the objective of its factors recomputed here,
+  and its losses (never increasing, and equal to the reference's from the same start), weighted
+  0.4 / 0.3 / 0.3 per case; a declaration compares returned values only.
+- ``als_with_biases_visible``, ``als_with_biases_hidden``: the same for the bias model
+  (predictions ``μ + b_i + c_j + u_iᵀz_j`` on every entry, the biases, the recomputed objective
+  and the losses, 0.4 / 0.2 / 0.2 / 0.2).
+
+A visible cell earns its point only when every value its hidden part recorded is right (all or
+nothing), as its visible test asserts values; the hidden cells give partial credit per case and
+per independent part. Runs of up to 25 sweeps from the same start agree with the reference to
+about 1e-13 (any correct order of floating-point operations); they are compared to ``rtol=1e-6``,
+while a wrong start, order of half-steps or penalty moves them by more than 1e-3.
 """
 
 from __future__ import annotations
@@ -37,13 +47,11 @@ import scipy.sparse as sp
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.compare import check_shape, compare
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from coursedata.inputs.ps2_matrix_completion import START_SEEDS
-from solutions.matrix_completion import ALS, objective, rmse
+from solutions.matrix_completion import ALS, _ridge_rows, objective, rmse
 
 PROBLEM_SET = "ps2_matrix_completion"
 
 VALUE_TOL = {"rtol": 1e-9, "atol": 1e-12}
-STEP_TOL = {"rtol": 1e-6, "atol": 1e-8}
 RUN_TOL = {"rtol": 1e-6, "atol": 1e-7}
 
 
@@ -82,7 +90,85 @@ def all_finite(got, what: str) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Reference computations
+# Inputs (named in the notebook's declarations as "autograder.checks.ps2_matrix_completion:...")
+# --------------------------------------------------------------------------------------------
+
+
+def _counts(counts) -> dict[int, int]:
+    """``{row: count}`` from a declaration (JSON keys are strings), in increasing row order."""
+    return {int(i): int(n) for i, n in sorted((counts or {}).items(), key=lambda kv: int(kv[0]))}
+
+
+def _ratings(seed: int, users: int, items: int, rank: int, density: float, *,
+             biases: bool = False, user_counts=None,
+             item_counts=None) -> tuple[np.ndarray, np.ndarray]:
+    """A noisy rank-``rank`` rating matrix of shape (users, items) and its boolean mask.
+
+    ``user_counts`` (``item_counts``) maps a row (column) to its exact number of observed
+    entries; every other row and column has at least one. Unobserved entries are filled with
+    numbers drawn uniformly from [-9, -6] or [6, 9].
+    """
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(users, rank))
+    B = rng.normal(size=(items, rank))
+    full = 3.0 + A @ B.T / np.sqrt(rank) + 0.3 * rng.normal(size=(users, items))
+    if biases:
+        full += rng.normal(0.0, 0.8, size=(users, 1)) + rng.normal(0.0, 0.6, size=(1, items))
+    mask = rng.random((users, items)) < density
+    user_counts, item_counts = _counts(user_counts), _counts(item_counts)
+    for i in range(users):
+        if i not in user_counts and not mask[i].any():
+            mask[i, rng.integers(items)] = True
+    for j in range(items):
+        if j not in item_counts and not mask[:, j].any():
+            candidates = [i for i in range(users) if i not in user_counts] or list(range(users))
+            mask[rng.choice(candidates), j] = True
+    for i, count in user_counts.items():
+        mask[i] = False
+        mask[i, rng.choice(items, size=count, replace=False)] = True
+    for j, count in item_counts.items():
+        mask[:, j] = False
+        mask[rng.choice(users, size=count, replace=False), j] = True
+    garbage = rng.uniform(6.0, 9.0, size=full.shape) * rng.choice([-1.0, 1.0], size=full.shape)
+    return np.where(mask, full, garbage), mask
+
+
+def ratings(take: str, seed: int, users: int, items: int, rank: int, density: float,
+            **options) -> np.ndarray:
+    """``R`` (``take="R"``, float, shape (users, items)) or its ``mask`` (``take="mask"``,
+    bool) of one seeded rating matrix; give both arguments of a case the same parameters.
+    ``options``: ``biases``, ``user_counts``, ``item_counts`` (see :func:`_ratings`)."""
+    R, mask = _ratings(seed, users, items, rank, density, **options)
+    if take not in ("R", "mask"):
+        raise ValueError(f"take is 'R' or 'mask'; got {take!r}")
+    return R if take == "R" else mask
+
+
+def noisy_ratings(seed: int, users: int, items: int, rank: int, density: float,
+                  noise_seed: int, sd: float) -> np.ndarray:
+    """The ratings ``R`` of :func:`ratings` plus ``default_rng(noise_seed).normal(0, sd)`` noise
+    on every entry: predictions about ``sd`` stars off."""
+    R, _ = _ratings(seed, users, items, rank, density)
+    return R + np.random.default_rng(noise_seed).normal(0.0, sd, size=R.shape)
+
+
+def factor_pair(take: str, seed: int, users: int, items: int, k: int) -> np.ndarray:
+    """Standard normal factors drawn in turn from ``default_rng(seed)``: ``U`` of shape
+    (users, k), then ``Z`` of shape (items, k); ``take`` is ``"U"`` or ``"Z"``."""
+    rng = np.random.default_rng(seed)
+    U, Z = rng.normal(size=(users, k)), rng.normal(size=(items, k))
+    if take not in ("U", "Z"):
+        raise ValueError(f"take is 'U' or 'Z'; got {take!r}")
+    return U if take == "U" else Z
+
+
+def als_start(seed: int, rows: int, k: int) -> np.ndarray:
+    """ALS's initial factors: ``default_rng(seed).normal(0, 1/sqrt(k), size=(rows, k))``."""
+    return np.random.default_rng(seed).normal(0.0, 1.0 / np.sqrt(k), size=(rows, k))
+
+
+# --------------------------------------------------------------------------------------------
+# References of the declared checks: the student's signatures, on the sparse observed entries
 # --------------------------------------------------------------------------------------------
 
 
@@ -92,36 +178,31 @@ def _sparse(R: np.ndarray, mask: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix((R[rows, cols], (rows, cols)), shape=R.shape)
 
 
-def _check_start(case: str, factors: np.ndarray) -> None:
-    """The fixed factors of a half-step case must be ALS's start for the seed in START_SEEDS."""
-    rows, k = factors.shape
-    start = np.random.default_rng(START_SEEDS[case]).normal(0.0, 1.0 / np.sqrt(k), size=(rows, k))
-    if not np.array_equal(start, factors):
-        raise RuntimeError(f"the inputs of {case!r} no longer match ALS's initialisation")
+def masked_objective(R, mask, U, Z, reg) -> float:
+    """The objective J of factors ``U``, ``Z`` on the observed entries (``objective``)."""
+    return objective(_sparse(R, mask), U, Z, reg)
 
 
-#: The two half-steps: the item step is the user step of the transposed ratings.
-_SIDES = {
-    "users": dict(fixed="Z", transpose=False, solved="U", rows="users", each="user",
-                  few="{n} of whom rated fewer than k = {k} movies"),
-    "items": dict(fixed="U", transpose=True, solved="Z", rows="movies", each="movie",
-                  few="{n} of which have fewer than k = {k} ratings"),
-}
+def masked_rmse(R_true, R_pred, mask) -> float:
+    """The RMSE over the entries where ``mask`` is True (``rmse``)."""
+    return rmse(R_true[mask], R_pred[mask])
 
 
-def _reference_step(case: str, inp: dict, side: str) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ridge half-step of ``inp`` and the mask it used, rows being the solved side.
+def update_users(R, mask, Z, reg) -> np.ndarray:
+    """The exact ridge user step of ALS for fixed item factors ``Z``, shape (N, k)."""
+    M = _sparse(R, mask)
+    return _ridge_rows(M, M.data, Z, reg, "user")
 
-    One sweep of ALS from the same fixed factors gives the user step; the item step is the user
-    step of the transposed ratings.
-    """
-    spec = _SIDES[side]
-    fixed = inp[spec["fixed"]]
-    _check_start(case, fixed)
-    R, mask = (inp["R"].T, inp["mask"].T) if spec["transpose"] else (inp["R"], inp["mask"])
-    model = ALS(n_factors=fixed.shape[1], reg=inp["reg"], n_iters=1,
-                random_state=START_SEEDS[case]).fit(_sparse(R, mask))
-    return model.user_factors_, mask
+
+def update_items(R, mask, U, reg) -> np.ndarray:
+    """The exact ridge item step: the user step of the transposed ratings, shape (M, k)."""
+    M = _sparse(R.T, mask.T)
+    return _ridge_rows(M, M.data, U, reg, "item")
+
+
+# --------------------------------------------------------------------------------------------
+# Questions 5 and 6: ALS without and with biases
+# --------------------------------------------------------------------------------------------
 
 
 def _reference_run(inp: dict, biases: bool) -> ALS:
@@ -136,97 +217,6 @@ def _describe(inp: dict) -> str:
     if n_few:
         text += f" ({n_few} user(s) with fewer than k = {inp['k']} ratings)"
     return text
-
-
-# --------------------------------------------------------------------------------------------
-# Question 1: the objective
-# --------------------------------------------------------------------------------------------
-
-
-def _objective_value(a: Answers, case: str) -> str | None:
-    inp = a.inputs(case)
-    expected = objective(_sparse(inp["R"], inp["mask"]), inp["U"], inp["Z"], inp["reg"])
-    what = f"J for {_describe(inp)}, k = {inp['U'].shape[1]} and reg = {inp['reg']:g}"
-    return compare(unpack(a, case, 1)[0], expected, what, **VALUE_TOL)
-
-
-def masked_objective_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _objective_value(a, "objective")))
-
-
-def masked_objective_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.4, guarded(lambda: _objective_value(a, "objective"))),
-        (0.4, guarded(lambda: _objective_value(a, "objective_wide"))),
-        (0.2, guarded(lambda: _objective_value(a, "objective_noreg"))))
-
-
-# --------------------------------------------------------------------------------------------
-# Question 2: RMSE
-# --------------------------------------------------------------------------------------------
-
-
-def rmse_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _rmse_value(a, "rmse")))
-
-
-def _rmse_value(a: Answers, case: str) -> str | None:
-    inp = a.inputs(case)
-    mask = inp["mask"]
-    expected = rmse(inp["R_true"][mask], inp["R_pred"][mask])
-    what = (f"the RMSE over the {int(mask.sum())} True entries of a "
-            f"{mask.shape[0]}x{mask.shape[1]} mask")
-    return compare(unpack(a, case, 1)[0], expected, what, **VALUE_TOL)
-
-
-def rmse_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.5, guarded(lambda: _rmse_value(a, "rmse"))),
-        (0.5, guarded(lambda: _rmse_value(a, "rmse_sparse"))))
-
-
-# --------------------------------------------------------------------------------------------
-# Questions 3 and 4: the half-steps
-# --------------------------------------------------------------------------------------------
-
-
-def _step_value(a: Answers, case: str, side: str) -> str | None:
-    spec = _SIDES[side]
-    inp = a.inputs(case)
-    expected, mask = _reference_step(case, inp, side)
-    counts = mask.sum(axis=1)
-    k = inp[spec["fixed"]].shape[1]
-    detail = ", " + spec["few"].format(n=int(np.sum(counts < k)), k=k) if np.any(counts < k) \
-        else ""
-    what = (f"{spec['solved']} for {mask.shape[0]} {spec['rows']}{detail} (reg = "
-            f"{inp['reg']:g}; compare with the ridge solution of each {spec['each']})")
-    return compare(unpack(a, case, 1)[0], expected, what, **STEP_TOL)
-
-
-def update_users_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _step_value(a, "update_users", "users")))
-
-
-def update_items_visible(a: Answers) -> Outcome:
-    return first_problem(guarded(lambda: _step_value(a, "update_items", "items")))
-
-
-def update_users_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.3, guarded(lambda: _step_value(a, "update_users", "users"))),
-        (0.4, guarded(lambda: _step_value(a, "update_users_few", "users"))),
-        (0.3, guarded(lambda: _step_value(a, "update_users_strong", "users"))))
-
-
-def update_items_hidden(a: Answers) -> Outcome:
-    return weighted(
-        (0.5, guarded(lambda: _step_value(a, "update_items", "items"))),
-        (0.5, guarded(lambda: _step_value(a, "update_items_few", "items"))))
-
-
-# --------------------------------------------------------------------------------------------
-# Questions 5 and 6: ALS without and with biases
-# --------------------------------------------------------------------------------------------
 
 
 def _run_shapes(inp: dict, out: tuple, biases: bool) -> str | None:
@@ -352,14 +342,6 @@ EQUIVALENT_FORMS = {
 }
 
 CHECKS = {
-    "masked_objective_visible": masked_objective_visible,
-    "masked_objective_hidden": masked_objective_hidden,
-    "rmse_visible": rmse_visible,
-    "rmse_hidden": rmse_hidden,
-    "update_users_visible": update_users_visible,
-    "update_users_hidden": update_users_hidden,
-    "update_items_visible": update_items_visible,
-    "update_items_hidden": update_items_hidden,
     "als_visible": als_visible,
     "als_hidden": als_hidden,
     "als_with_biases_visible": als_with_biases_visible,
