@@ -47,7 +47,8 @@ Keys of a declaration
 ``outputs``
     One entry per value the function returns (a tuple when more than one), each a name for the
     student's message (``"σ̂"``) or ``{"name": ..., <comparison keys>}`` to compare that output
-    differently. Default: one output, ``"the return value"``.
+    differently. Default: one output, ``"the return value"``. An output's ``"weight"`` (default
+    1) is its share of its case's weight in a hidden cell, relative to the case's other outputs.
 ``rtol``, ``atol``, ``compare``
     How an output is compared (keys of the declaration, or of one output). ``compare`` is
     ``"close"`` (the default: finite and within ``atol + rtol |expected|``), ``"log"`` (a
@@ -55,7 +56,8 @@ Keys of a declaration
     ``"relative"`` (one number, relative error at most ``rtol``: iterative roots), ``"integer"``
     (integer-valued and equal), or an equivalence: ``"rows_up_to_sign"``,
     ``"columns_up_to_sign"``, ``"rows_up_to_constant"``, ``"permutation"`` (the same rows in any
-    order). ``"scalar": true`` requires one number (shape ``()``).
+    order), ``"log_probability_rows"`` (each row log-probabilities that sum to one, which explains
+    a wrong answer first; then close). ``"scalar": true`` requires one number (shape ``()``).
 ``weights``
     Only in a ``_hidden`` cell: ``{case: weight}`` over its own cases and any recorded elsewhere
     in the notebook (the visible cell's), relative (normalised to sum to one). A case's weight is
@@ -216,7 +218,7 @@ def generate(spec):
 
 #: Comparison kinds an output may declare, and the extra keyword arguments they take.
 COMPARISONS = ("close", "log", "relative", "integer", "rows_up_to_sign", "columns_up_to_sign",
-               "rows_up_to_constant", "permutation")
+               "rows_up_to_constant", "permutation", "log_probability_rows")
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
 _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
 
@@ -230,6 +232,7 @@ class Output:
     rtol: float = 1e-6
     atol: float = 1e-9
     scalar: bool = False
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -294,9 +297,10 @@ def _grade_id(cell) -> str | None:
 
 def _output(entry, defaults: dict, where: str) -> Output:
     spec = {"name": entry} if isinstance(entry, str) else dict(entry)
-    unknown = set(spec) - _COMPARE_KEYS - {"name"}
-    if unknown or "name" not in spec:
-        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., "
+    unknown = set(spec) - _COMPARE_KEYS - {"name", "weight"}
+    weight = spec.get("weight", 1)
+    if unknown or "name" not in spec or not (isinstance(weight, (int, float)) and weight > 0):
+        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., 'weight': > 0, "
                                f"{', '.join(sorted(_COMPARE_KEYS))}}}; got {entry!r}")
     merged = {k: v for k, v in defaults.items() if k in _COMPARE_KEYS} | spec
     if merged.get("compare", "close") not in COMPARISONS:

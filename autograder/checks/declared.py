@@ -92,6 +92,9 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
         return _integer(got, expected, what)
     if kind == "permutation":
         return _permutation(got, expected, what, **tol)
+    if kind == "log_probability_rows":  # normalised rows: the clearer message, checked first
+        return (cmp.check_shape(np.asarray(got), np.shape(expected), what)
+                or cmp.log_probability_rows(got, what) or cmp.compare(got, expected, what, **tol))
     if kind == "rows_up_to_constant":
         return cmp.rows_up_to_constant(got, expected, what, **tol)
     return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign
@@ -121,8 +124,9 @@ def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers
                                for p in _problems(c, answers)])
     parts = []
     for case, weight in declaration.weights.items():
-        problems = _problems(cases[case], answers)
-        parts += [(weight / len(problems), p) for p in problems]
+        problems, outputs = _problems(cases[case], answers), cases[case].outputs
+        total = sum(o.weight for o in outputs)
+        parts += [(weight * o.weight / total, p) for o, p in zip(outputs, problems)]
     return weighted(*parts)
 
 

@@ -3,25 +3,23 @@ grader-side inputs and references its declarations name.
 
 Every other autograded cell of problem set 5 declares its check next to the question, in the
 source notebook's cell metadata (``course.check``, see :mod:`autograder.checks.declared`): the
-references (:mod:`solutions.kde` through the small adapters below, which take the student's
-argument names), the seeded inputs, the tolerances (kernels to ``1e-12``, density values to
-``rtol=1e-8``, the rules of thumb to ``rtol=1e-9``, leave-one-out sums to ``1e-8``) and the
-weights. The inputs the named generators cannot express (the kernel's test points, the bimodal
-and outlier samples, the grids over the Old Faithful data, the wine split, the naive Bayes data
-with an outlier) are the functions ``_kernel_points`` ... ``_nb_outlier`` of this module, which
-the declarations name (``"autograder.checks.ps5_kde:_bimodal"``); the kit carries none of them.
+references (:mod:`solutions.kde` and :class:`solutions.naive_bayes.KDENaiveBayes`, through the
+small adapters below, which take the student's argument names), the seeded inputs, the
+tolerances (kernels to ``1e-12``; density values to ``rtol=1e-8``; the rules of thumb to
+``rtol=1e-9``; leave-one-out sums and scores to ``1e-8``; the chosen bandwidth to a relative
+``1e-9``, as it is one of the candidates; log-posteriors to ``1e-7``, their rows normalised first)
+and the weights (the chosen bandwidth 0.6 of a selection case, its scores 0.4). The inputs the
+named generators cannot express (the kernels' test points, the bimodal and outlier samples, the
+grids over the Old Faithful data, the wine split, the naive Bayes data with an outlier) are the
+functions ``_kernel_points`` ... ``_nb_outlier`` of this module, which the declarations name
+(``"autograder.checks.ps5_kde:_bimodal"``); the kit carries none of them.
 
-These checks stay Python, their inputs declared in the notebook like the others'
-(``answers.inputs(case)`` reads them):
+One check stays Python, its inputs declared in the notebook like the others' (``answers.inputs``
+reads them):
 
 - ``kde_pdf_hidden``: on the two grids over the Old Faithful data a wrong estimate is first
-  explained by its integral (``integrates to 0.52, not 1``), a property of the grid argument
-  that no declared comparison states;
-- ``select_bandwidth_visible``, ``select_bandwidth_hidden``: the chosen bandwidth weighs 0.6 and
-  the scores 0.4 of each case, while a declaration shares a case's weight equally among its
-  outputs; the reference choice is computed once per process (a leave-one-out fit per candidate);
-- ``kde_naive_bayes_visible``, ``kde_naive_bayes_hidden``: a wrong log-posterior is first
-  explained by rows that are not normalised, a property no declared comparison states.
+  explained by its integral over the grid, one of its inputs (``integrates to 0.52, not 1``),
+  which no declared comparison can see (a comparison sees the output and the reference's value).
 """
 
 from __future__ import annotations
@@ -30,9 +28,9 @@ import functools
 
 import numpy as np
 
-from autograder.checks.answers import Answers, scalar, unpack
-from autograder.checks.compare import check_shape, compare, integrates_to_one, log_probability_rows
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import compare, integrates_to_one
+from autograder.checks.outcome import Outcome, guarded, weighted
 from solutions import kde
 from solutions.naive_bayes import KDENaiveBayes
 
@@ -159,6 +157,13 @@ def _loo_log_likelihood(data, h) -> float:
     return kde.loo_log_likelihood(data, h, kernel="gaussian")
 
 
+def _select_bandwidth(data, candidates) -> tuple[float, np.ndarray]:
+    """The candidate of largest Gaussian-kernel leave-one-out log-likelihood, and the scores of
+    every candidate, shape ``(n_candidates,)``."""
+    best, scores = kde.select_bandwidth(data, candidates, kernel="gaussian", return_scores=True)
+    return float(best), np.asarray(scores, dtype=float)
+
+
 def _kde_naive_bayes_log_proba(X_train, y_train, X_test, h) -> np.ndarray:
     """Log-posteriors of the test rows, shape ``(n_test, n_classes)``, columns in the order of
     ``np.unique(y_train)``."""
@@ -199,88 +204,4 @@ def kde_pdf_hidden(a: Answers) -> Outcome:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# Question 5: bandwidth selection
-# --------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def _reference_selection(data: bytes, candidates: bytes) -> tuple[float, np.ndarray]:
-    """The reference choice and scores (read-only), computed once per process for given inputs
-    (each is a leave-one-out fit per candidate); the arrays come as float64 bytes."""
-    best, scores = kde.select_bandwidth(np.frombuffer(data), np.frombuffer(candidates),
-                                        kernel="gaussian", return_scores=True)
-    scores = np.array(scores, dtype=float)
-    scores.setflags(write=False)
-    return float(best), scores
-
-
-def _selection(a: Answers, case: str) -> tuple[str | None, str | None]:
-    inp = a.inputs(case)
-    best, scores = _reference_selection(*(np.asarray(inp[k], dtype=np.float64).tobytes()
-                                          for k in ("data", "candidates")))
-    n = inp["data"].size
-
-    def best_problem():
-        got = scalar(a, case, "the chosen bandwidth", of=2)
-        if np.isclose(got, best, rtol=1e-9, atol=0.0):
-            return None
-        return (f"the chosen bandwidth for N = {n} is {float(got):.6g}; the candidate with the "
-                f"largest leave-one-out log-likelihood is {best:.6g}")
-
-    def scores_problem():
-        got = unpack(a, case, 2)[1]
-        return compare(got, scores, f"the leave-one-out scores for N = {n}", rtol=1e-8, atol=1e-8)
-
-    return guarded(best_problem), guarded(scores_problem)
-
-
-def select_bandwidth_visible(a: Answers) -> Outcome:
-    return first_problem(*_selection(a, "select_bandwidth"))
-
-
-def select_bandwidth_hidden(a: Answers) -> Outcome:
-    parts = []
-    for case in ("select_bandwidth", "select_bandwidth_waiting", "select_bandwidth_bimodal"):
-        best_problem, scores_problem = _selection(a, case)
-        parts += [(0.6 / 3, best_problem), (0.4 / 3, scores_problem)]
-    return weighted(*parts)
-
-
-# --------------------------------------------------------------------------------------------
-# Question 6: KDE naive Bayes
-# --------------------------------------------------------------------------------------------
-
-
-def _nb(a: Answers, case: str) -> str | None:
-    """Normalised rows (the clearer message) and the reference's values: normalisation alone is
-    met by wrong answers, so it only explains a wrong value."""
-    inp = a.inputs(case)
-    expected = _kde_naive_bayes_log_proba(**inp)
-    what = (f"the log-posteriors ({inp['X_test'].shape[0]} test rows, "
-            f"{inp['X_train'].shape[1]} features, h = {inp['h']})")
-
-    def problem():
-        got = unpack(a, case, 1)[0]
-        return (check_shape(got, expected.shape, what) or log_probability_rows(got, what)
-                or compare(got, expected, what, rtol=1e-7, atol=1e-7))
-
-    return guarded(problem)
-
-
-def kde_naive_bayes_visible(a: Answers) -> Outcome:
-    return first_problem(_nb(a, "nb"))
-
-
-def kde_naive_bayes_hidden(a: Answers) -> Outcome:
-    return weighted(*[(weight, _nb(a, case))
-                      for case, weight in (("nb", 0.3), ("nb_wine", 0.3), ("nb_outlier", 0.4))])
-
-
-CHECKS = {
-    "kde_pdf_hidden": kde_pdf_hidden,
-    "select_bandwidth_visible": select_bandwidth_visible,
-    "select_bandwidth_hidden": select_bandwidth_hidden,
-    "kde_naive_bayes_visible": kde_naive_bayes_visible,
-    "kde_naive_bayes_hidden": kde_naive_bayes_hidden,
-}
+CHECKS = {"kde_pdf_hidden": kde_pdf_hidden}
