@@ -18,8 +18,9 @@ One check stays Python, its inputs declared in the notebook like the others' (``
 reads them):
 
 - ``kde_pdf_hidden``: on the two grids over the Old Faithful data a wrong estimate is first
-  explained by its integral over the grid, one of its inputs (``integrates to 0.52, not 1``),
-  which no declared comparison can see (a comparison sees the output and the reference's value).
+  explained by its integral over the grid, one of its inputs (``integrates to 0.521037 over
+  [15.8, 133], not 1``), which no declared comparison can see (a comparison sees the output and
+  the reference's value only).
 """
 
 from __future__ import annotations
