@@ -434,6 +434,17 @@ def test_authoring_mistakes_are_found_before_anything_runs():
             "solutions.mle:gama_mle"
     assert any("gamma_mle_visible: reference" in p for p in problems(_edited(misnamed)))
 
+    # An input whose generator is misspelt, or given a parameter it does not take.
+    def misdrawn(nb):
+        cases = _cell(nb, "gaussian_mle_hidden").metadata["course"]["check"]["cases"]
+        cases["gaussian_small"]["x"] = {"normall": {"seed": 5, "n": 4}}
+        cases["gaussian_large"]["x"]["normal"]["sd2"] = 1.0
+    found = problems(_edited(misdrawn))
+    assert any("gaussian_mle_hidden: case 'gaussian_small', input 'x' cannot be drawn: "
+               "DeclarationError: unknown generator 'normall'" in p for p in found), found
+    assert any("case 'gaussian_large', input 'x' cannot be drawn" in p and "sd2" in p
+               for p in found), found
+
 
 def test_strip_removes_every_declaration_and_nothing_else():
     nb = copy.deepcopy(ProblemSet(PS).source)
