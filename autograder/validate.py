@@ -207,8 +207,9 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
                            f"(record({case!r}, f, **inputs({ps.name!r}, {case!r}))) or remove it"
                            f"{_near(case, names)}."))
     reads = check_reads(ps, checks)
+    recorded_anywhere = {r.case for r in every}  # a declared cell's case may be read here too
     for gid, read in reads.items():
-        for case in sorted(read - names):
+        for case in sorted(read - recorded_anywhere):
             out.append(Problem(f"autograder/checks/{ps.name}.py, check `{gid}`",
                                f"it reads case {case!r}, which no cell records, so it would "
                                "take the points of every correct student",

@@ -353,6 +353,35 @@ def test_equivalences_accept_the_equivalent_form_and_refuse_a_wrong_one(tmp_path
             ("as_float_array", None, "negated" if compare == "rows_up_to_sign" else "shifted")]
 
 
+def test_outputs_may_weigh_differently_within_a_case(tmp_path):
+    """A selection's choice weighs 0.6 and its scores 0.4: each output earns its share."""
+    visible = {**GAUSS, "outputs": [{"name": "μ̂", "weight": 3}, {"name": "σ̂", "weight": 1}]}
+    checks = build_checks(_notebook(("q_visible", visible), ("q_hidden", {"weights": {"g": 1}})))
+    g = case_inputs(declared_cases(_notebook(("q_visible", GAUSS))), "g")["x"]
+    answers = _answers(tmp_path, "g", np.mean(g), 0.0)  # the mean right, the deviation wrong
+    assert checks["q_hidden"](answers).fraction == pytest.approx(3 / 4)
+    assert checks["q_visible"](answers).fraction == 0.0
+    with pytest.raises(DeclarationError, match="'weight': > 0"):
+        declarations(_notebook(("q_visible", {**GAUSS, "outputs": [{"name": "μ̂", "weight": 0}]})))
+
+
+def test_log_probability_rows_explain_a_wrong_answer_by_its_rows_first(tmp_path):
+    log_p = np.log([[0.25, 0.75], [0.5, 0.5], [0.1, 0.9]])
+    check = {"reference": "solutions._validation:as_float_array", "outputs": ["log p(c | x)"],
+             "compare": "log_probability_rows", "cases": {"m": {"x": log_p.tolist()}}}
+    run = build_checks(_notebook(("q_visible", check)))["q_visible"]
+    given = {"right": log_p, "swapped": log_p[:, ::-1], "unnormalised": log_p - 1.0,
+             "transposed": log_p.T}
+    outcomes = {}
+    for name, value in given.items():
+        (tmp_path / name).mkdir()
+        outcomes[name] = run(_answers(tmp_path / name, "m", value))
+    assert [o.fraction for o in outcomes.values()] == [1.0, 0.0, 0.0, 0.0]
+    assert "is wrong at index" in outcomes["swapped"].message
+    assert "are not normalised: the probabilities of row" in outcomes["unnormalised"].message
+    assert "should have shape (3, 2)" in outcomes["transposed"].message
+
+
 def test_only_trusted_modules_are_called():
     check = {"reference": "os:system", "cases": {"m": {"x": 1}}}
     with pytest.raises(DeclarationError, match="not 'module:function' under"):
@@ -382,6 +411,11 @@ def test_problem_set_4_is_declared_entirely_and_its_kit_carries_no_generator():
     assert {g for g, k in kinds.items() if k not in ("declared", "manual")} == set()
     assert sum(k == "declared" for k in kinds.values()) == 16
     assert importlib.util.find_spec("coursedata.inputs.ps4_map_naive_bayes") is None
+def test_problem_set_5_is_declared_but_for_the_hidden_density_check():
+    ps = ProblemSet("ps5_kde")
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    assert {g for g, k in kinds.items() if k == "python"} == {"kde_pdf_hidden"}
+    assert sum(k == "declared" for k in kinds.values()) == 11
     assert problems(ps) == []
 
 

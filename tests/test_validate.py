@@ -189,6 +189,17 @@ def test_a_check_that_reads_an_unrecorded_case_is_named():
                      "(did you mean `gamma_score`?), or read the case the cell records."]
 
 
+def test_a_python_check_may_read_a_case_a_declared_cell_records():
+    """Problem set 5's hidden kde_pdf check is Python and also scores the case its declared
+    visible cell records: nothing to report (the other way round, see above, is a typo)."""
+    ps = ProblemSet("ps5_kde", Course(COURSE_DIR))
+    from autograder.checks.inventory import inventory
+
+    kinds = {c.grade_id: c.check for c in inventory(ps)}
+    assert (kinds["kde_pdf_visible"], kinds["kde_pdf_hidden"]) == ("declared", "python")
+    assert problems(ps) == []
+
+
 @pytest.mark.slow
 def test_check_problem_set_names_what_only_running_it_finds(course):
     """The self-check on a problem set whose static validation passes, with a hidden line left

@@ -56,7 +56,8 @@ Keys of a declaration
     ``"relative"`` (one number, relative error at most ``rtol``: iterative roots), ``"integer"``
     (integer-valued and equal), or an equivalence: ``"rows_up_to_sign"``,
     ``"columns_up_to_sign"``, ``"rows_up_to_constant"``, ``"permutation"`` (the same rows in any
-    order). ``"scalar": true`` requires one number (shape ``()``).
+    order), ``"log_probability_rows"`` (each row log-probabilities that sum to one, which explains
+    a wrong answer first; then close). ``"scalar": true`` requires one number (shape ``()``).
 ``weights``
     Only in a ``_hidden`` cell: ``{case: weight}`` over its own cases and any recorded elsewhere
     in the notebook (the visible cell's), relative (normalised to sum to one). A case's weight is
@@ -221,7 +222,7 @@ def generate(spec):
 
 #: Comparison kinds an output may declare, and the extra keyword arguments they take.
 COMPARISONS = ("close", "log", "relative", "integer", "rows_up_to_sign", "columns_up_to_sign",
-               "rows_up_to_constant", "permutation")
+               "rows_up_to_constant", "permutation", "log_probability_rows")
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
 _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
 

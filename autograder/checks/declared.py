@@ -95,6 +95,9 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
         return _integer(got, expected, what)
     if kind == "permutation":
         return _permutation(got, expected, what, **tol)
+    if kind == "log_probability_rows":  # normalised rows: the clearer message, checked first
+        return (cmp.check_shape(np.asarray(got), np.shape(expected), what)
+                or cmp.log_probability_rows(got, what) or cmp.compare(got, expected, what, **tol))
     if kind == "rows_up_to_constant":
         return cmp.rows_up_to_constant(got, expected, what, **tol)
     return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign

@@ -6,8 +6,9 @@ the cases its hidden part records, and the cases its check reads. :func:`problem
 what would mis-grade, each in words that say what to change and where: a graded cell without a
 check, a check without a cell, a cell both declared and hand-written, a case recorded but with no
 inputs, inputs declared but never recorded, a declared check reading a case no cell records, a
-declaration that cannot be read. Nothing runs a notebook: this reads the source only (and
-imports the references a declaration names).
+declaration that cannot be read, a declared input that cannot be drawn. Nothing runs a notebook:
+this reads the source only (and imports the references a declaration names, and draws its
+inputs).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
-from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
-                                        declarations, resolve)
+from autograder.checks.declared import (DeclarationError, build_checks, declarations, generate,
+                                        resolve)
 
 __all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
            "cell_faults"]
@@ -134,13 +135,14 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
-    for d in declared.values():
-        for case in d.cases:
-            try:
-                case_inputs(d.cases, case)
-            except Exception as exc:  # an author's generator may fail in any way
-                found.append(f"{name}: {d.grade_id}: the inputs of case {case!r} cannot be "
-                             f"made: {exc}")
+    for d in declared.values():  # an input that cannot be drawn fails every student's run
+        for case in d.cases.values():
+            for arg, spec in case.args.items():
+                try:
+                    generate(spec)
+                except Exception as exc:  # noqa: BLE001 - the author's mistake, named
+                    found.append(f"{name}: {d.grade_id}: the inputs of case {case.name!r} cannot "
+                                 f"be made: {exc} (input {arg!r})")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")

@@ -1,15 +1,26 @@
-"""Trusted checks for problem set 5: kernel density estimation and KDE naive Bayes.
+"""Trusted checks for problem set 5 (kernel density estimation) that are not declared, and the
+grader-side inputs and references its declarations name.
 
-The references are :mod:`solutions.kde` (kernels, :class:`~solutions.kde.KernelDensity`, the
-leave-one-out log-likelihood, bandwidth selection and the rules of thumb as SciPy defines them)
-and :class:`solutions.naive_bayes.KDENaiveBayes`. Besides matching the reference values, a
-density evaluated on a grid must integrate to one, and naive Bayes log-posteriors must be
-normalised row by row; these properties only explain a wrong answer (wrong answers can have
-them too), they earn nothing on their own.
+Every other autograded cell of problem set 5 declares its check next to the question, in the
+source notebook's cell metadata (``course.check``, see :mod:`autograder.checks.declared`): the
+references (:mod:`solutions.kde` and :class:`solutions.naive_bayes.KDENaiveBayes`, through the
+small adapters below, which take the student's argument names), the seeded inputs, the
+tolerances (kernels to ``1e-12``; density values to ``rtol=1e-8``; the rules of thumb to
+``rtol=1e-9``; leave-one-out sums and scores to ``1e-8``; the chosen bandwidth to a relative
+``1e-9``, as it is one of the candidates; log-posteriors to ``1e-7``, their rows normalised first)
+and the weights (the chosen bandwidth 0.6 of a selection case, its scores 0.4). The inputs the
+named generators cannot express (the kernels' test points, the bimodal and outlier samples, the
+grids over the Old Faithful data, the wine split, the naive Bayes data with an outlier) are the
+functions ``_kernel_points`` ... ``_nb_outlier`` of this module, which the declarations name
+(``"autograder.checks.ps5_kde:_bimodal"``); the kit carries none of them.
 
-A visible cell earns its point only when every value its hidden part recorded is right (all or
-nothing), as its visible test asserts values; hidden cells give partial credit per case and, for
-the bandwidth selection, for the chosen bandwidth and the scores.
+One check stays Python, its inputs declared in the notebook like the others' (``answers.inputs``
+reads them):
+
+- ``kde_pdf_hidden``: on the two grids over the Old Faithful data a wrong estimate is first
+  explained by its integral over the grid, one of its inputs (``integrates to 0.521037 over
+  [15.8, 133], not 1``), which no declared comparison can see (a comparison sees the output and
+  the reference's value only).
 """
 
 from __future__ import annotations
@@ -18,48 +29,159 @@ import functools
 
 import numpy as np
 
-from autograder.checks.answers import Answers, scalar, unpack
-from autograder.checks.compare import check_shape, compare, integrates_to_one, log_probability_rows
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from coursedata.grading import inputs
-from solutions.kde import (KernelDensity, epanechnikov_kernel, loo_log_likelihood,
-                           select_bandwidth, uniform_kernel)
+from autograder.checks.answers import Answers, unpack
+from autograder.checks.compare import compare, integrates_to_one
+from autograder.checks.outcome import Outcome, guarded, weighted
+from solutions import kde
 from solutions.naive_bayes import KDENaiveBayes
 
 PROBLEM_SET = "ps5_kde"
 
-_KERNELS = {"uniform": uniform_kernel, "epanechnikov": epanechnikov_kernel}
+
+# --------------------------------------------------------------------------------------------
+# Inputs the declarations name (seeded; each call builds new arrays)
+# --------------------------------------------------------------------------------------------
 
 
-# ------------------------------------------------------------------ Q1 kernels
-def _kernel_problem(a: Answers, name: str, case: str) -> str | None:
-    u = a.inputs(case)["u"]
-    shape = "x".join(map(str, u.shape))
-    return guarded(lambda: compare(unpack(a, case, 1)[0], _KERNELS[name](u),
-                                   f"the {name} kernel on a {shape} array of u",
-                                   rtol=1e-12, atol=1e-12))
+def _kernel_points(seed: int, shape: list[int]) -> np.ndarray:
+    """Scaled distances spread over [-2.5, 2.5], with some just inside and outside +-1 and +-2.
+
+    Returns
+    -------
+    ndarray of shape ``shape``
+    """
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(-2.5, 2.5, size=tuple(shape))
+    near = np.array([0.999, 1.001, -0.999, -1.001, 1.999, 2.001, -1.999, -2.001, 0.0, 0.5])
+    flat = u.reshape(-1)
+    flat[:near.size] = near
+    return flat.reshape(tuple(shape))
 
 
-def kernels_visible(a: Answers) -> Outcome:
-    return first_problem(*[_kernel_problem(a, name, f"{name}_kernel") for name in _KERNELS])
+def _uniform(seed: int, n: int, low: float, high: float) -> np.ndarray:
+    """``n`` query points drawn uniformly on ``[low, high)``, shape ``(n,)``."""
+    return np.random.default_rng(seed).uniform(low, high, n)
 
 
-def kernels_hidden(a: Answers) -> Outcome:
-    return weighted(*[(0.25, _kernel_problem(a, name, case)) for name in _KERNELS
-                      for case in (f"{name}_kernel", f"{name}_kernel_2d")])
+def _bimodal(seed: int, n: int) -> np.ndarray:
+    """A sample of size ``n`` from 0.3 N(0, 1) + 0.7 N(5, 1), shape ``(n,)``."""
+    rng = np.random.default_rng(seed)
+    first = rng.random(n) < 0.3
+    return np.where(first, rng.normal(0.0, 1.0, n), rng.normal(5.0, 1.0, n))
 
 
-# ------------------------------------------------------------------ Q2 kde_pdf
-def _reference_pdf(inp: dict) -> np.ndarray:
-    kde = KernelDensity(kernel=inp.get("kernel", "gaussian"), bandwidth=inp["h"]).fit(inp["data"])
-    return kde.pdf(inp["x_query"])
+def _outlier_sample(seed: int) -> np.ndarray:
+    """A tight cluster of 40 points plus two isolated ones (6 and -9.5), shape ``(42,)``: far
+    apart on the scale of a small bandwidth."""
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.normal(0.0, 0.3, 40), [6.0, -9.5]])
+
+
+@functools.lru_cache(maxsize=None)
+def _faithful_column(column: int) -> np.ndarray:
+    from coursedata import load_faithful
+
+    x = load_faithful().X[:, column].copy()
+    x.setflags(write=False)
+    return x
+
+
+def _faithful_grid(column: int, h: float, reach: float, num: int) -> np.ndarray:
+    """``num`` evenly spaced points from ``min - reach h`` to ``max + reach h`` of an Old
+    Faithful column (0 eruptions, 1 waiting): a grid that holds a KDE's whole mass."""
+    x = _faithful_column(column)
+    return np.linspace(x.min() - reach * h, x.max() + reach * h, num)
+
+
+def _geomspace(start: float, stop: float, num: int) -> np.ndarray:
+    """``num`` candidates evenly spaced on a log scale, shape ``(num,)``."""
+    return np.geomspace(start, stop, num)
+
+
+@functools.lru_cache(maxsize=None)
+def _wine_arrays() -> tuple[np.ndarray, np.ndarray]:
+    from coursedata import load_wine
+
+    data = load_wine()
+    return data.X.copy(), data.y.copy()
+
+
+def _wine_split(seed: int, features: list[int], n_test: int, part: str) -> np.ndarray:
+    """One part (``"X_train"``, ``"y_train"`` or ``"X_test"``) of a seeded train/test split of
+    the UCI wine data's ``features``, standardised with the training rows' mean and sd."""
+    X, y = _wine_arrays()
+    order = np.random.default_rng(seed).permutation(y.size)
+    test, train = order[:n_test], order[n_test:]
+    Xf = X[:, features]
+    Z = (Xf - Xf[train].mean(axis=0)) / Xf[train].std(axis=0)
+    return {"X_train": Z[train], "y_train": y[train].copy(), "X_test": Z[test]}[part]
+
+
+def _nb_outlier(seed: int, part: str) -> np.ndarray:
+    """One part (``"X_train"``, ``"y_train"`` or ``"X_test"``) of three Gaussian classes
+    labelled 2, 5, 7 of unequal size in 3 features, and 12 test rows of which two lie far from
+    every class."""
+    rng = np.random.default_rng(seed)
+    sizes = {2: 12, 5: 25, 7: 18}
+    centres = {2: [0.0, 0.0, 0.0], 5: [2.0, -1.0, 0.5], 7: [-1.5, 1.5, 2.0]}
+    X = np.vstack([rng.normal(centres[c], 1.0, size=(m, 3)) for c, m in sizes.items()])
+    y = np.concatenate([np.full(m, c) for c, m in sizes.items()])
+    perm = rng.permutation(y.size)
+    X_test = rng.normal(0.5, 1.5, size=(12, 3))
+    X_test[3] = [40.0, 0.0, 0.0]
+    X_test[8] = [1.0, -35.0, 30.0]
+    return {"X_train": X[perm], "y_train": y[perm], "X_test": X_test}[part]
+
+
+# --------------------------------------------------------------------------------------------
+# References with the student's argument names (the declarations name them)
+# --------------------------------------------------------------------------------------------
+
+
+def _kde_pdf(x_query, data, h, kernel="gaussian") -> np.ndarray:
+    """The reference estimate at ``x_query``, shape ``(n_queries,)``."""
+    return kde.KernelDensity(kernel=kernel, bandwidth=h).fit(data).pdf(x_query)
+
+
+def _scott_bandwidth(data) -> float:
+    """Scott's rule, as :class:`solutions.kde.KernelDensity` applies it."""
+    return kde.KernelDensity(bandwidth="scott").fit(data).bandwidth_
+
+
+def _silverman_bandwidth(data) -> float:
+    """Silverman's rule, as :class:`solutions.kde.KernelDensity` applies it."""
+    return kde.KernelDensity(bandwidth="silverman").fit(data).bandwidth_
+
+
+def _loo_log_likelihood(data, h) -> float:
+    """The Gaussian-kernel leave-one-out log-likelihood of ``data`` with bandwidth ``h``."""
+    return kde.loo_log_likelihood(data, h, kernel="gaussian")
+
+
+def _select_bandwidth(data, candidates) -> tuple[float, np.ndarray]:
+    """The candidate of largest Gaussian-kernel leave-one-out log-likelihood, and the scores of
+    every candidate, shape ``(n_candidates,)``."""
+    best, scores = kde.select_bandwidth(data, candidates, kernel="gaussian", return_scores=True)
+    return float(best), np.asarray(scores, dtype=float)
+
+
+def _kde_naive_bayes_log_proba(X_train, y_train, X_test, h) -> np.ndarray:
+    """Log-posteriors of the test rows, shape ``(n_test, n_classes)``, columns in the order of
+    ``np.unique(y_train)``."""
+    model = KDENaiveBayes(kernel="gaussian", bandwidth=h).fit(X_train, y_train)
+    return model.predict_log_proba(X_test)
+
+
+# --------------------------------------------------------------------------------------------
+# Question 2: kde_pdf, hidden cell
+# --------------------------------------------------------------------------------------------
 
 
 def _pdf_values(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
     what = (f"the {inp.get('kernel', 'gaussian')}-kernel estimate (N = {inp['data'].size}, "
             f"h = {inp['h']})")
-    return guarded(lambda: compare(unpack(a, case, 1)[0], _reference_pdf(inp), what,
+    return guarded(lambda: compare(unpack(a, case, 1)[0], _kde_pdf(**inp), what,
                                    rtol=1e-8, atol=1e-12))
 
 
@@ -68,10 +190,6 @@ def _pdf_integral(a: Answers, case: str) -> str | None:
     what = (f"your {inp.get('kernel', 'gaussian')}-kernel estimate of the Old Faithful data "
             f"(h = {inp['h']})")
     return guarded(lambda: integrates_to_one(unpack(a, case, 1)[0], inp["x_query"], what))
-
-
-def kde_pdf_visible(a: Answers) -> Outcome:
-    return first_problem(_pdf_values(a, "kde_pdf"))
 
 
 def kde_pdf_hidden(a: Answers) -> Outcome:
@@ -87,127 +205,4 @@ def kde_pdf_hidden(a: Answers) -> Outcome:
     )
 
 
-# ------------------------------------------------------------------ Q3 rules of thumb
-def _rule(a: Answers, case: str, rule: str) -> str | None:
-    data = a.inputs(case)["data"]
-    expected = KernelDensity(bandwidth=rule).fit(data).bandwidth_
-    return guarded(lambda: compare(scalar(a, case, f"{rule.title()}'s bandwidth"), expected,
-                                   f"{rule.title()}'s bandwidth for N = {data.size}",
-                                   rtol=1e-9))
-
-
-def bandwidth_rules_visible(a: Answers) -> Outcome:
-    return first_problem(*[_rule(a, rule, rule) for rule in ("scott", "silverman")])
-
-
-def bandwidth_rules_hidden(a: Answers) -> Outcome:
-    return weighted(*[(0.25, _rule(a, case, rule)) for rule in ("scott", "silverman")
-                      for case in (rule, f"{rule}_small")])
-
-
-# ------------------------------------------------------------------ Q4 LOO
-def _loo(a: Answers, case: str) -> str | None:
-    inp = a.inputs(case)
-    expected = loo_log_likelihood(inp["data"], inp["h"], kernel="gaussian")
-    what = f"the leave-one-out log-likelihood (N = {inp['data'].size}, h = {inp['h']})"
-    return guarded(lambda: compare(scalar(a, case, what), expected, what, rtol=1e-8, atol=1e-8))
-
-
-def loo_log_likelihood_visible(a: Answers) -> Outcome:
-    return first_problem(_loo(a, "loo"))
-
-
-def loo_log_likelihood_hidden(a: Answers) -> Outcome:
-    return weighted((0.25, _loo(a, "loo")), (0.35, _loo(a, "loo_outlier")),
-                    (0.2, _loo(a, "loo_waiting")), (0.2, _loo(a, "loo_small")))
-
-
-# ------------------------------------------------------------------ Q5 selection
-@functools.lru_cache(maxsize=None)
-def _reference_selection(case: str) -> tuple[float, np.ndarray]:
-    """The reference choice and scores of a seeded case, computed once per process (each is a
-    leave-one-out fit per candidate); the scores are read-only."""
-    inp = inputs(PROBLEM_SET, case)
-    best, scores = select_bandwidth(inp["data"], inp["candidates"], kernel="gaussian",
-                                    return_scores=True)
-    scores = np.array(scores, dtype=float)
-    scores.setflags(write=False)
-    return float(best), scores
-
-
-def _selection(a: Answers, case: str) -> tuple[str | None, str | None]:
-    inp = a.inputs(case)
-    best, scores = _reference_selection(case)
-    n = inp["data"].size
-
-    def best_problem():
-        got = scalar(a, case, "the chosen bandwidth", of=2)
-        if np.isclose(got, best, rtol=1e-9, atol=0.0):
-            return None
-        return (f"the chosen bandwidth for N = {n} is {float(got):.6g}; the candidate with the "
-                f"largest leave-one-out log-likelihood is {best:.6g}")
-
-    def scores_problem():
-        got = unpack(a, case, 2)[1]
-        return compare(got, scores, f"the leave-one-out scores for N = {n}", rtol=1e-8, atol=1e-8)
-
-    return guarded(best_problem), guarded(scores_problem)
-
-
-def select_bandwidth_visible(a: Answers) -> Outcome:
-    return first_problem(*_selection(a, "select_bandwidth"))
-
-
-def select_bandwidth_hidden(a: Answers) -> Outcome:
-    parts = []
-    for case in ("select_bandwidth", "select_bandwidth_waiting", "select_bandwidth_bimodal"):
-        best_problem, scores_problem = _selection(a, case)
-        parts += [(0.6 / 3, best_problem), (0.4 / 3, scores_problem)]
-    return weighted(*parts)
-
-
-# ------------------------------------------------------------------ Q6 KDE naive Bayes
-def _reference_log_posterior(inp: dict) -> np.ndarray:
-    model = KDENaiveBayes(kernel="gaussian", bandwidth=inp["h"]).fit(inp["X_train"], inp["y_train"])
-    return model.predict_log_proba(inp["X_test"])
-
-
-def _nb(a: Answers, case: str) -> str | None:
-    """Normalised rows (the clearer message) and the reference's values: normalisation alone is
-    met by wrong answers, so it only explains a wrong value."""
-    inp = a.inputs(case)
-    expected = _reference_log_posterior(inp)
-    what = (f"the log-posteriors ({inp['X_test'].shape[0]} test rows, "
-            f"{inp['X_train'].shape[1]} features, h = {inp['h']})")
-
-    def problem():
-        got = unpack(a, case, 1)[0]
-        return (check_shape(got, expected.shape, what) or log_probability_rows(got, what)
-                or compare(got, expected, what, rtol=1e-7, atol=1e-7))
-
-    return guarded(problem)
-
-
-def kde_naive_bayes_visible(a: Answers) -> Outcome:
-    return first_problem(_nb(a, "nb"))
-
-
-def kde_naive_bayes_hidden(a: Answers) -> Outcome:
-    return weighted(*[(weight, _nb(a, case))
-                      for case, weight in (("nb", 0.3), ("nb_wine", 0.3), ("nb_outlier", 0.4))])
-
-
-CHECKS = {
-    "kernels_visible": kernels_visible,
-    "kernels_hidden": kernels_hidden,
-    "kde_pdf_visible": kde_pdf_visible,
-    "kde_pdf_hidden": kde_pdf_hidden,
-    "bandwidth_rules_visible": bandwidth_rules_visible,
-    "bandwidth_rules_hidden": bandwidth_rules_hidden,
-    "loo_log_likelihood_visible": loo_log_likelihood_visible,
-    "loo_log_likelihood_hidden": loo_log_likelihood_hidden,
-    "select_bandwidth_visible": select_bandwidth_visible,
-    "select_bandwidth_hidden": select_bandwidth_hidden,
-    "kde_naive_bayes_visible": kde_naive_bayes_visible,
-    "kde_naive_bayes_hidden": kde_naive_bayes_hidden,
-}
+CHECKS = {"kde_pdf_hidden": kde_pdf_hidden}
