@@ -353,18 +353,6 @@ def test_equivalences_accept_the_equivalent_form_and_refuse_a_wrong_one(tmp_path
             ("as_float_array", None, "negated" if compare == "rows_up_to_sign" else "shifted")]
 
 
-def test_outputs_may_weigh_differently_within_a_case(tmp_path):
-    """A selection's choice weighs 0.6 and its scores 0.4: each output earns its share."""
-    visible = {**GAUSS, "outputs": [{"name": "μ̂", "weight": 3}, {"name": "σ̂", "weight": 1}]}
-    checks = build_checks(_notebook(("q_visible", visible), ("q_hidden", {"weights": {"g": 1}})))
-    g = case_inputs(declared_cases(_notebook(("q_visible", GAUSS))), "g")["x"]
-    answers = _answers(tmp_path, "g", np.mean(g), 0.0)  # the mean right, the deviation wrong
-    assert checks["q_hidden"](answers).fraction == pytest.approx(3 / 4)
-    assert checks["q_visible"](answers).fraction == 0.0
-    with pytest.raises(DeclarationError, match="'weight': > 0"):
-        declarations(_notebook(("q_visible", {**GAUSS, "outputs": [{"name": "μ̂", "weight": 0}]})))
-
-
 def test_log_probability_rows_explain_a_wrong_answer_by_its_rows_first(tmp_path):
     log_p = np.log([[0.25, 0.75], [0.5, 0.5], [0.1, 0.9]])
     check = {"reference": "solutions._validation:as_float_array", "outputs": ["log p(c | x)"],
