@@ -199,10 +199,10 @@ def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
 
 
 def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
-    from autograder.checks import load_checks
+    from autograder.checks.registry import equivalent_forms
     from autograder.variants import score_equivalent_forms, score_generic_variants
 
-    exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+    exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
     where = f" (autograder/checks/{ps.name}.py: tighten the check, or declare the symmetry in " \
             f"EQUIVALENT_FORMS)"
     return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",
