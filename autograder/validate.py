@@ -227,7 +227,7 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
 def declared_problems(ps: ProblemSet) -> list[Problem]:
     """The declared checks' faults (:func:`autograder.checks.inventory.problems`): a case
     recorded but declared nowhere, declared but never recorded, scored but never recorded, a
-    reference that does not resolve, a cell with both kinds of check."""
+    reference or an input's generator that does not resolve, a cell with both kinds of check."""
     return [Problem(f"{ps.notebook_name}, course.check", message.removeprefix(f"{ps.name}: "),
                     "Make the declaration and the cell's record(...) lines name the same cases.")
             for message in inventory_problems(ps, missing=False)]

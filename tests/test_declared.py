@@ -397,6 +397,14 @@ def test_authoring_mistakes_are_found_before_anything_runs():
             "solutions.mle:gama_mle"
     assert any("gamma_mle_visible: reference" in p for p in problems(_edited(misnamed)))
 
+    # An input generator, named "module:function", that does not exist.
+    def misnamed_generator(nb):
+        _cell(nb, "gamma_mle_hidden").metadata["course"]["check"]["cases"][
+            "gamma_mle_small_shape"]["x"] = {"solutions.mle:gamma_sampel": {"seed": 16}}
+    assert any("gamma_mle_hidden: case 'gamma_mle_small_shape': generator "
+               "'solutions.mle:gamma_sampel' cannot be found" in p
+               for p in problems(_edited(misnamed_generator)))
+
 
 def test_strip_removes_every_declaration_and_nothing_else():
     nb = copy.deepcopy(ProblemSet(PS).source)

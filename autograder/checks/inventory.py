@@ -133,6 +133,14 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 resolve(reference)
             except DeclarationError as exc:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
+    for gid, d in declared.items():  # the generators named "module:function"
+        for case in d.cases.values():
+            for maker in [m for spec in case.args.values() if isinstance(spec, dict)
+                          for m in spec if ":" in m]:
+                try:
+                    resolve(maker)
+                except DeclarationError as exc:
+                    found.append(f"{name}: {gid}: case {case.name!r}: generator {exc}")
     for gid in sorted(set(load_checks(name).CHECKS) - graded):
         found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
                      "cell of the source notebook")
