@@ -170,9 +170,13 @@ def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
     one, else one built now) and in the grader; return the problems and which kit it was."""
     from autograder.release import kit_wheel_name
     from autograder.settings import ROOT
+    from autograder.checks.declaration import declared_cases
     from autograder.validate import recorded_cases
 
-    cases = sorted({r.case for r in recorded_cases(ps)})
+    declared = set(declared_cases(ps.source))  # the grader writes these; the kit has none
+    cases = sorted({r.case for r in recorded_cases(ps)} - declared)
+    if not cases:
+        return [], f"none in the kit: the grader writes the {len(declared)} declared cases"
     published = ROOT / "_build" / "kit" / kit_wheel_name()
     if wheel is not None:
         which = f"the kit {wheel.name}"

@@ -252,3 +252,12 @@ def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
                               f"inputs in the kit {wheel.name} than in the grader's")
     assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
                             "book, which publishes the new kit")
+
+
+def test_a_declared_problem_set_has_no_kit_inputs_to_compare(tmp_path):
+    """Problem set 1's inputs are all declared: the grader writes them, the kit carries none, so
+    there is nothing to compare (and no kit to build)."""
+    from autograder.selfcheck import _kit_inputs
+
+    assert _kit_inputs(ProblemSet("ps1_pca"), tmp_path) == (
+        [], "none in the kit: the grader writes the 14 declared cases")
