@@ -14,10 +14,12 @@ generators and :mod:`solutions` do not give as such:
   one-line formula the lecture gives (centring, codes, reconstruction, the dropped squared
   singular values of the centred data, the number of components for a fraction of variance).
 
-The tolerances are those of the lecture's comparisons: the default (``rtol=1e-6``,
-``atol=1e-9``), components up to the sign of each row to ``rtol=1e-5, atol=1e-7`` (two solvers
-agree to that, not to rounding), the rank-k approximation to ``rtol=1e-6, atol=1e-8``, and the
-number of components as an integer. These functions run only in the grader's process.
+No check stays Python: each of the 14 cells compares returned values with a reference on seeded
+inputs, which a declaration states. The declared tolerances are those of the hand-written checks
+they replaced: the default (``rtol=1e-6``, ``atol=1e-9``), the components up to the sign of each
+row to ``rtol=1e-5, atol=1e-7`` (two solvers agree to that, not to rounding), the rank-k
+approximation to ``rtol=1e-6, atol=1e-8``, and the number of components as an integer. These
+functions run only in the grader's process.
 """
 
 from __future__ import annotations
