@@ -174,9 +174,13 @@ def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
     one, else one built now) and in the grader; return the problems and which kit it was."""
     from autograder.release import kit_wheel_name
     from autograder.settings import ROOT
+    from autograder.checks.declaration import declared_cases
     from autograder.validate import recorded_cases
 
-    cases = sorted({r.case for r in recorded_cases(ps)})
+    declared = set(declared_cases(ps.source))  # the grader writes these; the kit has none
+    cases = sorted({r.case for r in recorded_cases(ps)} - declared)
+    if not cases:
+        return [], f"none in the kit: the grader writes the {len(declared)} declared cases"
     published = ROOT / "_build" / "kit" / kit_wheel_name()
     if wheel is not None:
         which = f"the kit {wheel.name}"
@@ -203,10 +207,10 @@ def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
 
 
 def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
-    from autograder.checks import load_checks
+    from autograder.checks.registry import equivalent_forms
     from autograder.variants import score_equivalent_forms, score_generic_variants
 
-    exemptions = getattr(load_checks(ps.name), "EQUIVALENT_FORMS", {})
+    exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
     where = f" (autograder/checks/{ps.name}.py: tighten the check, or declare the symmetry in " \
             f"EQUIVALENT_FORMS)"
     return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",

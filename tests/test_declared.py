@@ -469,6 +469,13 @@ def test_authoring_mistakes_are_found_before_anything_runs():
                "unknown generator 'normall'" in p for p in found), found
     assert any("case 'gaussian_large' cannot be made: generator 'normal'" in p and "'size'" in p
                for p in found), found
+    # An input generator, named "module:function", that does not exist.
+    def misnamed_generator(nb):
+        _cell(nb, "gamma_mle_hidden").metadata["course"]["check"]["cases"][
+            "gamma_mle_small_shape"]["x"] = {"solutions.mle:gamma_sampel": {"seed": 16}}
+    assert any("gamma_mle_hidden: the inputs of case 'gamma_mle_small_shape' cannot be made: "
+               in p and "'solutions.mle:gamma_sampel' cannot be found" in p
+               for p in problems(_edited(misnamed_generator)))
 
 
 def test_strip_removes_every_declaration_and_nothing_else():

@@ -29,12 +29,9 @@ def _broken(answers):
 @pytest.fixture(scope="module")
 def record():
     checks = __import__("autograder.checks.ps1_pca", fromlist=["CHECKS"]).CHECKS
-    saved = checks["center_hidden"]
-    checks["center_hidden"] = _broken
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # a hand-written check wins over the declared one
+        patch.setitem(checks, "center_hidden", _broken)
         return grade_task(PS.name, "alice", PS.path.read_bytes(), GradingOptions(unsafe=True))
-    finally:
-        checks["center_hidden"] = saved
 
 
 def test_a_broken_check_is_a_grader_error_with_the_traceback_for_the_instructor(record):

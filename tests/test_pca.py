@@ -305,3 +305,53 @@ def test_low_rank_rejects_bad_x(func):
         func(np.ones(4), 1)
     with pytest.raises(ValueError, match="NaN or infinite"):
         func(np.array([[np.nan, 1.0], [1.0, 1.0]]), 1)
+
+
+# --- the grader's references and inputs for problem set 1 (autograder/checks/ps1_pca.py) --------
+
+def test_problem_set_1_pca_references_agree_with_scikit_learn():
+    from autograder.checks import ps1_pca as ref
+
+    for X, k in [(ref.correlated_data(2, 80, 7), 3), (ref.correlated_data(3, 12, 20), 5)]:
+        sk = SkPCA(n_components=k, svd_solver="full").fit(X)
+        for solve in (ref.pca_eig, ref.pca_svd):
+            components, variances = solve(X=X, k=k)
+            np.testing.assert_allclose(align_rows(components, sk.components_), sk.components_,
+                                       atol=1e-10)
+            n = X.shape[0]
+            np.testing.assert_allclose(variances, sk.explained_variance_ * (n - 1) / n,
+                                       rtol=1e-12)
+        residual = X - sk.inverse_transform(sk.transform(X))
+        assert ref.reconstruction_error(X=X, k=k) == pytest.approx(np.sum(residual ** 2),
+                                                                    rel=1e-10)
+
+
+@pytest.mark.parametrize("X, fraction", [("digits", 0.9), ("wide", 0.97), ("small", 0.9),
+                                         ("small", 0.5)])
+def test_problem_set_1_components_for_variance_is_scikit_learns_choice(X, fraction):
+    from autograder.checks import ps1_pca as ref
+
+    X = {"digits": ref.digits(400), "wide": ref.correlated_data(16, 10, 20),
+         "small": ref.correlated_data(15, 40, 6)}[X]
+    chosen = SkPCA(n_components=fraction, svd_solver="full").fit(X).n_components_
+    assert ref.components_for_variance(X=X, fraction=fraction) == chosen
+
+
+def test_problem_set_1_low_rank_project_and_centre_references():
+    from autograder.checks import ps1_pca as ref
+
+    X = ref.correlated_data(13, 6, 15)
+    approx = ref.best_rank_k(X=X, k=2)
+    s = scipy.linalg.svdvals(X)
+    assert np.linalg.matrix_rank(approx) == 2
+    assert np.sum((X - approx) ** 2) == pytest.approx(np.sum(s[2:] ** 2), rel=1e-10)
+    centred, mean = ref.center(X=X)
+    np.testing.assert_allclose(mean, np.mean(X, axis=0), rtol=1e-14)
+    np.testing.assert_allclose(centred.sum(axis=0), 0, atol=1e-12)
+    basis = ref.orthonormal_rows(8, 6, 6)
+    np.testing.assert_allclose(basis @ basis.T, np.eye(6), atol=1e-12)
+    point = ref.correlated_point(7, 6)
+    codes = ref.project(X=X[:, :6], mean=point, components=basis)
+    np.testing.assert_allclose(ref.reconstruct(Z=codes, mean=point, components=basis), X[:, :6],
+                               atol=1e-12)
+    np.testing.assert_array_equal(ref.digits(400), load_digits().data[:400])

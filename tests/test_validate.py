@@ -259,12 +259,12 @@ def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
     from autograder.release import kit_version
     from autograder.selfcheck import _kit_inputs
 
-    name = "ps1_pca"  # its inputs are the kit's (a declared problem set's are the grader's)
+    name = "ps2_matrix_completion"  # its inputs are the kit's (a declared set's are the grader's)
     shutil.copytree(ROOT / "coursedata", tmp_path / "src" / "coursedata",
                     ignore=shutil.ignore_patterns("__pycache__"))
     inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{name}.py"
-    inputs.write_text(inputs.read_text().replace('"center": lambda: {"X": _data(1, 40, 6)}',
-                                                 '"center": lambda: {"X": _data(41, 40, 6)}'))
+    inputs.write_text(inputs.read_text().replace('"rmse": lambda: _rmse(4, 12, 9, 0.5)',
+                                                 '"rmse": lambda: _rmse(41, 12, 9, 0.5)'))
     wheel = tmp_path / f"mfpm_kit-{kit_version()}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as z:
         for path in sorted((tmp_path / "src").rglob("*.py")):
@@ -272,7 +272,16 @@ def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
     problems_found, which = _kit_inputs(ProblemSet(name), tmp_path, wheel)
     assert which == f"the kit {wheel.name}"
     [problem] = problems_found
-    assert problem.startswith(f"coursedata/inputs/{name}.py: case 'center' gives other "
+    assert problem.startswith(f"coursedata/inputs/{name}.py: case 'rmse' gives other "
                               f"inputs in the kit {wheel.name} than in the grader's")
     assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
                             "book, which publishes the new kit")
+
+
+def test_a_declared_problem_set_has_no_kit_inputs_to_compare(tmp_path):
+    """Problem set 1's inputs are all declared: the grader writes them, the kit carries none, so
+    there is nothing to compare (and no kit to build)."""
+    from autograder.selfcheck import _kit_inputs
+
+    assert _kit_inputs(ProblemSet("ps1_pca"), tmp_path) == (
+        [], "none in the kit: the grader writes the 14 declared cases")

@@ -1,158 +1,127 @@
-"""Trusted checks for problem set 1: PCA and the SVD.
+"""Problem set 1 (PCA and the SVD): the generators of its inputs and its references.
 
-Components and singular vectors are compared up to sign; variances follow the lecture's
-covariance with divisor N. The reference is :mod:`solutions.pca`. A visible cell's points need
-every value its hidden part recorded to be right (all or nothing), as its visible test does.
+Every autograded cell of problem set 1 declares its check next to the question, in the source
+notebook's cell metadata (``course.check``, see :mod:`autograder.checks.declared`), so
+``CHECKS`` is empty. The declarations name this module for what the declaration format's named
+generators and :mod:`solutions` do not give as such:
+
+- the inputs: :func:`correlated_data` (a random rotation of a decaying spectrum with a non-zero
+  mean), :func:`correlated_point` (one such row: a mean), :func:`orthonormal_rows` (a basis)
+  and :func:`digits` (the first 400 of the digits data);
+- the references, named as the student's functions are (so that a declared symmetry names the
+  function it exempts) and called with the same keyword arguments: thin wrappers around
+  :class:`solutions.pca.PCA` and :func:`solutions.pca.low_rank_approximation`, or the
+  one-line formula the lecture gives (centring, codes, reconstruction, the dropped squared
+  singular values of the centred data, the number of components for a fraction of variance).
+
+No check stays Python: each of the 14 cells compares returned values with a reference on seeded
+inputs, which a declaration states. The declared tolerances are those of the hand-written checks
+they replaced: the default (``rtol=1e-6``, ``atol=1e-9``), the components up to the sign of each
+row to ``rtol=1e-5, atol=1e-7`` (two solvers agree to that, not to rounding), the rank-k
+approximation to ``rtol=1e-6, atol=1e-8``, and the number of components as an integer. These
+functions run only in the grader's process.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks.answers import Answers, scalar, unpack
-from autograder.checks.compare import compare, rows_up_to_sign
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 from solutions.pca import PCA, low_rank_approximation
 
 PROBLEM_SET = "ps1_pca"
+CHECKS: dict = {}
 
 
-def _reference_pca(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+# --------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------
+
+
+def correlated_data(seed: int, n: int, d: int) -> np.ndarray:
+    """Correlated data with a decaying spectrum and a non-zero mean.
+
+    The rows are :math:`x = (z \\odot s) R^\\top + m` with :math:`z \\sim N(0, I_d)`, scales
+    :math:`s_j = 4 \\cdot 0.6^j`, a random rotation :math:`R` and a mean
+    :math:`m \\sim N(0, 9 I_d)`, all drawn from ``numpy.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    seed, n, d : int
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+    """
+    rng = np.random.default_rng(seed)
+    scales = 4.0 * 0.6 ** np.arange(d)
+    rotation, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    return rng.normal(size=(n, d)) * scales @ rotation.T + rng.normal(scale=3.0, size=d)
+
+
+def correlated_point(seed: int, d: int) -> np.ndarray:
+    """One row of :func:`correlated_data` ``(seed, 1, d)``, shape (d,): a mean to subtract."""
+    return correlated_data(seed, 1, d)[0]
+
+
+def orthonormal_rows(seed: int, k: int, d: int) -> np.ndarray:
+    """A random orthonormal basis of ``k`` directions in ``d`` dimensions, shape (k, d)
+    (the Q factor of a standard normal ``(d, k)`` matrix, transposed)."""
+    q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(d, k)))
+    return q.T
+
+
+def digits(n: int) -> np.ndarray:
+    """The first ``n`` images of the digits data (``coursedata.load_digits``), shape (n, 64)."""
+    from coursedata import load_digits
+
+    return load_digits().X[:n]
+
+
+# --------------------------------------------------------------------------------------------
+# References, named and called as the student's functions
+# --------------------------------------------------------------------------------------------
+
+
+def center(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(X - m, m)`` with ``m`` the column means, shapes (N, D) and (D,)."""
+    mean = X.mean(axis=0)
+    return X - mean, mean
+
+
+def pca_eig(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The top-``k`` components, shape (k, D), and their variances :math:`s_j^2 / N` (the
+    covariance's eigenvalues, divisor N), shape (k,), by :class:`solutions.pca.PCA`."""
     pca = PCA(n_components=k).fit(X)
     return pca.components_, pca.singular_values_ ** 2 / X.shape[0]
 
 
-def _center_problems(a: Answers) -> list[str | None]:
-    X = a.inputs("center")["X"]
-    return [guarded(lambda: compare(unpack(a, "center", 2)[1], X.mean(axis=0), "the mean")),
-            guarded(lambda: compare(unpack(a, "center", 2)[0], X - X.mean(axis=0),
-                                    "the centred data"))]
+#: PCA by the SVD has the same answer.
+pca_svd = pca_eig
 
 
-def center_visible(a: Answers) -> Outcome:
-    return first_problem(*_center_problems(a))
+def project(X: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """The codes :math:`Z = (X - m) U`, shape (N, k), for ``components`` :math:`U^\\top`."""
+    return (X - mean) @ components.T
 
 
-def center_hidden(a: Answers) -> Outcome:
-    mean, centred = _center_problems(a)
-    return weighted((0.5, mean), (0.5, centred))
+def reconstruct(Z: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """The reconstructions :math:`m + Z U^\\top`, shape (N, D)."""
+    return mean + Z @ components
 
 
-def _pca_problems(a: Answers, case: str) -> list[str | None]:
-    """Components (up to the sign of each row) and variances of one recorded case."""
-    inp = a.inputs(case)
-    ref_c, ref_v = _reference_pca(inp["X"], inp["k"])
-    shape = f"X of shape {inp['X'].shape}"
-    return [guarded(lambda: rows_up_to_sign(unpack(a, case, 2)[0], ref_c,
-                                            f"the components for {shape}", rtol=1e-5, atol=1e-7)),
-            guarded(lambda: compare(unpack(a, case, 2)[1], ref_v,
-                                    f"the variances (divisor N) for {shape}"))]
+def best_rank_k(X: np.ndarray, k: int) -> np.ndarray:
+    """:func:`solutions.pca.low_rank_approximation` ``(X, k)``, shape (N, D)."""
+    return low_rank_approximation(X, k)
 
 
-def _visible(a: Answers, cases: list[str]) -> Outcome:
-    """A visible cell: all or nothing, every value its recorded cases hold."""
-    return first_problem(*[p for case in cases for p in _pca_problems(a, case)])
-
-
-def _values(a: Answers, cases: list[str]) -> Outcome:
-    w = 0.5 / len(cases)
-    return weighted(*[(w, p) for case in cases for p in _pca_problems(a, case)])
-
-
-def _project_problems(a: Answers) -> list[str | None]:
-    p, r = a.inputs("project"), a.inputs("reconstruct")
-    return [guarded(lambda: compare(unpack(a, "project", 1)[0],
-                                    (p["X"] - p["mean"]) @ p["components"].T, "the codes Z")),
-            guarded(lambda: compare(unpack(a, "reconstruct", 1)[0],
-                                    r["mean"] + r["Z"] @ r["components"], "the reconstruction"))]
-
-
-def project_visible(a: Answers) -> Outcome:
-    return first_problem(*_project_problems(a))
-
-
-def project_hidden(a: Answers) -> Outcome:
-    codes, reconstruction = _project_problems(a)
-    return weighted((0.5, codes), (0.5, reconstruction))
-
-
-def _best_rank_k_problem(a: Answers, case: str) -> str | None:
-    inp = a.inputs(case)
-    expected = low_rank_approximation(inp["X"], inp["k"])
-    what = (f"the rank-{inp['k']} approximation of a {inp['X'].shape[0]}x{inp['X'].shape[1]} "
-            f"matrix")
-    return guarded(lambda: compare(unpack(a, case, 1)[0], expected, what, rtol=1e-6, atol=1e-8))
-
-
-def best_rank_k_visible(a: Answers) -> Outcome:
-    return first_problem(_best_rank_k_problem(a, "best_rank_k"))
-
-
-def best_rank_k_hidden(a: Answers) -> Outcome:
-    return weighted(*[(0.5, _best_rank_k_problem(a, case))
-                      for case in ("best_rank_k", "best_rank_k_wide")])
-
-
-def _reconstruction_error_problem(a: Answers, case: str, data: str) -> str | None:
-    inp = a.inputs(case)
-    X = inp["X"]
+def reconstruction_error(X: np.ndarray, k: int) -> float:
+    """:math:`\\sum_{j > k} s_j^2` over the singular values of the centred ``X`` (Eckart-Young)."""
     s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
-    expected = float(np.sum(s[inp["k"]:] ** 2))
-    return guarded(lambda: compare(scalar(a, case, "the squared reconstruction error"), expected,
-                                   f"the squared reconstruction error of {data} with "
-                                   f"k={inp['k']}"))
+    return float(np.sum(s[k:] ** 2))
 
 
-def reconstruction_error_visible(a: Answers) -> Outcome:
-    return first_problem(_reconstruction_error_problem(
-        a, "reconstruction_error_small", "a 30x6 matrix"))
-
-
-def reconstruction_error_hidden(a: Answers) -> Outcome:
-    return first_problem(_reconstruction_error_problem(a, "reconstruction_error", "the digits"))
-
-
-def _components_for_variance_problem(a: Answers, case: str) -> str | None:
-    """The smallest k whose top-k variances (from the singular values) reach the fraction."""
-    inp = a.inputs(case)
-    X, fraction = inp["X"], inp["fraction"]
+def components_for_variance(X: np.ndarray, fraction: float) -> int:
+    """The smallest ``k`` whose top-``k`` variances :math:`s_j^2` reach ``fraction`` of their sum."""
     s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
     kept = np.cumsum(s ** 2) / np.sum(s ** 2)
-    expected = int(np.argmax(kept >= fraction)) + 1
-    what = (f"the number of components that keep {fraction:.0%} of the variance of a "
-            f"{X.shape[0]}x{X.shape[1]} matrix")
-    return guarded(lambda: compare(scalar(a, case, what), expected, what, rtol=0, atol=1e-9))
-
-
-def components_for_variance_visible(a: Answers) -> Outcome:
-    return first_problem(_components_for_variance_problem(a, "components_for_variance_small"))
-
-
-def components_for_variance_hidden(a: Answers) -> Outcome:
-    return weighted(*[(0.5, _components_for_variance_problem(a, case))
-                      for case in ("components_for_variance", "components_for_variance_wide")])
-
-
-#: Wrong-looking answers that are right: ``(function, output, transform)`` of the generic
-#: mutants in ``tests/psharness.py`` that must keep full marks.
-EQUIVALENT_FORMS = {
-    ("pca_eig", 0, "negated"): "principal directions are defined up to sign",
-    ("pca_svd", 0, "negated"): "principal directions are defined up to sign",
-}
-
-CHECKS = {
-    "center_visible": center_visible,
-    "center_hidden": center_hidden,
-    "pca_eig_visible": lambda a: _visible(a, ["pca_eig"]),
-    "pca_eig_hidden": lambda a: _values(a, ["pca_eig", "pca_eig_wide"]),
-    "pca_svd_visible": lambda a: _visible(a, ["pca_svd"]),
-    "pca_svd_hidden": lambda a: _values(a, ["pca_svd", "pca_svd_wide"]),
-    "project_visible": project_visible,
-    "project_hidden": project_hidden,
-    "best_rank_k_visible": best_rank_k_visible,
-    "best_rank_k_hidden": best_rank_k_hidden,
-    "reconstruction_error_visible": reconstruction_error_visible,
-    "reconstruction_error_hidden": reconstruction_error_hidden,
-    "components_for_variance_visible": components_for_variance_visible,
-    "components_for_variance_hidden": components_for_variance_hidden,
-}
+    return int(np.argmax(kept >= fraction)) + 1
