@@ -9,10 +9,10 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
 3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
    the notebook;
 4. that blank release earns zero on every autograded cell;
-5. the student kit gives the same seeded inputs as the grader for every recorded case: the kit
-   that ``make book`` published (``_build/kit/<wheel>``) if there is one, else a kit built from
-   the sources now; a published kit of the same version with other inputs means its version
-   must be raised;
+5. the kernel and the grader see the same inputs: every declared case's inputs, written as the
+   grader writes them before a run and read back by the kit's ``coursedata.grading.inputs``, are
+   the grader's own, value, dtype and type (the kit holds no generator, so a changed seed needs
+   no new kit);
 6. generic wrong answers (NaN, infinite, constant, rescaled, shifted, negated values of every
    graded function) score zero on every visible cell and every hidden cell all of whose answers
    they replace, and lose points on the others; the symmetries a check declares
@@ -29,17 +29,17 @@ the instructor's, not a student's).
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from autograder.problemset import ProblemSet
 from autograder.status import Status
@@ -138,72 +138,54 @@ def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
             for s in result.scores if s.points]
 
 
-_DIGESTS = r'''
-import hashlib, importlib, json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import coursedata
-from coursedata.grading import inputs
-def digest(value):
-    h = hashlib.sha256()
-    for key in sorted(value):
-        a = np.asarray(value[key])
-        h.update(key.encode() + str(a.dtype).encode() + str(a.shape).encode())
-        h.update(np.ascontiguousarray(a).tobytes() if a.dtype.kind != "O" else repr(a).encode())
-    return h.hexdigest()
-out = {"file": coursedata.__file__, "version": coursedata.__version__, "cases": {}}
-for case in json.loads(sys.argv[3]):
+def _same_inputs(read: dict, made: dict) -> bool:
+    """Whether the kernel's inputs ``read`` are the grader's ``made``: the same arguments, each
+    with the same values (NaN where NaN), dtype and shape, and numbers of the same Python type."""
+    if read.keys() != made.keys():
+        return False
+    for key, value in made.items():
+        a, b = np.asarray(read[key]), np.asarray(value)
+        same_type = isinstance(value, np.ndarray) or type(read[key]) is type(value)
+        if not (same_type and a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")):
+            return False
+    return True
+
+
+def _kit_inputs(ps: ProblemSet, scratch: Path):
+    """Write every declared case's inputs as the grader does before a run, read them back as the
+    student's kernel does (``coursedata.grading.inputs``, the kit's reader) and compare them with
+    the grader's own; return the problems and what was compared."""
+    from coursedata.grading import RESULTS_ENV
+    from autograder.checks.declaration import case_inputs, declared_cases, write_inputs
+
+    cases = declared_cases(ps.source)
+    folder = scratch / "kit-inputs"
+    write_inputs(ps.source, folder)
+    before = os.environ.get(RESULTS_ENV)
+    os.environ[RESULTS_ENV] = str(folder)
     try:
-        out["cases"][case] = digest(inputs(sys.argv[2], case))
-    except Exception as exc:
-        out["cases"][case] = f"error: {type(exc).__name__}: {exc}"
-print(json.dumps(out))
-'''
+        found = [p for c in sorted(cases) if (p := _read_back(ps.name, c, case_inputs(cases, c)))]
+    finally:
+        os.environ.pop(RESULTS_ENV) if before is None else os.environ.update({RESULTS_ENV: before})
+    return found, f"{len(cases)} declared cases, written and read back; the kit holds no generator"
 
 
-def _digests(path: str, name: str, cases: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-c", _DIGESTS, path, name, json.dumps(cases)],
-                          capture_output=True, text=True, timeout=300)
-    if done.returncode:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr else "failed")
-    return json.loads(done.stdout)
+def _read_back(name: str, case: str, made: dict) -> str | None:
+    """What is wrong with the kernel's reading of ``case`` (whose grader inputs are ``made``),
+    or ``None``."""
+    from coursedata.grading import inputs
 
-
-def _kit_inputs(ps: ProblemSet, scratch: Path, wheel: Path | None = None):
-    """Compare the inputs of every recorded case in the kit (``wheel``, else the published
-    one, else one built now) and in the grader; return the problems and which kit it was."""
-    from autograder.release import kit_wheel_name
-    from autograder.settings import ROOT
-    from autograder.checks.declaration import declared_cases
-    from autograder.validate import recorded_cases
-
-    declared = set(declared_cases(ps.source))  # the grader writes these; the kit has none
-    cases = sorted({r.case for r in recorded_cases(ps)} - declared)
-    if not cases:
-        return [], f"none in the kit: the grader writes the {len(declared)} declared cases"
-    published = ROOT / "_build" / "kit" / kit_wheel_name()
-    if wheel is not None:
-        which = f"the kit {wheel.name}"
-    elif published.is_file():
-        wheel, which = published, f"the published kit {published.relative_to(ROOT)}"
-    else:
-        spec = importlib.util.spec_from_file_location("_kit_build", ROOT / "kit" / "build.py")
-        kit_build = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(kit_build)
-        wheel = kit_build.build(scratch / "kit")
-        which = f"the kit built now ({kit_wheel_name()})"
-    grader = _digests(str(ROOT), ps.name, cases)
-    kit = _digests(str(wheel), ps.name, cases)
-    if not kit["file"].startswith(str(wheel)):
-        return [f"the kit's coursedata could not be imported from {wheel}"], which
-    differ = [c for c in cases if kit["cases"][c] != grader["cases"][c]]
-    if not differ:
-        return [], f"{len(cases)} cases, {which}"
-    advice = (f"raise coursedata.__version__ (now {kit['version']}) and run make book, which "
-              "publishes the new kit" if kit["version"] == grader["version"]
-              else "run make book, which publishes the kit of the sources")
-    return [f"coursedata/inputs/{ps.name}.py: case {c!r} gives other inputs in {which} than in "
-            f"the grader's ({kit['cases'][c][:60]}); {advice}" for c in differ], which
+    try:
+        read = inputs(name, case)
+    except Exception as exc:  # noqa: BLE001 - every student's run would fail here
+        return (f"case {case!r}: the kernel cannot read its inputs ({type(exc).__name__}: "
+                f"{exc}); declare numbers or numeric arrays")
+    if not _same_inputs(read, made):
+        return (f"case {case!r}: the kernel reads other inputs than the grader makes (a value, "
+                "dtype or type changes on the way through the input files); declare numbers or "
+                "numeric arrays")
+    return None
 
 
 def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:

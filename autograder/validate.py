@@ -6,10 +6,11 @@ the cell or case and what to change:
 - **checks**: every autograded cell has a trusted check in ``autograder/checks/<name>.py``
   (``CHECKS``), and every check a cell;
 - **cases**: every ``record("case", f, **inputs("<name>", "case"))`` of a graded cell records a
-  case that ``coursedata/inputs/<name>.py`` defines (``CASES``), under the name of the inputs it
-  passes; every defined case is recorded by some cell; every case a check reads is recorded; every
-  recorded case is read by some check (a typo in a case name would otherwise cost every correct
-  student the cell's points);
+  case under the name of the inputs it passes, of its own problem set; every case a Python check
+  reads is recorded, and every case recorded for a Python check is read (a typo in a case name
+  would otherwise cost every correct student the cell's points); the declared checks' own faults
+  (a case declared but not recorded, an input that cannot be made, ...) come from
+  :func:`autograder.checks.inventory.problems`;
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib
 import inspect
 import re
 import tempfile
@@ -40,7 +40,7 @@ from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 
 __all__ = ["Problem", "RecordedCase", "problems", "recorded_cases", "check_reads",
-           "defined_cases", "question_points", "refusal"]
+           "question_points", "refusal"]
 
 _RECORD = re.compile(
     r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
@@ -95,15 +95,6 @@ def recorded_cases(ps: ProblemSet) -> list[RecordedCase]:
             for m in _RECORD.finditer(cell.source):
                 out.append(RecordedCase(gid, m["case"], m["func"], m["inputs"], m["ps"]))
     return out
-
-
-def defined_cases(ps: ProblemSet) -> set[str] | None:
-    """The cases ``coursedata/inputs/<name>.py`` defines (``CASES``), or None without one."""
-    try:
-        module = importlib.import_module(f"coursedata.inputs.{ps.name}")
-    except ModuleNotFoundError:
-        return None
-    return set(getattr(module, "CASES", {}))
 
 
 class _Probe(Answers):
@@ -174,16 +165,13 @@ def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Probl
 
 
 def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Problem]:
-    """Recorded cases the inputs do not define or name differently, defined cases nobody
-    records, and cases the checks read that nobody records (or the reverse)."""
-    inputs_file = f"coursedata/inputs/{ps.name}.py"
+    """Cases recorded under another case's inputs or another problem set's, and cases a Python
+    check reads that nobody records (or records that no Python check reads)."""
     declared = build_checks(ps.source)  # their cases: declared_problems
     checks = {gid: check for gid, check in checks.items() if gid not in declared}
     every = recorded_cases(ps)
     recorded = [r for r in every if r.grade_id not in declared]
     names = {r.case for r in recorded}
-    kit = defined_cases(ps)
-    defined = None if kit is None else kit | set(declared_cases(ps.source))
     out = []
     for r in every:
         where = f"{ps.notebook_name}, cell `{r.grade_id}`, record({r.case!r}, ...)"
@@ -194,18 +182,6 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
         if r.inputs_problem_set is not None and r.inputs_problem_set != ps.name:
             out.append(Problem(where, f"its inputs are those of {r.inputs_problem_set!r}",
                                f"Write inputs({ps.name!r}, {r.case!r})."))
-        if r.inputs_case is not None and defined is not None and r.inputs_case not in defined:
-            out.append(Problem(where, f"case {r.inputs_case!r} is used but not defined in "
-                               f"{inputs_file}", f"Add {r.inputs_case!r} to CASES there"
-                               f"{_near(r.inputs_case, defined)}."))
-    named = {m.group(1) for cell in ps.source.cells if cell.cell_type == "code"
-             for m in re.finditer(rf"""inputs\(\s*["']{re.escape(ps.name)}["']\s*,\s*["']"""
-                                  r"""([^"']+)["']""", cell.source)}
-    for case in sorted((kit or set()) - names - named):
-        out.append(Problem(f"{inputs_file}, CASES[{case!r}]", "this case is defined but no "
-                           "graded cell records it", "Record it in a hidden cell "
-                           f"(record({case!r}, f, **inputs({ps.name!r}, {case!r}))) or remove it"
-                           f"{_near(case, names)}."))
     reads = check_reads(ps, checks)
     recorded_anywhere = {r.case for r in every}  # a declared cell's case may be read here too
     for gid, read in reads.items():
@@ -221,7 +197,7 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
             out.append(Problem(f"{ps.notebook_name}, cell `{r.grade_id}`, "
                                f"record({r.case!r}, ...)", "no check reads this case",
                                f"Read it in the check of `{r.grade_id}`, or fix its name"
-                               f"{_near(r.case, read_any & (defined or read_any))}."))
+                               f"{_near(r.case, read_any)}."))
     return out
 
 

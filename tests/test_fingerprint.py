@@ -38,7 +38,6 @@ def _touch(path: Path) -> None:
 
 @pytest.mark.parametrize("rel", [
     "coursedata/loaders.py",               # builds the real-data inputs
-    "coursedata/inputs/__init__.py",       # the kit's seeded inputs
     "autograder/checks/ps1_pca.py",        # a declaration's generators and references
     "autograder/checks/declared.py",       # the declared checks and their input generators
     "coursedata/grading.py",               # how answers are recorded

@@ -44,10 +44,8 @@ RELEASE_DIR = ROOT / "course" / "release"
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \1",
                      re.S | re.M)
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
-#: Lines of solution regions that are generic code, not answers: they also open the seeded input
-#: generators of coursedata/inputs. Any other line of a solution or hidden-test region found in
-#: the wheel is a leak.
-GENERIC = {"rng = np.random.default_rng(seed)"}
+#: Any line of a solution or hidden-test region found in the wheel is a leak (the kit holds no
+#: input generator: the grader writes the hidden cases' inputs when it grades).
 #: Errors that mean the environment, or a test that leans on an earlier one, is wrong: a visible
 #: test of the blank notebook must fail on the student's own function, with none of these.
 NOT_ITS_OWN = {"ModuleNotFoundError", "ImportError", "NameError"}
@@ -59,7 +57,7 @@ def _telling(line: str, code: bool) -> bool:
     """Whether a stripped line of a region is worth looking for: 12 characters or more, and in
     code a statement or comment of its own (not a fragment of a longer one, such as
     ``dtype=float)``, nor a block header such as ``for i in range(n):``, which any code has)."""
-    if len(line) < 12 or line in GENERIC or "YOUR ANSWER HERE" in line:
+    if len(line) < 12 or "YOUR ANSWER HERE" in line:
         return False
     if not code or line.startswith("#"):
         return True

@@ -251,37 +251,32 @@ def test_a_heading_that_hides_or_invents_hand_grading_is_named():
         "the question's answer is written."]
 
 
-def test_a_kit_whose_inputs_differ_from_the_graders_is_named(tmp_path):
-    """A seed changed after the kit was published, the kit's version not raised: the students'
-    visible tests would run on other inputs than the grader's."""
-    import zipfile
-
-    from autograder.release import kit_version
+@pytest.mark.parametrize("name", list_problem_sets())
+def test_the_kernel_reads_exactly_the_inputs_the_grader_makes(name, tmp_path):
+    """Every declared case, written as the grader writes it and read back by the kit's reader,
+    is the grader's own, value, dtype and type: a student's function sees what the reference
+    saw."""
     from autograder.selfcheck import _kit_inputs
 
-    name = "ps2_matrix_completion"  # its inputs are the kit's (a declared set's are the grader's)
-    shutil.copytree(ROOT / "coursedata", tmp_path / "src" / "coursedata",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    inputs = tmp_path / "src" / "coursedata" / "inputs" / f"{name}.py"
-    inputs.write_text(inputs.read_text().replace('"rmse": lambda: _rmse(4, 12, 9, 0.5)',
-                                                 '"rmse": lambda: _rmse(41, 12, 9, 0.5)'))
-    wheel = tmp_path / f"mfpm_kit-{kit_version()}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as z:
-        for path in sorted((tmp_path / "src").rglob("*.py")):
-            z.write(path, path.relative_to(tmp_path / "src"))
-    problems_found, which = _kit_inputs(ProblemSet(name), tmp_path, wheel)
-    assert which == f"the kit {wheel.name}"
-    [problem] = problems_found
-    assert problem.startswith(f"coursedata/inputs/{name}.py: case 'rmse' gives other "
-                              f"inputs in the kit {wheel.name} than in the grader's")
-    assert problem.endswith(f"raise coursedata.__version__ (now {kit_version()}) and run make "
-                            "book, which publishes the new kit")
+    found, what = _kit_inputs(ProblemSet(name), tmp_path)
+    assert found == []
+    assert what.endswith("declared cases, written and read back; the kit holds no generator")
 
 
-def test_a_declared_problem_set_has_no_kit_inputs_to_compare(tmp_path):
-    """Problem set 1's inputs are all declared: the grader writes them, the kit carries none, so
-    there is nothing to compare (and no kit to build)."""
+def test_an_input_the_kernel_cannot_read_is_named(tmp_path):
+    """An integer too large for int64 is saved as an object array, which the kernel's reader
+    refuses (it loads no pickles): every student's run would fail on that case."""
     from autograder.selfcheck import _kit_inputs
 
-    assert _kit_inputs(ProblemSet("ps1_pca"), tmp_path) == (
-        [], "none in the kit: the grader writes the 14 declared cases")
+    ps = ProblemSet("ps3_mle")
+    _cell(ps.source, "gaussian_mle_hidden").metadata["course"]["check"]["cases"][
+        "gaussian_small"]["x"] = 2 ** 70
+    found, _ = _kit_inputs(ps, tmp_path)
+    assert found == ["case 'gaussian_small': the kernel cannot read its inputs (ValueError: "
+                     "Object arrays cannot be loaded when allow_pickle=False); declare numbers "
+                     "or numeric arrays"]
+
+
+def test_the_kit_holds_no_input_generator():
+    """The hidden cases' inputs stay with the grader: no ``coursedata.inputs`` in the sources."""
+    assert not (ROOT / "coursedata" / "inputs").exists()

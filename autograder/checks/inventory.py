@@ -53,16 +53,6 @@ class CellInventory:
     references: tuple[str, ...] = ()
 
 
-def _kit_cases(name: str) -> set[str]:
-    import importlib
-
-    try:
-        module = importlib.import_module(f"coursedata.inputs.{name}")
-    except ModuleNotFoundError:
-        return set()
-    return set(getattr(module, "CASES", {}))
-
-
 def cases_by_cell(notebook) -> dict[str, tuple[str, ...]]:
     """``{grade_id: cases its code records}`` over the notebook's code cells (each
     ``record("case", ...)``, in order)."""
@@ -101,12 +91,10 @@ def inventory(problem_set) -> list[CellInventory]:
 
 
 def defined_cases(problem_set) -> dict[str, str]:
-    """``{case: where its inputs are defined}``: ``"course.check of <grade_id>"`` for a case
-    declared in the source notebook, ``"coursedata/inputs/<name>.py"`` for one of the kit."""
-    out = {c: f"coursedata/inputs/{problem_set.name}.py" for c in _kit_cases(problem_set.name)}
-    for gid, d in declarations(problem_set.source).items():
-        out.update({c: f"course.check of {gid}" for c in d.cases})
-    return out
+    """``{case: "course.check of <grade_id>"}``: where each case's inputs are declared (every
+    case is declared in the source notebook; the kit holds no generator)."""
+    return {c: f"course.check of {gid}" for gid, d in declarations(problem_set.source).items()
+            for c in d.cases}
 
 
 def problems(problem_set, missing: bool = True) -> list[str]:
