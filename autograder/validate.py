@@ -155,8 +155,8 @@ def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Probl
     cells = [c.grade_id for c in ps.grade_cells if c.autograded]
     out = [Problem(f"{ps.notebook_name}, cell `{gid}`", "this autograded cell has no trusted "
                    "check, so every student would get a grader error on it",
-                   f"Add `{gid!r}: <check function>` to CHECKS in {where}"
-                   f"{_near(gid, checks)}.")
+                   "Declare its check in the cell's metadata (course.check), or add "
+                   f"`{gid!r}: <check function>` to CHECKS in {where}{_near(gid, checks)}.")
            for gid in cells if gid not in checks]
     out += [Problem(f"{where}, CHECKS[{gid!r}]", "no autograded cell of the notebook has this "
                     "grade_id", f"Rename it to the cell's grade_id{_near(gid, cells)} or remove "
@@ -210,7 +210,7 @@ def declared_problems(ps: ProblemSet) -> list[Problem]:
                     "Name a generator and the parameters it takes (autograder/checks/"
                     "declaration.py lists them)." if "cannot be made" in message else
                     "Make the declaration and the cell's record(...) lines name the same cases.")
-            for message in inventory_problems(ps, missing=False)]
+            for message in inventory_problems(ps)]
 
 
 def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:

@@ -455,7 +455,10 @@ def test_authoring_mistakes_are_found_before_anything_runs():
     # A graded cell without a check.
     def undeclared(nb):
         del _cell(nb, "gamma_mle_hidden").metadata["course"]
-    assert any("gamma_mle_hidden has no check" in p for p in problems(_edited(undeclared)))
+    from autograder.validate import problems as release_problems
+
+    assert any("cell `gamma_mle_hidden`: this autograded cell has no trusted check" in str(p)
+               for p in release_problems(_edited(undeclared)))
 
     # A reference that does not exist.
     def misnamed(nb):

@@ -117,9 +117,9 @@ def test_a_graded_cell_without_a_check_is_refused(course):
     _edit(course, add)
     message = _refused(course)
     assert ("ps3_mle.ipynb, cell `poisson_mle_visible`: this autograded cell has no trusted "
-            "check, so every student would get a grader error on it. Add "
-            "`'poisson_mle_visible': <check function>` to CHECKS in "
-            "autograder/checks/ps3_mle.py" in message)
+            "check, so every student would get a grader error on it. Declare its check in the "
+            "cell's metadata (course.check), or add `'poisson_mle_visible': <check function>` to "
+            "CHECKS in autograder/checks/ps3_mle.py" in message)
     # ... and its point is in neither the header nor a question's heading.
     assert "the header's **Points:** line: it says 19 autograded, the cells' metadata 20" \
         in message

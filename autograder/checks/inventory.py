@@ -3,10 +3,11 @@
 :func:`inventory` lists every graded cell of a source notebook with its check (declared in the
 notebook, hand-written in ``autograder/checks/<problem set>.py``, graded by hand, or missing),
 the cases its hidden part records, and the cases its check reads. :func:`problems` turns that into
-what would mis-grade, each in words that say what to change and where: a graded cell without a
-check, a check without a cell, a cell both declared and hand-written, a case recorded but with no
+what would mis-grade, each in words that say what to change and where: a cell both declared
+and hand-written, a reference that does not resolve, a case recorded but with no
 inputs, inputs declared but never recorded, a declared check reading a case no cell records, a
-declaration that cannot be read, a declared input that cannot be drawn. Nothing runs a notebook:
+declaration that cannot be read, a declared input that cannot be drawn (a graded cell without a
+check and a check without a cell are :mod:`autograder.validate`'s). Nothing runs a notebook:
 this reads the source only (and imports the references a declaration names, and draws its
 inputs).
 """
@@ -97,11 +98,11 @@ def defined_cases(problem_set) -> dict[str, str]:
             for c in d.cases}
 
 
-def problems(problem_set, missing: bool = True) -> list[str]:
-    """What would make ``problem_set`` mis-grade, one sentence each (empty when nothing).
+def problems(problem_set) -> list[str]:
+    """What would make ``problem_set``'s checks mis-grade, one sentence each (empty when nothing).
 
-    ``missing`` False leaves out the autograded cells without any check (for a caller that
-    reports those itself, as :func:`autograder.validate.problems` does)."""
+    A graded cell without any check and a Python check without a cell are
+    :func:`autograder.validate.check_problems`' (one reporter for each fault)."""
     name = problem_set.name
     try:
         cells = inventory(problem_set)
@@ -109,13 +110,8 @@ def problems(problem_set, missing: bool = True) -> list[str]:
     except DeclarationError as exc:
         return [f"{name}: a declared check cannot be read: {exc}"]
     found = []
-    graded = {c.grade_id for c in cells if c.check != "manual"}
     for c in cells:
-        if c.check == "missing" and missing:
-            found.append(f"{name}: the autograded cell {c.grade_id} has no check: declare one in "
-                         "its metadata (course.check) or add it to CHECKS of "
-                         f"autograder/checks/{name}.py")
-        elif c.check == "both":
+        if c.check == "both":
             found.append(f"{name}: {c.grade_id} has both a declared check and a Python one in "
                          f"autograder/checks/{name}.py; keep one")
         for reference in c.references:
@@ -131,9 +127,6 @@ def problems(problem_set, missing: bool = True) -> list[str]:
                 except Exception as exc:  # noqa: BLE001 - the author's mistake, named
                     found.append(f"{name}: {d.grade_id}: the inputs of case {case.name!r} cannot "
                                  f"be made: {exc} (input {arg!r})")
-    for gid in sorted(set(load_checks(name).CHECKS) - graded):
-        found.append(f"{name}: autograder/checks/{name}.py checks {gid}, which is no autograded "
-                     "cell of the source notebook")
     found += [message for _, message in _case_faults(problem_set, cells, declared)]
     return found
 
