@@ -97,6 +97,9 @@ __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", 
 
 #: The key of ``metadata.course`` holding a test cell's declaration.
 KEY = "check"
+#: The keys of a cell's ``metadata.course`` that are the grader's alone, removed by :func:`strip`:
+#: a test cell's declaration and a solution cell's mutants (:mod:`autograder.checks.mutants`).
+GRADER_KEYS = (KEY, "mutants")
 _SUFFIX = re.compile(r"_(visible|hidden)$")
 _TRUSTED = ("coursedata", "solutions", "autograder.checks")
 
@@ -436,14 +439,17 @@ def _input_files(args_json: str) -> dict[str, bytes]:
 
 
 def strip(notebook) -> int:
-    """Remove every declaration from ``notebook`` (in place); return how many were removed.
+    """Remove every declaration and every declared mutant (:data:`GRADER_KEYS`) from
+    ``notebook`` (in place); return how many cells carried one.
 
-    A released notebook must not carry them (they name hidden cases' inputs)."""
+    A released notebook must not carry them (they name hidden cases' inputs; a mutant's
+    ``find`` is a line of the solution, its ``replace`` a wrong answer)."""
     removed = 0
     for cell in notebook.get("cells", []):
         meta = cell.get("metadata", {}).get("course")
-        if isinstance(meta, dict) and KEY in meta:
-            del meta[KEY]
+        if isinstance(meta, dict) and any(key in meta for key in GRADER_KEYS):
+            for key in GRADER_KEYS:
+                meta.pop(key, None)
             removed += 1
             if not meta:
                 del cell["metadata"]["course"]
