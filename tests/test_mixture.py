@@ -230,8 +230,8 @@ def test_em_history_never_decreases_and_fit_mixture_is_sklearns_fit(eruptions):
     _, _, _, history = em(eruptions, **START, n_iter=60)
     assert history.shape == (61,) and np.all(np.diff(history) >= -1e-9 * abs(history[-1]))
     w, m, v, ll = fit_mixture(eruptions, **START, tol=1e-13, max_iter=5000)
-    sk = SkGaussianMixture(2, tol=1e-12, max_iter=5000, reg_covar=0.0, weights_init=START["weights"],
-                           means_init=START["means"][:, None],
+    sk = SkGaussianMixture(2, tol=1e-12, max_iter=5000, reg_covar=0.0,
+                           weights_init=START["weights"], means_init=START["means"][:, None],
                            precisions_init=(1 / START["variances"])[:, None, None]).fit(
         eruptions[:, None])
     np.testing.assert_allclose(m, sk.means_.ravel(), rtol=1e-6)
