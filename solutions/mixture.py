@@ -48,7 +48,8 @@ from solutions._validation import (
 )
 from solutions.softmax import softmax
 
-__all__ = ["ConvergenceWarning", "GaussianMixture"]
+__all__ = ["ConvergenceWarning", "GaussianMixture", "em", "fit_mixture", "m_step",
+           "responsibilities"]
 
 _INITS = ("quantiles", "random")
 
@@ -67,6 +68,147 @@ def _normalise(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     total = resp.sum(axis=1, keepdims=True)
     resp /= total
     return (top + np.log(total))[:, 0], resp
+
+
+def responsibilities(x, weights, means, variances) -> tuple[np.ndarray, float]:
+    r"""E-step: the responsibilities and the log-likelihood, computed in log space.
+
+    .. math::
+
+        \log r_{nk} = \log \pi_k + \log \mathcal N(x_n \mid \mu_k, \sigma_k^2)
+                      - \operatorname{logsumexp}_j \big(\log \pi_j
+                      + \log \mathcal N(x_n \mid \mu_j, \sigma_j^2)\big),
+        \qquad
+        \ell = \sum_{n=1}^N \operatorname{logsumexp}_k \big(\log \pi_k
+               + \log \mathcal N(x_n \mid \mu_k, \sigma_k^2)\big).
+
+    A point far from every component (every :math:`\pi_k \mathcal N(x_n)` below the smallest
+    float) keeps finite responsibilities and a finite :math:`\log p(x_n)`.
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+    weights, means, variances : array_like of shape (K,)
+        :math:`\pi_k > 0` (summing to one), :math:`\mu_k`, :math:`\sigma_k^2 > 0`.
+
+    Returns
+    -------
+    resp : ndarray of shape (N, K)
+        :math:`r_{nk}`; each row sums to one.
+    log_likelihood : float
+        :math:`\ell`.
+    """
+    x = as_1d_float(x, "x")
+    log_px, resp = _normalise(_log_joint(x, np.asarray(weights, dtype=float),
+                                         np.asarray(means, dtype=float),
+                                         np.asarray(variances, dtype=float)))
+    return resp, float(log_px.sum())
+
+
+def m_step(x, resp, reg_var: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""M-step: the weighted Gaussian MLE of each component.
+
+    With :math:`N_k = \sum_n r_{nk}`,
+
+    .. math::
+
+        \pi_k = \frac{N_k}{N}, \qquad \mu_k = \frac{1}{N_k}\sum_n r_{nk} x_n, \qquad
+        \sigma_k^2 = \frac{1}{N_k}\sum_n r_{nk} (x_n - \mu_k)^2 + \texttt{reg\_var}.
+
+    A component with :math:`N_k = 0` gets ``10 * eps`` added to :math:`N_k`, so no division by 0.
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+    resp : array_like of shape (N, K)
+        Responsibilities; each row sums to one.
+    reg_var : float, default 0
+        Added to every variance (``0`` is plain EM).
+
+    Returns
+    -------
+    weights, means, variances : ndarray of shape (K,)
+    """
+    x = as_1d_float(x, "x")
+    resp = np.asarray(resp, dtype=float)
+    Nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # no division by 0 for a dead component
+    means = resp.T @ x / Nk
+    z = x[:, None] - means
+    variances = np.einsum("nk,nk->k", resp, z * z) / Nk + reg_var
+    return Nk / x.size, means, variances
+
+
+def _em(x: np.ndarray, weights, means, variances, max_iter: int, reg_var: float = 0.0,
+        tol: float | None = None):
+    r"""EM from the given start: ``(weights, means, variances, history, converged)``.
+
+    Stops after ``max_iter`` iterations or, with ``tol``, when an iteration raises
+    :math:`\ell / N` by less than ``tol`` (then ``converged`` is True)."""
+    resp, ll = responsibilities(x, weights, means, variances)
+    history = [ll]
+    for _ in range(max_iter):
+        weights, means, variances = m_step(x, resp, reg_var)
+        if not np.all(variances > 0):
+            raise ValueError("a component collapsed onto a single point (variance 0); "
+                             "use reg_var > 0 or fewer components")
+        resp, ll = responsibilities(x, weights, means, variances)
+        history.append(ll)
+        if tol is not None and (history[-1] - history[-2]) / x.size < tol:
+            return weights, means, variances, np.array(history), True
+    return weights, means, variances, np.array(history), False
+
+
+def em(x, weights, means, variances, n_iter: int):
+    r"""``n_iter`` iterations of plain EM (E-step, then M-step) from the given start.
+
+    Each iteration computes the responsibilities at the current parameters
+    (:func:`responsibilities`) and refits every component to them (:func:`m_step`). The
+    log-likelihood :math:`\ell(\boldsymbol\theta^{(t)})` never decreases: the M-step maximises the
+    lower bound :math:`\mathcal F(q, \boldsymbol\theta) \le \ell(\boldsymbol\theta)` that the
+    E-step made touch :math:`\ell` at :math:`\boldsymbol\theta^{(t)}`.
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+    weights, means, variances : array_like of shape (K,)
+        The start :math:`\boldsymbol\theta^{(0)}`.
+    n_iter : int, >= 0
+
+    Returns
+    -------
+    weights, means, variances : ndarray of shape (K,)
+        :math:`\boldsymbol\theta^{(n\_iter)}`.
+    history : ndarray of shape (n_iter + 1,)
+        :math:`\ell(\boldsymbol\theta^{(t)})` for :math:`t = 0, \dots, n\_iter`; non-decreasing.
+    """
+    w, m, v, history, _ = _em(as_1d_float(x, "x"), weights, means, variances,
+                              check_int(n_iter, "n_iter", minimum=0))
+    return w, m, v, history
+
+
+def fit_mixture(x, weights, means, variances, tol: float = 1e-10, max_iter: int = 1000):
+    r"""EM from the given start until an iteration raises :math:`\ell / N` by less than ``tol``.
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+    weights, means, variances : array_like of shape (K,)
+        The start.
+    tol : float, default 1e-10
+        Stop when :math:`(\ell^{(t)} - \ell^{(t-1)}) / N <` ``tol``.
+    max_iter : int, default 1000
+        Stop after this many iterations in any case.
+
+    Returns
+    -------
+    weights, means, variances : ndarray of shape (K,)
+        The fitted parameters, in the order of the start's components.
+    log_likelihood : float
+        :math:`\ell` at the fitted parameters.
+    """
+    w, m, v, history, _ = _em(as_1d_float(x, "x"), weights, means, variances,
+                              check_int(max_iter, "max_iter"), tol=tol)
+    return w, m, v, float(history[-1])
 
 
 def _given_start(value, name: str, K: int) -> np.ndarray:
@@ -181,33 +323,16 @@ class GaussianMixture:
         weights, means, variances = self._initial(x, K, reg, weights_init, means_init,
                                                    variances_init)
 
-        N = x.size
-        log_px, resp = _normalise(_log_joint(x, weights, means, variances))  # E-step
-        history = [float(log_px.sum())]
-        converged = False
-        n_iter = 0
-        for n_iter in range(1, max_iter + 1):
-            Nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # no division by 0 for a dead one
-            weights = Nk / N  # M-step
-            means = resp.T @ x / Nk
-            z = x[:, None] - means
-            variances = np.einsum("nk,nk->k", resp, z * z) / Nk + reg
-            if not np.all(variances > 0):
-                raise ValueError("a component collapsed onto a single point (variance 0); "
-                                 "use reg_var > 0 or fewer components")
-            log_px, resp = _normalise(_log_joint(x, weights, means, variances))  # E-step
-            history.append(float(log_px.sum()))
-            if (history[-1] - history[-2]) / N < tol:
-                converged = True
-                break
-
+        weights, means, variances, history, converged = _em(x, weights, means, variances,
+                                                            max_iter, reg, tol)
+        n_iter = history.size - 1
         if not converged:
             warnings.warn(f"EM stopped at max_iter={max_iter} before the mean log-likelihood "
                           f"rose by less than tol={tol:g} per iteration; raise max_iter",
                           ConvergenceWarning, stacklevel=2)
         self.weights_, self.means_, self.variances_ = weights, means, variances
-        self.log_likelihood_history_ = np.array(history)
-        self.log_likelihood_ = history[-1]
+        self.log_likelihood_history_ = history
+        self.log_likelihood_ = float(history[-1])
         self.n_iter_ = n_iter
         self.converged_ = converged
         return self

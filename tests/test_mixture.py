@@ -16,7 +16,8 @@ from scipy import integrate, stats
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
 from coursedata import load_faithful
-from solutions.mixture import ConvergenceWarning, GaussianMixture
+from solutions.mixture import (ConvergenceWarning, GaussianMixture, em, fit_mixture, m_step,
+                               responsibilities)
 
 
 def two_groups(n=500, seed=0):
@@ -166,3 +167,88 @@ def test_collapse_without_regularisation_is_reported():
 def test_methods_before_fit():
     with pytest.raises(ValueError, match="not fitted"):
         GaussianMixture(2).score_samples([0.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# The public E-step, M-step and EM loop (the references of problem set 7)
+# ---------------------------------------------------------------------------------------------
+
+START = dict(weights=np.array([0.3, 0.7]), means=np.array([2.0, 4.0]),
+             variances=np.array([0.5, 0.8]))
+
+
+def _sk_one_step(x, weights, means, variances):
+    """scikit-learn's GaussianMixture after one EM iteration from the given start (no variance
+    floor): its initial E-step, then one M-step."""
+    sk = SkGaussianMixture(len(means), max_iter=1, tol=0.0, reg_covar=0.0,
+                           covariance_type="full", weights_init=weights,
+                           means_init=means[:, None],
+                           precisions_init=(1 / variances)[:, None, None])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # it warns that one iteration did not converge
+        sk.fit(x[:, None])
+    return sk.weights_, sk.means_.ravel(), sk.covariances_.ravel()
+
+
+def test_responsibilities_are_bayes_rule_with_normal_densities(eruptions):
+    joint = START["weights"] * stats.norm.pdf(eruptions[:, None], START["means"],
+                                              np.sqrt(START["variances"]))
+    resp, ll = responsibilities(eruptions, **START)
+    assert resp.shape == (eruptions.size, 2)
+    np.testing.assert_allclose(resp, joint / joint.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert ll == pytest.approx(np.log(joint.sum(axis=1)).sum(), rel=1e-13)
+
+
+def test_responsibilities_stay_finite_where_every_density_underflows():
+    x = np.array([-60.0, 0.5, 80.0])          # exp(-0.5 * 60**2 / 0.5) is 0 in floating point
+    start = dict(weights=np.array([0.5, 0.5]), means=np.array([0.0, 1.0]),
+                 variances=np.array([0.5, 0.5]))
+    with np.errstate(all="ignore"):
+        naive = stats.norm.pdf(x[:, None], start["means"], np.sqrt(start["variances"]))
+        assert np.isnan(naive / naive.sum(axis=1, keepdims=True)).any()
+    resp, ll = responsibilities(x, **start)
+    assert np.all(np.isfinite(resp)) and np.allclose(resp.sum(axis=1), 1)
+    log_joint = np.log(0.5) + stats.norm.logpdf(x[:, None], start["means"],
+                                                np.sqrt(start["variances"]))
+    log_px = np.logaddexp(log_joint[:, 0], log_joint[:, 1])
+    np.testing.assert_allclose(resp, np.exp(log_joint - log_px[:, None]), rtol=1e-9, atol=0)
+    assert ll == pytest.approx(log_px.sum(), rel=1e-13)
+
+
+def test_one_em_step_matches_sklearn(eruptions):
+    resp, _ = responsibilities(eruptions, **START)
+    for ours, theirs in zip(m_step(eruptions, resp), _sk_one_step(eruptions, **START)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    w, m, v, history = em(eruptions, **START, n_iter=1)
+    for ours, theirs in zip((w, m, v), _sk_one_step(eruptions, **START)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert history.shape == (2,)
+    assert history[1] == pytest.approx(responsibilities(eruptions, w, m, v)[1], rel=1e-14)
+
+
+def test_em_history_never_decreases_and_fit_mixture_is_sklearns_fit(eruptions):
+    _, _, _, history = em(eruptions, **START, n_iter=60)
+    assert history.shape == (61,) and np.all(np.diff(history) >= -1e-9 * abs(history[-1]))
+    w, m, v, ll = fit_mixture(eruptions, **START, tol=1e-13, max_iter=5000)
+    sk = SkGaussianMixture(2, tol=1e-12, max_iter=5000, reg_covar=0.0,
+                           weights_init=START["weights"], means_init=START["means"][:, None],
+                           precisions_init=(1 / START["variances"])[:, None, None]).fit(
+        eruptions[:, None])
+    np.testing.assert_allclose(m, sk.means_.ravel(), rtol=1e-6)
+    np.testing.assert_allclose(w, sk.weights_, rtol=1e-6)
+    np.testing.assert_allclose(v, sk.covariances_.ravel(), rtol=1e-5)
+    assert ll == pytest.approx(sk.score(eruptions[:, None]) * eruptions.size, rel=1e-9)
+
+
+def test_m_step_of_hard_assignments_is_each_groups_mle():
+    x = np.array([0.0, 1.0, 2.0, 10.0, 14.0])
+    resp = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]], dtype=float)
+    w, m, v = m_step(x, resp)
+    np.testing.assert_allclose(w, [0.6, 0.4])
+    np.testing.assert_allclose(m, [1.0, 12.0])
+    np.testing.assert_allclose(v, [np.var([0, 1, 2]), np.var([10, 14])])
+
+
+def test_em_rejects_a_negative_number_of_iterations():
+    with pytest.raises(ValueError, match="n_iter"):
+        em([0.0, 1.0, 2.0], [0.5, 0.5], [0.0, 2.0], [1.0, 1.0], n_iter=-1)

@@ -206,6 +206,7 @@ CALLERS = {
     "ps5_kde": {"loo_log_likelihood": ["select_bandwidth"], "uniform_kernel": ["kde_pdf"],
                 "epanechnikov_kernel": ["kde_pdf"]},
     "ps6_generative_discriminative": {"cross_entropy_and_gradient": ["fit_logistic_regression"]},
+    "ps7_mixtures_em": {"responsibilities": ["em", "fit_mixture"], "m_step": ["em", "fit_mixture"]},
 }
 
 #: Per problem set, two submissions: {function: (route, module it reaches)}.
@@ -246,6 +247,10 @@ CHEATS = {
         {"shared_variance_weights": ("__import__", "sklearn.linear_model"),
          "fit_logistic_regression": ("sys.modules", "scipy"),
          "cross_entropy_and_gradient": ("plain", "solutions.linear_classifiers")}],
+    "ps7_mixtures_em": [
+        {"em": ("plain", "sklearn.mixture"), "fit_mixture": ("importlib", "scipy.stats")},
+        {"responsibilities": ("__import__", "sklearn.mixture"),
+         "m_step": ("sys.modules", "scipy.stats")}],
 }
 
 #: Honest mentions added to every other answer cell: comments, a docstring-like string, a local

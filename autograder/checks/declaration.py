@@ -31,9 +31,10 @@ Keys of a declaration
     The cases this cell records, each ``{argument: input}``: the keyword arguments of the
     student's function. An input is a literal (a number, or a list, given as an array) or one
     generator ``{name: parameters}`` of :data:`GENERATORS` (``normal``, ``gamma``, ``poisson``,
-    ``bernoulli``, ``categorical``, ``linspace``, ``full``, ``dataset``), or a function of a
-    trusted module named ``"package.module:function"`` (under ``coursedata``, ``solutions`` or
-    ``autograder.checks``) called with the parameters. Seeds are explicit parameters. The grader
+    ``bernoulli``, ``categorical``, ``linspace``, ``full``, ``dataset``, ``dirichlet``), or a
+    function of a trusted module named ``"package.module:function"`` (under ``coursedata``,
+    ``solutions`` or ``autograder.checks``) called with the parameters. Seeds are explicit
+    parameters. The grader
     writes these inputs into the submission's scratch folder before the notebook runs
     (:func:`write_inputs`), where the hidden part's ``inputs(...)`` reads them: the kit carries no
     generator (a seed change leaves the kit as it is), and the kernel and the grader see the
@@ -153,6 +154,12 @@ def _full(n: int, value) -> np.ndarray:
     return np.full(n, value, dtype=np.int64 if isinstance(value, int) else float)
 
 
+def _dirichlet(seed: int, n: int, alpha) -> np.ndarray:
+    """``n`` rows of probabilities (shape ``(n, K)``, each row sums to one) drawn from a Dirichlet
+    distribution with the concentrations ``alpha`` (``K`` of them): soft responsibilities."""
+    return _rng(seed).dirichlet(np.asarray(alpha, dtype=float), size=n)
+
+
 def _dataset(name: str, column: int | None = None) -> np.ndarray:
     """The features of ``coursedata.load_<name>()`` (one column of them when ``column`` is
     given)."""
@@ -179,6 +186,7 @@ def dataset_name(name: str, column: int | None = None) -> str:
 GENERATORS: dict[str, Callable[..., np.ndarray]] = {
     "normal": _normal, "gamma": _gamma, "poisson": _poisson, "bernoulli": _bernoulli,
     "categorical": _categorical, "linspace": _linspace, "full": _full, "dataset": _dataset,
+    "dirichlet": _dirichlet,
 }
 
 
