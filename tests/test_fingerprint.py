@@ -58,7 +58,7 @@ def test_changing_any_grade_deciding_file_changes_the_fingerprint(copy_root, rel
 
 def test_a_new_file_in_a_grade_deciding_folder_changes_the_fingerprint(copy_root):
     before = grader_fingerprint(PS, copy_root)
-    (copy_root / "coursedata" / "inputs" / "extra.py").write_text("CASES = {}\n")
+    (copy_root / "autograder" / "checks" / "extra.py").write_text("CHECKS = {}\n")
     assert grader_fingerprint(PS, copy_root) != before
 
 
