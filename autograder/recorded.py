@@ -13,7 +13,7 @@ import hashlib
 import re
 import numpy as np
 
-from autograder.checks.inventory import cases_by_cell
+from autograder.checks.record_calls import cases_by_cell
 from autograder.problemset import ProblemSet
 
 __all__ = ["cell_cases", "signatures"]

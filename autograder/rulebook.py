@@ -19,7 +19,6 @@ the guard was tampered with. A flag costs no points.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,16 +28,16 @@ from coursedata.guard import kernel_config, read_log
 from coursedata.reading import Finding, Reading, StudentCell, read_cells
 from coursedata.rules import Rules, covers
 
+from autograder.checks.record_calls import cases_by_function
 from autograder.problemset import ProblemSet
 
 __all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cells",
-           "recorded_cases", "declaration_problems"]
+           "declaration_problems"]
 
 #: The guard's log, in the results folder (case names never start with an underscore).
 LOG_NAME = "_rules.jsonl"
 #: Flags kept per submission (the rest are counted).
 MAX_FLAGS = 20
-_RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']\s*,\s*([A-Za-z_][A-Za-z0-9_]*)""")
 
 
 @dataclass(frozen=True)
@@ -99,22 +98,11 @@ class Verdict:
         return out
 
 
-def recorded_cases(ps: ProblemSet) -> dict[str, list[str]]:
-    """``{function: [case, ...]}``: the cases the source's hidden cells record for each graded
-    function (``record("case", function, ...)``)."""
-    out: dict[str, list[str]] = {}
-    for cell in ps.source.cells:
-        if cell.cell_type == "code":
-            for case, function in _RECORD.findall(cell.source):
-                out.setdefault(function, []).append(case)
-    return out
-
-
 def _course_calls(ps: ProblemSet) -> dict[str, frozenset[str]]:
     """``{function the course defines: graded functions it refers to}``, read once per source."""
     sources = tuple(c.source for c in ps.source.cells
                     if c.cell_type == "code" and not _meta(c).get("solution"))
-    return _calls_in(sources, tuple(sorted(recorded_cases(ps))))
+    return _calls_in(sources, tuple(sorted(cases_by_function(ps.source))))
 
 
 @functools.lru_cache(maxsize=32)
@@ -214,7 +202,7 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
     verdict = Verdict()
     if rules is None:
         return verdict
-    cases = recorded_cases(ps)
+    cases = cases_by_function(ps.source)
     try:
         reading = read_cells(student_cells(ps, notebook), rules)
     except (RecursionError, MemoryError):  # code nested beyond what ast can read

@@ -19,7 +19,7 @@ the cell or case and what to change:
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
 come from :attr:`autograder.problemset.ProblemSet.grade_cells`, their cases from
-:func:`recorded_cases`, what the checks read from :func:`check_reads`; a problem set whose checks
+:func:`autograder.checks.record_calls.record_calls`, what the checks read from :func:`check_reads`; a problem set whose checks
 are made elsewhere (declared rather than written) passes its own ``checks`` mapping.
 """
 
@@ -36,15 +36,13 @@ from dataclasses import dataclass
 from autograder.checks.registry import checks_for
 from autograder.checks.declared import build_checks, declared_cases
 from autograder.checks.inventory import problems as inventory_problems
+from autograder.checks.record_calls import record_calls
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 
-__all__ = ["Problem", "RecordedCase", "problems", "recorded_cases", "check_reads",
+__all__ = ["Problem", "problems", "check_reads",
            "question_points", "refusal"]
 
-_RECORD = re.compile(
-    r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
-    r"""(?:\s*,\s*\*\*inputs\(\s*["'](?P<ps>[^"']+)["']\s*,\s*["'](?P<inputs>[^"']+)["']\s*\))?""")
 _HEADER = re.compile(r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
                      r"(?P<hand>\d+(?:\.\d+)?)\s+graded by hand\s*=\s*(?P<total>\d+(?:\.\d+)?)")
 _TOTAL = re.compile(r"\*\*Points:\*\*\s*(?P<total>\d+(?:\.\d+)?)\s*\.")
@@ -66,17 +64,6 @@ class Problem:
         return f"{self.where}: {self.what}. {self.fix}"
 
 
-@dataclass(frozen=True)
-class RecordedCase:
-    """One ``record(...)`` call of a graded cell."""
-
-    grade_id: str
-    case: str
-    function: str
-    inputs_case: str | None  # the case named by ``**inputs(ps, case)``, if any
-    inputs_problem_set: str | None
-
-
 def _nbgrader(cell) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
@@ -84,17 +71,6 @@ def _nbgrader(cell) -> dict:
 
 def _num(points: float) -> str:
     return f"{points:g}"
-
-
-def recorded_cases(ps: ProblemSet) -> list[RecordedCase]:
-    """Every ``record(...)`` of the graded code cells, in notebook order."""
-    out = []
-    for cell in ps.source.cells:
-        gid = _nbgrader(cell).get("grade_id")
-        if cell.cell_type == "code" and gid:
-            for m in _RECORD.finditer(cell.source):
-                out.append(RecordedCase(gid, m["case"], m["func"], m["inputs"], m["ps"]))
-    return out
 
 
 class _Probe(Answers):
@@ -169,7 +145,7 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Proble
     check reads that nobody records (or records that no Python check reads)."""
     declared = build_checks(ps.source)  # their cases: declared_problems
     checks = {gid: check for gid, check in checks.items() if gid not in declared}
-    every = recorded_cases(ps)
+    every = record_calls(ps.source)
     recorded = [r for r in every if r.grade_id not in declared]
     names = {r.case for r in recorded}
     out = []

@@ -18,9 +18,9 @@ import numpy as np
 
 from autograder.checks.registry import checks_for
 from autograder.checks.declared import declared_cases
+from autograder.checks.record_calls import cases_by_function
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
-from autograder.rulebook import recorded_cases
 from autograder.scoring import score_results
 
 __all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_read",
@@ -31,8 +31,8 @@ __all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_rea
 
 def case_functions(ps: ProblemSet) -> dict[str, list[str]]:
     """The recorded cases of each function the hidden cells call: ``{function: [case, ...]}``
-    (:func:`autograder.rulebook.recorded_cases`)."""
-    return recorded_cases(ps)
+    (:func:`autograder.checks.record_calls.cases_by_function` of the source)."""
+    return cases_by_function(ps.source)
 
 
 class _ReadingAnswers(Answers):

@@ -14,17 +14,15 @@ inputs).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
+from autograder.checks.record_calls import cases_by_cell
 from autograder.checks.declared import (DeclarationError, build_checks, declarations, generate,
                                         resolve)
 
-__all__ = ["CellInventory", "inventory", "cases_by_cell", "defined_cases", "problems",
+__all__ = ["CellInventory", "inventory", "defined_cases", "problems",
            "cell_faults"]
-
-_RECORD = re.compile(r"""record\(\s*["']([a-z][a-z0-9_]*)["']""")
 
 
 @dataclass(frozen=True)
@@ -52,17 +50,6 @@ class CellInventory:
     records: tuple[str, ...] = ()
     reads: tuple[str, ...] | None = None
     references: tuple[str, ...] = ()
-
-
-def cases_by_cell(notebook) -> dict[str, tuple[str, ...]]:
-    """``{grade_id: cases its code records}`` over the notebook's code cells (each
-    ``record("case", ...)``, in order)."""
-    out = {}
-    for cell in notebook.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid and cell.cell_type == "code":
-            out[gid] = tuple(_RECORD.findall(cell.source))
-    return out
 
 
 def inventory(problem_set) -> list[CellInventory]:
