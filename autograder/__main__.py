@@ -9,13 +9,13 @@ workers instead of local processes (:mod:`autograder.cluster`); this process sti
 result.
 
 ``python -m autograder release NAME...`` releases problem sets to students
-(:mod:`autograder.release`); ``python -m autograder formgrader`` opens nbgrader's formgrader on the
-course for hand-grading (:mod:`autograder.formgrader`).
+(:mod:`autograder.authoring.release`); ``python -m autograder formgrader`` opens nbgrader's
+formgrader on the course for hand-grading (:mod:`autograder.formgrader`).
 
 ``python -m autograder new NAME`` creates a problem set with one worked example question
-(:mod:`autograder.scaffold`); ``python -m autograder check-problem-set NAME`` says whether a
-problem set's source is sound (:mod:`autograder.selfcheck`); ``python -m autograder new-term``
-archives a term's grading (:mod:`autograder.term`).
+(:mod:`autograder.authoring.scaffold`); ``python -m autograder check-problem-set NAME`` says
+whether a problem set's source is sound (:mod:`autograder.authoring.selfcheck`); ``python -m
+autograder new-term`` archives a term's grading (:mod:`autograder.term`).
 
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike

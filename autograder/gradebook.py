@@ -73,7 +73,7 @@ class GradebookWriter:
 
     def _generate_assignment(self) -> None:
         """nbgrader records the cells, as the release does; the published release stays."""
-        from autograder.release import register
+        from autograder.authoring.release import register
 
         register(self.ps.name, self.course, self.db_url)
 

@@ -1,6 +1,6 @@
 """Where the course is published, and what it publishes: read by the book and by the grader.
 
-The book (the local Sphinx extensions in ``_ext/``) and the grader (:mod:`autograder.release`)
+The book (the local Sphinx extensions in ``_ext/``) and the grader (:mod:`autograder.authoring.release`)
 both need the course site's address, the student kit's wheel and the course's problem sets; this
 package holds them and imports neither (only the standard library, and PyYAML to read
 ``_config.yml``), so that building the book never imports the grader.

@@ -20,7 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.problemset import ProblemSet
-from autograder.release import strip_declarations
+from autograder.authoring.release import strip_declarations
 from autograder.settings import COURSE_DIR
 from autograder.scoring import CellScore, score_results
 from autograder.checks.declared import write_inputs
@@ -29,7 +29,7 @@ from coursedata.grading import RESULTS_ENV
 
 def generate_release(names: list[str], root: Path) -> Path:
     """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``, and
-    remove the declared checks as :func:`autograder.release.release` does."""
+    remove the declared checks as :func:`autograder.authoring.release.release` does."""
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE_DIR / "source", root / "source")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -39,7 +39,7 @@ def generate_release(names: list[str], root: Path) -> Path:
                         f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"],
                        cwd=root, env=env, check=True, capture_output=True)
         for path in (root / "release" / name).glob("*.ipynb"):
-            strip_declarations(path)  # as autograder.release does
+            strip_declarations(path)  # as autograder.authoring.release does
     return root / "release"
 
 
@@ -72,15 +72,14 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout
 
 # ============================================================================================
 # Generic wrong answers, written straight into a results folder (no kernel needed): product
-# logic, in autograder.variants (check-problem-set runs it too)
+# logic, in autograder.authoring.variants (check-problem-set runs it too)
 # ============================================================================================
 
 import re as _re  # noqa: E402
 
-from autograder.variants import (EQUIVALENT, MALFORMED, TRANSFORMS, Subset,  # noqa: E402,F401
-                                 case_functions, cases_read, generic_variants, n_outputs,
-                                 score_equivalent_forms, score_generic_variants,
-                                 score_malformed, write_variant)
+from autograder.authoring.variants import (  # noqa: E402,F401
+    EQUIVALENT, MALFORMED, TRANSFORMS, Subset, case_functions, cases_read, generic_variants,
+    n_outputs, score_equivalent_forms, score_generic_variants, score_malformed, write_variant)
 
 
 # ============================================================================================

@@ -31,7 +31,7 @@ import pytest
 import yaml
 
 from autograder.feedback import feedback_html, marking_scheme_html
-from autograder.release import ROOT
+from autograder.authoring.release import ROOT
 from autograder.report import report_html
 from tests.browser import chromium
 from tests.environment import skip_unless

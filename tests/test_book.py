@@ -146,7 +146,7 @@ def test_chapter_page_is_complete(html, chapter):
 def test_strict_build_refuses_the_placeholder_address(tmp_path):
     """``MFPM_REQUIRE_SITE=1 make book`` (a publishing job) stops at once, saying why, while
     ``_config.yml`` still has the placeholder address; by default the build only warns."""
-    from autograder.release import REQUIRE_SITE, placeholder_warning, site_url
+    from autograder.authoring.release import REQUIRE_SITE, placeholder_warning, site_url
 
     if placeholder_warning(site_url()) is None:  # the course's own address: nothing to refuse
         return

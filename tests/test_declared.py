@@ -221,7 +221,7 @@ def test_a_new_question_is_declared_in_the_notebook_and_graded_as_declared(poiss
 
 @pytest.mark.slow
 def test_the_release_carries_no_declaration(poisson_course, tmp_path):
-    from autograder.release import release
+    from autograder.authoring.release import release
 
     ps, _ = poisson_course
     course = tmp_path / "course"
@@ -455,7 +455,7 @@ def test_authoring_mistakes_are_found_before_anything_runs():
     # A graded cell without a check.
     def undeclared(nb):
         del _cell(nb, "gamma_mle_hidden").metadata["course"]
-    from autograder.validate import problems as release_problems
+    from autograder.authoring.validate import problems as release_problems
 
     assert any("cell `gamma_mle_hidden`: this autograded cell has no trusted check" in str(p)
                for p in release_problems(_edited(undeclared)))

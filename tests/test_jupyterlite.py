@@ -28,7 +28,7 @@ import yaml
 import coursedata
 
 from autograder.problemset import list_problem_sets
-from autograder.release import ROOT, kit_wheel_name
+from autograder.authoring.release import ROOT, kit_wheel_name
 from tests.browser import offline_browser, serve, settle, third_party
 
 sys.path.insert(0, str(ROOT / "_ext"))

@@ -32,9 +32,9 @@ from packaging.requirements import Requirement
 
 from autograder.problemset import SOURCE_DIR, list_problem_sets
 from coursedata.cells import is_test_code
-from autograder.release import (PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, ROOT, kit_url,
-                                kit_version, kit_wheel_name, placeholder_warning, site_url,
-                                warn_if_placeholder)
+from autograder.authoring.release import (
+    PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, ROOT, kit_url, kit_version, kit_wheel_name,
+    placeholder_warning, site_url, warn_if_placeholder)
 
 PROBLEM_SETS = list_problem_sets()
 KIT_DIR = ROOT / "_build" / "kit"

@@ -173,7 +173,7 @@ def test_the_grading_kernel_never_sees_a_mutant(name):
 
 @pytest.mark.slow
 def test_the_released_notebook_carries_no_mutant(tmp_path):
-    from autograder.release import release
+    from autograder.authoring.release import release
 
     course = tmp_path / "course"
     shutil.copytree(COURSE_DIR, course, ignore=shutil.ignore_patterns(
@@ -196,7 +196,7 @@ def test_the_released_notebook_carries_no_mutant(tmp_path):
 
 
 def test_the_self_check_reads_the_mutants_without_grading_them():
-    from autograder.selfcheck import _mutants
+    from autograder.authoring.selfcheck import _mutants
 
     assert _mutants(ProblemSet(PS)) == ([], "31 declared; --mutants grades them")
     stale = ProblemSet(PS)
@@ -213,7 +213,7 @@ def test_the_self_check_names_a_mutant_that_keeps_its_points(tmp_path):
     """A "mistake" the tests let pass (a division by ``float(N)``: the same numbers), and one
     declared ``visible`` that only the hidden test catches (its 3000 values; the visible test's
     are fewer): each reported with its cell and what to change; a caught one is not."""
-    from autograder.selfcheck import _mutants
+    from autograder.authoring.selfcheck import _mutants
 
     course = tmp_path / "course"
     shutil.copytree(COURSE_DIR, course, ignore=shutil.ignore_patterns(

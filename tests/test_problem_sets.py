@@ -24,7 +24,7 @@ from autograder.checks.registry import equivalent_forms
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
-from autograder.variants import case_functions
+from autograder.authoring.variants import case_functions
 from coursedata.cells import is_test_code
 from tests.mutantruns import mutant_secrets, mutants_of
 from tests.psharness import (equivalent_form, generate_release, run_variants,

@@ -24,7 +24,7 @@ from autograder.checks.mutants import mutants
 from autograder.course import Course
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR, ROOT
-from autograder.validate import problems
+from autograder.authoring.validate import problems
 from coursesite import problem_sets as site_problem_sets
 
 NAME = "demo"

@@ -19,9 +19,9 @@ import pytest
 import autograder
 from autograder.problemset import ProblemSet, list_problem_sets
 from autograder.course import Course
-from autograder.release import release
+from autograder.authoring.release import release
 from autograder.settings import COURSE_DIR
-from autograder.validate import problems
+from autograder.authoring.validate import problems
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
 PS = "ps3_mle"
@@ -234,7 +234,7 @@ def test_check_problem_set_names_what_only_running_it_finds(course):
 
 
 def test_a_heading_that_hides_or_invents_hand_grading_is_named():
-    from autograder.validate import points_problems
+    from autograder.authoring.validate import points_problems
 
     ps = ProblemSet(PS)
     [q7] = [c for c in ps.source.cells if c.source.startswith("## Question 7")]
@@ -256,7 +256,7 @@ def test_the_kernel_reads_exactly_the_inputs_the_grader_makes(name, tmp_path):
     """Every declared case, written as the grader writes it and read back by the kit's reader,
     is the grader's own, value, dtype and type: a student's function sees what the reference
     saw."""
-    from autograder.selfcheck import _kit_inputs
+    from autograder.authoring.selfcheck import _kit_inputs
 
     found, what = _kit_inputs(ProblemSet(name), tmp_path)
     assert found == []
@@ -266,7 +266,7 @@ def test_the_kernel_reads_exactly_the_inputs_the_grader_makes(name, tmp_path):
 def test_an_input_the_kernel_cannot_read_is_named(tmp_path):
     """An integer too large for int64 is saved as an object array, which the kernel's reader
     refuses (it loads no pickles): every student's run would fail on that case."""
-    from autograder.selfcheck import _kit_inputs
+    from autograder.authoring.selfcheck import _kit_inputs
 
     ps = ProblemSet("ps3_mle")
     _cell(ps.source, "gaussian_mle_hidden").metadata["course"]["check"]["cases"][

@@ -1,15 +1,14 @@
 """What grades a problem set, cell by cell: for the self-check and the release's validation.
 
 :func:`inventory` lists every graded cell of a source notebook with its check (declared in the
-notebook, hand-written in ``autograder/checks/<problem set>.py``, graded by hand, or missing),
-the cases its hidden part records, and the cases its check reads. :func:`problems` turns that into
-what would mis-grade, each in words that say what to change and where: a cell both declared
-and hand-written, a reference that does not resolve, a case recorded but with no
-inputs, inputs declared but never recorded, a declared check reading a case no cell records, a
-declaration that cannot be read, a declared input that cannot be drawn (a graded cell without a
-check and a check without a cell are :mod:`autograder.validate`'s). Nothing runs a notebook:
-this reads the source only (and imports the references a declaration names, and draws its
-inputs).
+notebook, hand-written in ``autograder/checks/<problem set>.py``, graded by hand, or missing), the
+cases its hidden part records, and the cases its check reads. :func:`problems` turns that into what
+would mis-grade, each in words that say what to change and where: a cell both declared and
+hand-written, a reference that does not resolve, a case recorded but with no inputs, inputs
+declared but never recorded, a declared check reading a case no cell records, a declaration that
+cannot be read, a declared input that cannot be drawn (a graded cell without a check and a check
+without a cell are :mod:`autograder.authoring.validate`'s). Nothing runs a notebook: this reads the
+source only (and imports the references a declaration names, and draws its inputs).
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ def problems(problem_set) -> list[str]:
     """What would make ``problem_set``'s checks mis-grade, one sentence each (empty when nothing).
 
     A graded cell without any check and a Python check without a cell are
-    :func:`autograder.validate.check_problems`' (one reporter for each fault)."""
+    :func:`autograder.authoring.validate.check_problems`' (one reporter for each fault)."""
     name = problem_set.name
     try:
         cells = inventory(problem_set)

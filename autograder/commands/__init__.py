@@ -5,8 +5,8 @@ Each module has ``add_parser(subparsers)``, which declares the subcommand's argu
 :mod:`autograder.__main__` only assembles them:
 
 - :mod:`.grade`: grade every submission of a problem set (:mod:`autograder.batch`);
-- :mod:`.release`: release problem sets to students (:mod:`autograder.release`);
-- :mod:`.check_problem_set`: the author's self-check (:mod:`autograder.selfcheck`);
+- :mod:`.release`: release problem sets to students (:mod:`autograder.authoring.release`);
+- :mod:`.check_problem_set`: the author's self-check (:mod:`autograder.authoring.selfcheck`);
 - :mod:`.new_term`: archive a term and start the next (:mod:`autograder.term`);
 - :mod:`.similarity`: which submissions' code is alike (:mod:`autograder.similarity`);
 - :mod:`.export`: merge hand-grading and write the LMS files (:mod:`autograder.exports`);

@@ -1,9 +1,8 @@
 """``python -m autograder check-problem-set NAME``: the author's self-check of a problem set.
 
-Runs :func:`autograder.selfcheck.self_check` and prints each step with its time and what to
-change; ``--mutants`` also grades the mistakes declared next to the answers. Exit codes: 0 when
-the problem set is sound, 1 when a check failed, 2 for an unknown
-problem set.
+Runs :func:`autograder.authoring.selfcheck.self_check` and prints each step with its time and what
+to change; ``--mutants`` also grades the mistakes declared next to the answers. Exit codes: 0 when
+the problem set is sound, 1 when a check failed, 2 for an unknown problem set.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.selfcheck import Step, self_check
+from autograder.authoring.selfcheck import Step, self_check
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

@@ -1,8 +1,8 @@
 """``python -m autograder new NAME``: create a problem set with one worked example question.
 
 Writes ``COURSE/source/NAME/NAME.ipynb`` and its marking scheme ``COURSE/rubrics/NAME.md``
-(:func:`autograder.scaffold.create`) and says what to do next. Exit codes: 0 when created, 2 when
-the name is refused (nothing is written).
+(:func:`autograder.authoring.scaffold.create`) and says what to do next. Exit codes: 0 when
+created, 2 when the name is refused (nothing is written).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.scaffold import ScaffoldError, create
+from autograder.authoring.scaffold import ScaffoldError, create
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

@@ -1,9 +1,9 @@
 """``python -m autograder release NAME...``: release problem sets to students.
 
 nbgrader's student version of each, with the student kit's address filled in
-(:func:`autograder.release.release`); a warning first while the course site's address is still
-the placeholder. Exit codes: 0 when every problem set was released, 2 on the first that could not
-be (the reason printed).
+(:func:`autograder.authoring.release.release`); a warning first while the course site's address is
+still the placeholder. Exit codes: 0 when every problem set was released, 2 on the first that could
+not be (the reason printed).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from autograder.problemset import list_problem_sets
-from autograder.release import kit_url, release, site_url, warn_if_placeholder
+from autograder.authoring.release import kit_url, release, site_url, warn_if_placeholder
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

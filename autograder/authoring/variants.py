@@ -2,11 +2,12 @@
 
 A problem set's checks must take the points of a wrong answer whatever its form, and keep them for
 a right answer in another form. Without a kernel, the reference's recorded answers (a results
-folder of :mod:`coursedata.grading`) are copied and transformed (:data:`TRANSFORMS`: NaN,
-infinite, zeros, the mean, rescaled, shifted, negated; :data:`EQUIVALENT`: integers, within
-rounding; :data:`MALFORMED`: wrong shapes and types), then scored by the production scoring
-(:func:`autograder.scoring.score_results`) with every visible test taken as passed (the worst
-case for the grader). Used by ``check-problem-set`` (:mod:`autograder.selfcheck`) and the tests.
+folder of :mod:`coursedata.grading`) are copied and transformed (:data:`TRANSFORMS`: NaN, infinite,
+zeros, the mean, rescaled, shifted, negated; :data:`EQUIVALENT`: integers, within rounding;
+:data:`MALFORMED`: wrong shapes and types), then scored by the production scoring
+(:func:`autograder.scoring.score_results`) with every visible test taken as passed (the worst case
+for the grader). Used by ``check-problem-set`` (:mod:`autograder.authoring.selfcheck`) and the
+tests.
 """
 
 from __future__ import annotations

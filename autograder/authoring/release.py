@@ -3,16 +3,16 @@
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
 (:func:`autograder.rulebook.declaration_problems`) and that it would grade as written
-(:func:`autograder.validate.problems`: a refusal names the cell or case and what to change). It
-writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a failure never
-deletes the published release; nbgrader's refusal to change a gradebook holding an earlier
-term's submissions is explained with the command that archives the term
-(:mod:`autograder.term`). Then it puts the student kit's address into the
-released notebook: every source notebook's setup
-cell names the placeholder ``@KIT_URL@`` in the message it shows when the kit is missing, and the
-release replaces it with the kit wheel's URL on the course site (and updates nbgrader's checksum
-of that cell, so nbgrader's "Validate" does not report a changed cell), and removes the declared
-checks from the cells' metadata (nbgrader keeps them; they name the hidden cases' inputs).
+(:func:`autograder.authoring.validate.problems`: a refusal names the cell or case and what to
+change). It writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a
+failure never deletes the published release; nbgrader's refusal to change a gradebook holding an
+earlier term's submissions is explained with the command that archives the term
+(:mod:`autograder.term`). Then it puts the student kit's address into the released notebook: every
+source notebook's setup cell names the placeholder ``@KIT_URL@`` in the message it shows when the
+kit is missing, and the release replaces it with the kit wheel's URL on the course site (and
+updates nbgrader's checksum of that cell, so nbgrader's "Validate" does not report a changed cell),
+and removes the declared checks from the cells' metadata (nbgrader keeps them; they name the hidden
+cases' inputs).
 
 The course's public address and the kit's wheel are read as the book reads them, from
 :mod:`coursesite` (the address is set in one place, ``html: baseurl:`` of ``_config.yml``; the
@@ -78,14 +78,14 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
             url: str | None = None, validate: bool = True) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
-    The problem set is validated first (:func:`autograder.validate.problems`: a problem set that
-    would mis-grade is refused). nbgrader writes into a scratch folder of the course, which
-    replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a refusal
-    or a failure leaves the published release as it was. ``db_url`` is the gradebook nbgrader
-    records the problem set's cells in (default: the course's ``gradebook.db``); ``validate``
-    False skips the validation (for a caller that ran it already).
+    The problem set is validated first (:func:`autograder.authoring.validate.problems`: a problem
+    set that would mis-grade is refused). nbgrader writes into a scratch folder of the course,
+    which replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a
+    refusal or a failure leaves the published release as it was. ``db_url`` is the gradebook
+    nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
+    ``validate`` False skips the validation (for a caller that ran it already).
     """
-    from autograder.validate import problems, refusal
+    from autograder.authoring.validate import problems, refusal
 
     if name not in list_problem_sets(course):
         raise ValueError(f"unknown problem set {name!r} in {course}; choose one of "

@@ -5,7 +5,7 @@
 example of each kind of question, which the author then edits into their own:
 
 - the header: title, the ``**Points:**`` line and the question table (what
-  :mod:`autograder.validate` compares with the cells' points), the data, and the rules;
+  :mod:`autograder.authoring.validate` compares with the cells' points), the data, and the rules;
 - the rules, declared in ``metadata.course.rules`` (:mod:`coursedata.rules`) and stated word for
   word in the header (the release refuses instructions that disagree with the declaration);
 - the setup cell with the guard that tells a student without the kit how to install it

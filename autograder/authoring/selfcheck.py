@@ -2,9 +2,9 @@
 
 The author's self-check, in a minute or two, on a scratch copy (nothing of the course changes):
 
-1. the source is consistent (:mod:`autograder.validate`: every autograded cell has a check, every
-   recorded case is defined and read, the points the text states are the metadata's, every
-   written answer has its marking-scheme section);
+1. the source is consistent (:mod:`autograder.authoring.validate`: every autograded cell has a
+   check, every recorded case is defined and read, the points the text states are the metadata's,
+   every written answer has its marking-scheme section);
 2. the reference answers (the source notebook as it is) earn every autograded point;
 3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
    the notebook;
@@ -17,7 +17,7 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
    graded function) score zero on every visible cell and every hidden cell all of whose answers
    they replace, and lose points on the others; the symmetries a check declares
    (``EQUIVALENT_FORMS``) and answers as integers or within rounding keep full marks
-   (:mod:`autograder.variants`);
+   (:mod:`autograder.authoring.variants`);
 7. the realistic mistakes declared next to the answers (:mod:`autograder.checks.mutants`) can be
    made; with ``mutants=True`` (``--mutants``, a minute or more: one graded run each) each is
    graded and must lose points on the cells it names, and one its visible test must catch must
@@ -76,7 +76,7 @@ def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> S
 
 
 def _consistency(ps: ProblemSet) -> list[str]:
-    from autograder.validate import problems
+    from autograder.authoring.validate import problems
 
     return [str(p) for p in problems(ps)]
 
@@ -101,7 +101,7 @@ def _reference(ps: ProblemSet, work: Path):
 
 
 def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
-    from autograder.release import kit_url, release
+    from autograder.authoring.release import kit_url, release
 
     course = scratch / "course"
     course.mkdir()
@@ -190,7 +190,7 @@ def _read_back(name: str, case: str, made: dict) -> str | None:
 
 def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
     from autograder.checks.registry import equivalent_forms
-    from autograder.variants import score_equivalent_forms, score_generic_variants
+    from autograder.authoring.variants import score_equivalent_forms, score_generic_variants
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
     where = f" (autograder/checks/{ps.name}.py: tighten the check, or declare the symmetry in " \
