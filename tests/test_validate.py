@@ -251,6 +251,25 @@ def test_a_heading_that_hides_or_invents_hand_grading_is_named():
         "the question's answer is written."]
 
 
+def test_the_self_check_stops_at_a_case_typo_instead_of_repeating_it_cell_by_cell(course):
+    """A misspelt case in a hidden cell's weights: the self-check names it, and does not go on to
+    report the reference's zero on every cell the typo breaks."""
+    def misspell(nb):
+        weights = _cell(nb, "gaussian_mle_hidden").metadata["course"]["check"]["weights"]
+        weights["gausian_small"] = weights.pop("gaussian_small")
+    _edit(course, misspell)
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", PS,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert ("FAIL the source is consistent (checks, cases, points, marking scheme) (the checks "
+            "that grade run once the checks and cases agree)") in out
+    assert "weights name undeclared cases ['gausian_small']" in out
+    assert "the reference" not in out
+    assert out.rstrip().splitlines()[-1].startswith(f"{PS}: 1 of 1 checks failed")
+
+
 @pytest.mark.parametrize("name", list_problem_sets())
 def test_the_kernel_reads_exactly_the_inputs_the_grader_makes(name, tmp_path):
     """Every declared case, written as the grader writes it and read back by the kit's reader,

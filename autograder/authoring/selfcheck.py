@@ -4,7 +4,8 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
 
 1. the source is consistent (:mod:`autograder.authoring.validate`: every autograded cell has a
    check, every recorded case is defined and read, the points the text states are the metadata's,
-   every written answer has its marking-scheme section);
+   every written answer has its marking-scheme section); when the checks or the cases disagree,
+   the steps that grade would only repeat that fault, cell by cell, so the self-check stops here;
 2. the reference answers (the source notebook as it is) earn every autograded point;
 3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
    the notebook;
@@ -65,6 +66,11 @@ class Step:
         return not self.problems
 
 
+#: The consistency step's detail when its problems would make the grading steps fail too: they
+#: are not run, so the author reads the cause alone.
+GRADING_FAULT = "the checks that grade run once the checks and cases agree"
+
+
 def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> Step:
     start = time.perf_counter()
     try:
@@ -75,10 +81,13 @@ def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> S
     return Step(what, list(problems), time.perf_counter() - start, detail)
 
 
-def _consistency(ps: ProblemSet) -> list[str]:
-    from autograder.authoring.validate import problems
+def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
+    from autograder.authoring.validate import grading_problems, problems
 
-    return [str(p) for p in problems(ps)]
+    found = [str(p) for p in problems(ps)]
+    if grading_problems(ps):
+        return found, GRADING_FAULT
+    return found, ""
 
 
 def _reference(ps: ProblemSet, work: Path):
@@ -193,8 +202,9 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
     from autograder.authoring.variants import score_equivalent_forms, score_generic_variants
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
-    where = f" (autograder/checks/{ps.name}.py: tighten the check, or declare the symmetry in " \
-            f"EQUIVALENT_FORMS)"
+    where = (" (tighten the check: a tolerance or a case of its course.check, or the Python check "
+             f"in autograder/checks/{ps.name}.py; or state the symmetry the answer may have: a "
+             "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)")
     return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",
                                                        exemptions)
                                 + score_equivalent_forms(ps, results, scratch / "forms",
@@ -266,8 +276,9 @@ def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, 
 
     with tempfile.TemporaryDirectory(prefix=f"check-{ps.name}-") as tmp:
         scratch = Path(tmp)
-        run("the source is consistent (checks, cases, points, marking scheme)",
-            lambda: _consistency(ps))
+        if run("the source is consistent (checks, cases, points, marking scheme)",
+               lambda: _consistency(ps)).detail == GRADING_FAULT:
+            return steps
         run("the reference answers earn full marks",
             lambda: _reference(ps, scratch / "reference"))
         released: dict = {}

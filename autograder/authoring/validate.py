@@ -34,13 +34,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from autograder.checks.registry import checks_for
-from autograder.checks.declared import build_checks, declared_cases
+from autograder.checks.declared import DeclarationError, build_checks, declared_cases
 from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.record_calls import record_calls
 from autograder.checks.answers import Answers
 from autograder.problemset import ProblemSet
 
-__all__ = ["Problem", "problems", "check_reads",
+__all__ = ["Problem", "problems", "grading_problems", "check_reads",
            "question_points", "refusal"]
 
 _HEADER = re.compile(r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
@@ -292,6 +292,23 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def grading_problems(ps: ProblemSet,
+                     checks: Mapping[str, Callable] | None = None) -> list[Problem]:
+    """The reasons ``ps`` would score answers wrongly: a graded cell without a check, a case
+    recorded, declared or read where the others do not match, a declaration that cannot be read
+    or evaluated (``checks`` as in :func:`problems`)."""
+    try:
+        build_checks(ps.source)
+    except DeclarationError:  # named by declared_problems; the other checks need the declarations
+        return declared_problems(ps)
+    if checks is None:
+        try:
+            checks = checks_for(ps)
+        except ModuleNotFoundError:
+            checks = {}
+    return [*check_problems(ps, checks), *case_problems(ps, checks), *declared_problems(ps)]
+
+
 def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
              rubric: bool = True) -> list[Problem]:
     """Every reason ``ps`` would mis-grade (see the module docstring); empty when it is sound.
@@ -300,20 +317,14 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
     ----------
     ps : ProblemSet
     checks : mapping of grade_id to check, optional
-        The trusted checks (default: :func:`autograder.checks.registry.checks_for`, the declared ones and
-        ``CHECKS`` of ``autograder/checks/<name>.py``; a problem
-        set without that module has no checks, so each of its autograded cells is a problem).
+        The trusted checks (default: :func:`autograder.checks.registry.checks_for`, the declared
+        ones and ``CHECKS`` of ``autograder/checks/<name>.py``; a problem set without that module
+        has no checks, so each of its autograded cells is a problem).
     rubric : bool
         Also check the marking scheme (the self-check does; ``release`` does not: the marking
         scheme is never released, and a course may keep it elsewhere).
     """
-    if checks is None:
-        try:
-            checks = checks_for(ps)
-        except ModuleNotFoundError:
-            checks = {}
-    return [*check_problems(ps, checks), *case_problems(ps, checks), *declared_problems(ps),
-            *points_problems(ps),
+    return [*grading_problems(ps, checks), *points_problems(ps),
             *(rubric_problems(ps) if rubric else [])]
 
 
