@@ -130,12 +130,12 @@ def m_step(x, resp, reg_var: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.nd
     weights, means, variances : ndarray of shape (K,)
     """
     x = as_1d_float(x, "x")
-    resp = np.asarray(resp, dtype=float)
-    Nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # no division by 0 for a dead component
-    means = resp.T @ x / Nk
+    r = np.asarray(resp, dtype=float)
+    n_k = r.sum(axis=0) + 10 * np.finfo(float).eps  # no division by 0 for a dead component
+    means = r.T @ x / n_k
     z = x[:, None] - means
-    variances = np.einsum("nk,nk->k", resp, z * z) / Nk + reg_var
-    return Nk / x.size, means, variances
+    variances = np.einsum("nk,nk->k", r, z * z) / n_k + reg_var
+    return n_k / x.size, means, variances
 
 
 def _em(x: np.ndarray, weights, means, variances, max_iter: int, reg_var: float = 0.0,
@@ -144,18 +144,18 @@ def _em(x: np.ndarray, weights, means, variances, max_iter: int, reg_var: float 
 
     Stops after ``max_iter`` iterations or, with ``tol``, when an iteration raises
     :math:`\ell / N` by less than ``tol`` (then ``converged`` is True)."""
-    resp, ll = responsibilities(x, weights, means, variances)
-    history = [ll]
+    r, log_lik = responsibilities(x, weights, means, variances)
+    lls = [log_lik]
     for _ in range(max_iter):
-        weights, means, variances = m_step(x, resp, reg_var)
+        weights, means, variances = m_step(x, r, reg_var)
         if not np.all(variances > 0):
             raise ValueError("a component collapsed onto a single point (variance 0); "
                              "use reg_var > 0 or fewer components")
-        resp, ll = responsibilities(x, weights, means, variances)
-        history.append(ll)
-        if tol is not None and (history[-1] - history[-2]) / x.size < tol:
-            return weights, means, variances, np.array(history), True
-    return weights, means, variances, np.array(history), False
+        r, log_lik = responsibilities(x, weights, means, variances)
+        lls.append(log_lik)
+        if tol is not None and (lls[-1] - lls[-2]) / x.size < tol:
+            return weights, means, variances, np.array(lls), True
+    return weights, means, variances, np.array(lls), False
 
 
 def em(x, weights, means, variances, n_iter: int):
