@@ -1,12 +1,16 @@
-"""Declared checks: what they add to grading one submission of problem set 3.
+"""Declared checks: what they add to grading one submission, for every problem set.
 
-* Writing the declared cases' inputs into a submission's scratch folder (done before each run),
-  against the bare execution of the reference notebook in a kernel (nbclient, no sandbox): the
-  inputs must cost a negligible fraction of a run.
-* Scoring the reference's recorded answers with the declared checks, against the same with the
-  kernel's own run above: scoring stays a small fraction of a run.
+Every problem set's inputs are declared in its source notebook and written by the grader into a
+submission's scratch folder before the notebook runs (the kit carries no generator). Against the
+bare execution of the reference notebook in a kernel (nbclient, no sandbox), per problem set:
 
-Targets: writing the inputs <= 0.01x a run; scoring <= 0.10x a run.
+* the inputs written for one submission, once a worker has generated them (they are kept per
+  process): a negligible fraction of a run;
+* the same, the first time in a worker (the seeded generation itself, paid once per worker and
+  problem set): a fraction of one run;
+* the reference's recorded answers scored by the trusted checks: a small fraction of a run.
+
+Targets: inputs written <= 0.01x a run; first generation <= 0.5x a run; scoring <= 0.10x a run.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _timing import best_of, case
@@ -21,12 +26,10 @@ from _timing import best_of, case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.checks.declared import write_inputs  # noqa: E402
-from autograder.problemset import ProblemSet  # noqa: E402
+from autograder.checks.declaration import _input_files, write_inputs  # noqa: E402
+from autograder.problemset import ProblemSet, list_problem_sets  # noqa: E402
 from autograder.scoring import score_results  # noqa: E402
 from coursedata.grading import RESULTS_ENV  # noqa: E402
-
-PS = "ps3_mle"
 
 
 def _execute(ps: ProblemSet, results: Path) -> None:
@@ -35,23 +38,34 @@ def _execute(ps: ProblemSet, results: Path) -> None:
     nb = ps.assemble(ps.source).notebook
     os.environ[RESULTS_ENV] = str(results)
     try:
-        NotebookClient(nb, timeout=120, allow_errors=True).execute(cwd=str(results))
+        NotebookClient(nb, timeout=300, allow_errors=True).execute(cwd=str(results))
     finally:
         os.environ.pop(RESULTS_ENV, None)
 
 
-def run() -> list[dict]:
-    ps = ProblemSet(PS)
+def _first_generation(ps: ProblemSet, results: Path) -> float:
+    """Seconds to write the inputs with nothing generated yet in this process."""
+    _input_files.cache_clear()
+    start = time.perf_counter()
+    write_inputs(ps.source, results)
+    return time.perf_counter() - start
+
+
+def _rows(name: str) -> list[dict]:
+    ps = ProblemSet(name)
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp, "results")
         results.mkdir()
-        write_inputs(ps.source, results)
+        cold_s = _first_generation(ps, results)
         run_s = best_of(lambda: _execute(ps, results), repeat=1)
         inputs_s = best_of(lambda: write_inputs(ps.source, results), repeat=20)
         score_s = best_of(lambda: score_results(ps, results, frozenset()), repeat=5)
-    return [
-        case("declared inputs written, one ps3 submission", inputs_s, run_s,
-             "executing the notebook", "<= 0.01x"),
-        case("declared checks scored, one ps3 submission", score_s, run_s,
-             "executing the notebook", "<= 0.10x"),
-    ]
+    peer = f"executing the {name} notebook"
+    return [case(f"{name}: inputs written", inputs_s, run_s, peer, "<= 0.01x"),
+            case(f"{name}: inputs first generated", cold_s, run_s, peer, "<= 0.5x",
+                 "once per worker process"),
+            case(f"{name}: declared checks scored", score_s, run_s, peer, "<= 0.10x")]
+
+
+def run() -> list[dict]:
+    return [row for name in list_problem_sets() for row in _rows(name)]
