@@ -584,6 +584,7 @@ def _rmse_notebook(args: dict) -> nbformat.NotebookNode:
      "argument key 'mask' names ['mask'], which another key of the case gives too"),
     ({"mask": [[True]], "R_true, mask": RATINGS},
      "argument key 'R_true, mask' names ['mask'], which another key of the case gives too"),
+    ({"R_true, args": RATINGS}, "argument key 'R_true, args' names 'args'"),
     ({"R_true, mask": [[1.0], [True]]}, "argument key 'R_true, mask' names 2 arguments, so its "
                                         "input is one generator returning 2 values"),
 ])
@@ -597,8 +598,8 @@ def test_a_key_naming_several_arguments_is_read_strictly(args, message):
 @pytest.mark.parametrize("key, message", [
     ("R_true, mask, R_pred", "argument key 'R_true, mask, R_pred' names 3 arguments, but its "
                              "generator returns 2 values"),
-    ("R_true", "argument key 'R_true': its generator returns 2 values; declare them under one "
-               "key naming one argument per value"),
+    ("R_true", "its generator returns 2 values; declare them under one key naming one argument "
+               "per value"),
 ])
 def test_a_generator_returning_another_number_of_values_is_named(key, message):
     """Caught by the case's inputs (grader, self-check) and by the validation that runs before
@@ -616,7 +617,12 @@ def test_a_generator_returning_another_number_of_values_is_named(key, message):
     ps.source = copy.deepcopy(ps.source)
     edit(ps.source)
     assert any(p.startswith("ps2_matrix_completion: rmse_visible: the inputs of case 'rmse' "
-                            "cannot be made: ") and message in p for p in problems(ps))
+                            "cannot be made: ") and message in p and repr(key) in p
+               for p in problems(ps))
+    from autograder.authoring.validate import declared_problems
+
+    [found] = declared_problems(ps)
+    assert "one argument per value its generator returns" in found.fix
 
 
 def test_arguments_drawn_together_are_declared_once_and_read_back_one_by_one(tmp_path,

@@ -389,10 +389,13 @@ def _names(key, taken: set, where: str) -> tuple[str, ...]:
     if repeated:
         raise DeclarationError(f"{where}: argument key {key!r} names {repeated} twice; name "
                                "each argument once")
-    clash = [n for n in names if n in taken] + (["args"] if several and "args" in names else [])
+    if several and "args" in names:
+        raise DeclarationError(f"{where}: argument key {key!r} names 'args', the key of a case's "
+                               "own settings; no argument can be called 'args'")
+    clash = [n for n in names if n in taken]
     if clash:
         raise DeclarationError(f"{where}: argument key {key!r} names {clash}, which another key "
-                               "of the case gives too (or is 'args'); give each argument once")
+                               "of the case gives too; give each argument once")
     return names
 
 
@@ -504,13 +507,16 @@ def generate_input(given: Input, where: str = "") -> dict:
     ------
     DeclarationError
         The generator of several arguments returns something other than a tuple or list of
-        exactly ``len(given.names)`` values (the message names ``where`` and the key).
+        exactly ``len(given.names)`` values, or that of one argument a tuple; an input that
+        cannot be made (the message names ``where``, when given, and the key).
     """
     prefix = f"{where}: argument key {given.key!r}" if where else f"argument key {given.key!r}"
     if len(given.names) == 1:
         try:
             return {given.names[0]: generate(given.spec)}
         except DeclarationError as exc:
+            if not where:  # the caller names the cell, the case and the key
+                raise
             raise DeclarationError(f"{prefix}: {exc}") from None
     values = _call(given.spec)
     if not isinstance(values, (tuple, list)) or len(values) != len(given.names):
