@@ -558,3 +558,102 @@ def test_ps6_declares_its_closed_forms_and_every_input():
     got = case_inputs(cases, "fit_lr_cancer")
     assert got["X"].shape == (200, 10) and got["y"].dtype == np.int64
     assert isinstance(got["reg"], float) and isinstance(got["n_iter"], int)
+
+
+# ---------------------------------------------------------------------------------------------
+# Several arguments from one generator ("R_true, mask": one rating matrix)
+# ---------------------------------------------------------------------------------------------
+
+RATINGS_PARAMS = {"seed": 4, "users": 6, "items": 5, "rank": 2, "density": 0.5}
+RATINGS = {"autograder.checks.ps2_matrix_completion:ratings": RATINGS_PARAMS}
+RMSE = {"reference": "autograder.checks.ps2_matrix_completion:masked_rmse",
+        "outputs": ["the RMSE"]}
+R_PRED = np.full((6, 5), 3.0)
+
+
+def _rmse_notebook(args: dict) -> nbformat.NotebookNode:
+    return _notebook(("q_visible", {**RMSE, "cases": {"m": args}}))
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"R_true, , mask": RATINGS}, "argument key 'R_true, , mask' must be argument names "
+                                  "separated by commas, none empty"),
+    ({"R_true, mask,": RATINGS}, "argument key 'R_true, mask,' must be argument names"),
+    ({"R_true, R_true": RATINGS}, "argument key 'R_true, R_true' names ['R_true'] twice"),
+    ({"R_true, mask": RATINGS, "mask": [[True]]},
+     "argument key 'mask' names ['mask'], which another key of the case gives too"),
+    ({"mask": [[True]], "R_true, mask": RATINGS},
+     "argument key 'R_true, mask' names ['mask'], which another key of the case gives too"),
+    ({"R_true, args": RATINGS}, "argument key 'R_true, args' names 'args'"),
+    ({"R_true, mask": [[1.0], [True]]}, "argument key 'R_true, mask' names 2 arguments, so its "
+                                        "input is one generator returning 2 values"),
+])
+def test_a_key_naming_several_arguments_is_read_strictly(args, message):
+    with pytest.raises(DeclarationError) as info:
+        declarations(_rmse_notebook({**args, "R_pred": R_PRED.tolist()}))
+    assert str(info.value).startswith("q_visible, case 'm': ")
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("key, message", [
+    ("R_true, mask, R_pred", "argument key 'R_true, mask, R_pred' names 3 arguments, but its "
+                             "generator returns 2 values"),
+    ("R_true", "its generator returns 2 values; declare them under one key naming one argument "
+               "per value"),
+])
+def test_a_generator_returning_another_number_of_values_is_named(key, message):
+    """Caught by the case's inputs (grader, self-check) and by the validation that runs before
+    anything else: a single name for a tuple is not stacked into one array."""
+    nb = _rmse_notebook({key: RATINGS} | ({} if "R_pred" in key else {"R_pred": R_PRED.tolist()}))
+    with pytest.raises(DeclarationError) as info:
+        case_inputs(declared_cases(nb), "m")
+    assert str(info.value).startswith("q_visible, case 'm': ") and message in str(info.value)
+
+    def edit(nb):
+        case = _cell(nb, "rmse_visible").metadata["course"]["check"]["cases"]["rmse"]
+        case[key] = case.pop("R_true, mask")
+        case.pop("R_pred") if "R_pred" in key else None
+    ps = ProblemSet("ps2_matrix_completion")
+    ps.source = copy.deepcopy(ps.source)
+    edit(ps.source)
+    assert any(p.startswith("ps2_matrix_completion: rmse_visible: the inputs of case 'rmse' "
+                            "cannot be made: ") and message in p and repr(key) in p
+               for p in problems(ps))
+    from autograder.authoring.validate import declared_problems
+
+    [found] = declared_problems(ps)
+    assert "one argument per value its generator returns" in found.fix
+
+
+def test_arguments_drawn_together_are_declared_once_and_read_back_one_by_one(tmp_path,
+                                                                           monkeypatch):
+    """``R_true`` and ``mask`` of one rating matrix come from one call of the generator (they
+    once were two declarations whose parameters could drift apart); the grader, the kernel's
+    reader and the messages see the single arguments."""
+    from autograder.checks.ps2_matrix_completion import ratings
+
+    nb = _rmse_notebook({"R_true, mask": RATINGS, "R_pred": R_PRED.tolist()})
+    R, mask = ratings(**RATINGS_PARAMS)  # one call: the pair belongs together
+    assert R.dtype == float and mask.dtype == bool and 0 < mask.sum() < mask.size
+    cases = declared_cases(nb)
+    assert cases["m"].arguments == ["R_true", "mask", "R_pred"]
+    made = case_inputs(cases, "m")
+    assert list(made) == ["R_true", "mask", "R_pred"]
+
+    assert write_inputs(nb, tmp_path) == ["m"]
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    read = inputs("ps2_matrix_completion", "m")
+    assert sorted(read) == ["R_pred", "R_true", "mask"]
+    for name, expected in [("R_true", R), ("mask", mask), ("R_pred", R_PRED)]:
+        assert read[name].dtype == expected.dtype and read[name].shape == (6, 5), name
+        np.testing.assert_array_equal(read[name], expected)
+        np.testing.assert_array_equal(made[name], expected)
+
+    check = build_checks(nb)["q_visible"]
+    right = np.sqrt(np.mean((R - R_PRED)[mask] ** 2))  # the closed form on the observed entries
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    assert check(_answers(answers, "m", right)).fraction == 1.0
+    message = check(_answers(answers, "m", right + 0.5)).message
+    assert (f"the RMSE for R_true of shape (6, 5), mask of shape (6, 5) ({int(mask.sum())} True),"
+            " R_pred of shape (6, 5) is wrong") in message

@@ -183,10 +183,18 @@ def declared_problems(ps: ProblemSet) -> list[Problem]:
     reference that does not resolve, an input that cannot be made, a cell with both kinds of
     check."""
     return [Problem(f"{ps.notebook_name}, course.check", message.removeprefix(f"{ps.name}: "),
-                    "Name a generator and the parameters it takes (autograder/checks/"
-                    "declaration.py lists them)." if "cannot be made" in message else
-                    "Make the declaration and the cell's record(...) lines name the same cases.")
-            for message in inventory_problems(ps)]
+                    _declared_hint(message)) for message in inventory_problems(ps)]
+
+
+def _declared_hint(message: str) -> str:
+    """What to change for one of :func:`declared_problems`' messages."""
+    if "argument key" in message or "generator returns" in message:
+        return ("Give each argument once; a key naming several (\"X, y\") names one argument "
+                "per value its generator returns, in order (autograder/checks/declaration.py).")
+    if "cannot be made" in message:
+        return ("Name a generator and the parameters it takes (autograder/checks/declaration.py "
+                "lists them).")
+    return "Make the declaration and the cell's record(...) lines name the same cases."
 
 
 def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:

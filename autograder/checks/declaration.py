@@ -34,7 +34,12 @@ Keys of a declaration
     ``bernoulli``, ``categorical``, ``linspace``, ``full``, ``dataset``, ``dirichlet``), or a
     function of a trusted module named ``"package.module:function"`` (under ``coursedata``,
     ``solutions`` or ``autograder.checks``) called with the parameters. Seeds are explicit
-    parameters. The grader
+    parameters. Arguments drawn from one random stream (the ``R`` and ``mask`` of one rating
+    matrix, the ``X`` and ``y`` of one training set) share one key naming them in order,
+    separated by commas, ``"R, mask": {"autograder.checks.ps2_matrix_completion:ratings":
+    {...}}``: the function returns a tuple (or list) of exactly that many values, one per
+    argument, so that their parameters cannot drift apart. Everything else sees the single
+    arguments (:attr:`Case.arguments`, :func:`case_inputs`). The grader
     writes these inputs into the submission's scratch folder before the notebook runs
     (:func:`write_inputs`), where the hidden part's ``inputs(...)`` reads them: the kit carries no
     generator (a seed change leaves the kit as it is), and the kernel and the grader see the
@@ -93,8 +98,9 @@ import numpy as np
 
 from coursedata.grading import INPUTS_FOLDER
 
-__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
-           "declarations", "declared_cases", "resolve", "generate", "case_inputs",
+__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Input", "Case", "Declaration",
+           "DeclarationError", "declarations", "declared_cases", "resolve", "generate",
+           "generate_input", "generate_case", "case_inputs",
            "write_inputs", "strip", "dataset_name", "is_checked", "INPUTS_FOLDER"]
 
 
@@ -201,21 +207,31 @@ def resolve(ref: str) -> Callable:
         raise DeclarationError(f"{ref!r} cannot be found: {exc}") from None
 
 
+def _call(spec: Mapping):
+    """What the generator ``{name: parameters}`` returns."""
+    if len(spec) != 1:
+        raise DeclarationError(f"an input is one {{generator: parameters}}; got {dict(spec)}")
+    [(name, params)] = spec.items()
+    make = GENERATORS.get(name) or (resolve(name) if ":" in name else None)
+    if make is None:
+        raise DeclarationError(f"unknown generator {name!r}; known: {sorted(GENERATORS)} "
+                               "or 'module:function'")
+    try:
+        return make(**dict(params or {}))
+    except TypeError as exc:
+        raise DeclarationError(f"generator {name!r}: {exc}") from None
+
+
 def generate(spec):
     """One input from its declaration: a literal, ``{generator: parameters}``, or
     ``{"module:function": parameters}``. A list becomes an array; a number stays a number."""
     if isinstance(spec, Mapping):
-        if len(spec) != 1:
-            raise DeclarationError(f"an input is one {{generator: parameters}}; got {dict(spec)}")
-        [(name, params)] = spec.items()
-        make = GENERATORS.get(name) or (resolve(name) if ":" in name else None)
-        if make is None:
-            raise DeclarationError(f"unknown generator {name!r}; known: {sorted(GENERATORS)} "
-                                   "or 'module:function'")
-        try:
-            return np.asarray(make(**dict(params or {})))
-        except TypeError as exc:
-            raise DeclarationError(f"generator {name!r}: {exc}") from None
+        value = _call(spec)
+        if isinstance(value, tuple):  # np.asarray would stack the arguments into one array
+            raise DeclarationError(f"its generator returns {len(value)} values; declare them "
+                                   "under one key naming one argument per value, in order "
+                                   "(\"R, mask\")")
+        return np.asarray(value)
     if isinstance(spec, list):
         return np.asarray(spec)
     if isinstance(spec, (bool, int, float, str)) or spec is None:
@@ -249,23 +265,60 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Input:
+    """One declared input of a case: the argument it gives, or the arguments one generator
+    draws together from one random stream (its key ``"R, mask"``).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The arguments, in the order the generator returns their values (one for most inputs).
+    spec : object
+        A literal or ``{generator: parameters}`` (see :func:`generate`); for several names, a
+        generator returning a tuple (or list) of ``len(names)`` values.
+    """
+
+    names: tuple[str, ...]
+    spec: object
+
+    @property
+    def key(self) -> str:
+        """The key it is declared under: its names separated by ``", "``."""
+        return ", ".join(self.names)
+
+
+@dataclass(frozen=True)
 class Case:
     """One declared case: the student's function's inputs and how its answer is compared.
 
     Attributes
     ----------
     name : str
-    args : dict
-        ``{argument: input spec}`` (see :func:`generate`).
+    inputs : tuple of Input
+        The declared inputs, in order; each gives one argument or several (see :class:`Input`).
     reference : str or None
         ``"module:function"``; ``None`` for inputs only (a Python check scores the case).
     outputs : tuple of Output
+    cell : str
+        The ``grade_id`` of the cell that declares it (named in errors).
     """
 
     name: str
-    args: dict
+    inputs: tuple[Input, ...]
     reference: str | None = None
     outputs: tuple[Output, ...] = ()
+    cell: str = ""
+
+    @property
+    def arguments(self) -> list[str]:
+        """The keyword arguments of the student's function, one name each, in order."""
+        return [name for i in self.inputs for name in i.names]
+
+    @property
+    def sources(self) -> dict:
+        """``{argument: spec of the input giving it}`` (a shared generator for drawn-together
+        arguments)."""
+        return {name: i.spec for i in self.inputs for name in i.names}
 
 
 @dataclass(frozen=True)
@@ -323,6 +376,44 @@ def _output(entry, defaults: dict, where: str) -> Output:
     return Output(**merged)
 
 
+def _names(key, taken: set, where: str) -> tuple[str, ...]:
+    """The argument names of an input's key, ``"x"`` or ``"R, mask"``; ``taken`` the case's
+    other names so far."""
+    names = tuple(n.strip() for n in str(key).split(","))
+    several = len(names) > 1
+    if not all(n.isidentifier() for n in names):
+        raise DeclarationError(f"{where}: argument key {key!r} must be "
+                               + ("argument names separated by commas, none empty" if several
+                                  else "an argument name") + " (keywords of the function)")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DeclarationError(f"{where}: argument key {key!r} names {repeated} twice; name "
+                               "each argument once")
+    if several and "args" in names:
+        raise DeclarationError(f"{where}: argument key {key!r} names 'args', the key of a case's "
+                               "own settings; no argument can be called 'args'")
+    clash = [n for n in names if n in taken]
+    if clash:
+        raise DeclarationError(f"{where}: argument key {key!r} names {clash}, which another key "
+                               "of the case gives too; give each argument once")
+    return names
+
+
+def _inputs(args: Mapping, where: str) -> tuple[Input, ...]:
+    """The inputs of a case from ``{key: input}``, a key naming one argument or several drawn
+    together by one generator."""
+    out, taken = [], set()
+    for key, spec in args.items():
+        names = _names(key, taken, where)
+        if len(names) > 1 and not isinstance(spec, Mapping):
+            raise DeclarationError(f"{where}: argument key {key!r} names {len(names)} arguments, "
+                                   f"so its input is one generator returning {len(names)} "
+                                   f"values; got {spec!r}")
+        taken.update(names)
+        out.append(Input(names, spec))
+    return tuple(out)
+
+
 def _case(name: str, spec, defaults: dict, where: str) -> Case:
     """A case from its declaration: ``{argument: input}``, or ``{"args": {...}, <keys>}`` to
     state its own reference, outputs or comparison over the cell's."""
@@ -339,9 +430,9 @@ def _case(name: str, spec, defaults: dict, where: str) -> Case:
     reference = settings.get("reference")
     outputs = settings.get("outputs", ["the return value"])
     outputs = [outputs] if isinstance(outputs, (str, Mapping)) else outputs
-    return Case(name, args, reference,
+    return Case(name, _inputs(args, f"{where}, case {name!r}"), reference,
                 tuple(_output(o, settings, f"{where}, case {name!r}") for o in outputs)
-                if reference else ())
+                if reference else (), where)
 
 
 def declarations(notebook) -> dict[str, Declaration]:
@@ -408,13 +499,49 @@ def declared_cases(notebook) -> dict[str, Case]:
     return {c: case for d in declarations(notebook).values() for c, case in d.cases.items()}
 
 
+def generate_input(given: Input, where: str = "") -> dict:
+    """``{argument: value}`` of one declared input: :func:`generate` of its spec for one
+    argument; for several, the values the generator returns, one per name in order.
+
+    Raises
+    ------
+    DeclarationError
+        The generator of several arguments returns something other than a tuple or list of
+        exactly ``len(given.names)`` values, or that of one argument a tuple; an input that
+        cannot be made (the message names ``where``, when given, and the key).
+    """
+    prefix = f"{where}: argument key {given.key!r}" if where else f"argument key {given.key!r}"
+    if len(given.names) == 1:
+        try:
+            return {given.names[0]: generate(given.spec)}
+        except DeclarationError as exc:
+            if not where:  # the caller names the cell, the case and the key
+                raise
+            raise DeclarationError(f"{prefix}: {exc}") from None
+    values = _call(given.spec)
+    if not isinstance(values, (tuple, list)) or len(values) != len(given.names):
+        got = (f"{len(values)} values" if isinstance(values, (tuple, list))
+               else f"one {type(values).__name__}, not a tuple")
+        raise DeclarationError(f"{prefix} names {len(given.names)} arguments, but its generator "
+                               f"returns {got}; name one argument per value it returns, in order")
+    return {name: np.asarray(v) for name, v in zip(given.names, values)}
+
+
+def generate_case(case: Case) -> dict:
+    """Fresh inputs of ``case``, ``{argument: value}`` in declared order (the keyword arguments
+    of the student's function)."""
+    where = f"{case.cell}, case {case.name!r}" if case.cell else f"case {case.name!r}"
+    return {arg: value for given in case.inputs
+            for arg, value in generate_input(given, where).items()}
+
+
 def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
     """Fresh inputs of a declared case (keyword arguments of the student's function)."""
     try:
         found = cases[case]
     except KeyError:
         raise ValueError(f"no declared case {case!r}; declared: {sorted(cases)}") from None
-    return {arg: generate(s) for arg, s in found.args.items()}
+    return generate_case(found)
 
 
 def write_inputs(notebook, results_dir) -> list[str]:
@@ -425,8 +552,9 @@ def write_inputs(notebook, results_dir) -> list[str]:
     cases = declared_cases(notebook)
     if not cases:
         return []
-    files = _input_files(json.dumps({c: case.args for c, case in cases.items()},
-                                    sort_keys=True))
+    files = _input_files(json.dumps(
+        {c: [case.cell, [[list(i.names), i.spec] for i in case.inputs]]
+         for c, case in cases.items()}, sort_keys=True))
     folder = Path(results_dir) / INPUTS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for case, data in files.items():
@@ -435,12 +563,14 @@ def write_inputs(notebook, results_dir) -> list[str]:
 
 
 @lru_cache(maxsize=16)
-def _input_files(args_json: str) -> dict[str, bytes]:
-    """``{case: bytes of its .npz}`` for ``{case: {argument: input spec}}`` given as JSON."""
+def _input_files(cases_json: str) -> dict[str, bytes]:
+    """``{case: bytes of its .npz}`` for ``{case: [cell, [[names, input spec], ...]]}`` given as
+    JSON."""
     out = {}
-    for case, args in json.loads(args_json).items():
+    for case, (cell, inputs) in json.loads(cases_json).items():
         buffer = io.BytesIO()
-        np.savez(buffer, **{a: generate(spec) for a, spec in args.items()})
+        made = generate_case(Case(case, tuple(Input(tuple(n), s) for n, s in inputs), cell=cell))
+        np.savez(buffer, **made)
         out[case] = buffer.getvalue()
     return out
 

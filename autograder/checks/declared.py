@@ -20,13 +20,14 @@ from autograder.checks.answers import Answers, unpack
 from autograder.checks.declaration import (COMPARISONS, GENERATORS, INPUTS_FOLDER, KEY, Case,
                                            dataset_name, is_checked,
                                            Declaration, DeclarationError, Output, case_inputs,
-                                           declarations, declared_cases, generate, resolve,
-                                           strip, write_inputs)
+                                           declarations, declared_cases, generate,
+                                           generate_case, generate_input, resolve, strip,
+                                           write_inputs)
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
-           "declarations", "declared_cases", "resolve", "generate", "case_inputs", "build_checks",
-           "write_inputs", "equivalent_forms", "strip", "INPUTS_FOLDER"]
+           "declarations", "declared_cases", "resolve", "generate", "generate_input", "case_inputs",
+           "build_checks", "write_inputs", "equivalent_forms", "strip", "INPUTS_FOLDER"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -36,7 +37,8 @@ __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", 
 
 def _describe(inputs: dict, spec: dict) -> str:
     """The inputs in words: scalars by value, arrays by shape (a boolean one with its number of
-    True entries), data sets by name."""
+    True entries), data sets by name. ``spec`` is ``{argument: spec of its input}``
+    (:attr:`Case.sources`)."""
     words = []
     for arg, value in inputs.items():
         source = spec.get(arg)
@@ -105,14 +107,14 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
 
 def _problems(case: Case, answers: Answers) -> list[str | None]:
     """One message (or ``None`` when right) per output of ``case``."""
-    inputs = {arg: generate(s) for arg, s in case.args.items()}
+    inputs = generate_case(case)
     expected = resolve(case.reference)(**inputs)
     outputs = case.outputs
     expected = expected if len(outputs) > 1 else (expected,)
     if len(expected) != len(outputs):
         raise DeclarationError(f"case {case.name!r}: {case.reference} returns {len(expected)} "
                                f"values, but {len(outputs)} outputs are declared")
-    about = _describe(inputs, case.args)
+    about = _describe(inputs, case.sources)
     out = []
     for i, output in enumerate(outputs):
         what = f"{output.name} for {about}" if about else output.name

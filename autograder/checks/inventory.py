@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from autograder.checks import load_checks
 from autograder.checks.record_calls import cases_by_cell
-from autograder.checks.declared import (DeclarationError, build_checks, declarations, generate,
-                                        resolve)
+from autograder.checks.declared import (DeclarationError, build_checks, declarations,
+                                        generate_input, resolve)
 
 __all__ = ["CellInventory", "inventory", "defined_cases", "problems",
            "cell_faults"]
@@ -107,12 +107,12 @@ def problems(problem_set) -> list[str]:
                 found.append(f"{name}: {c.grade_id}: reference {exc}")
     for d in declared.values():  # an input that cannot be drawn fails every student's run
         for case in d.cases.values():
-            for arg, spec in case.args.items():
+            for given in case.inputs:
                 try:
-                    generate(spec)
+                    generate_input(given)
                 except Exception as exc:  # noqa: BLE001 - the author's mistake, named
                     found.append(f"{name}: {d.grade_id}: the inputs of case {case.name!r} cannot "
-                                 f"be made: {exc} (input {arg!r})")
+                                 f"be made: {exc} (input {given.key!r})")
     found += [message for _, message in _case_faults(problem_set, cells, declared)]
     return found
 

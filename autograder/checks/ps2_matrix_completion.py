@@ -18,8 +18,9 @@ carries none of them). A rating matrix is a noisy low-rank matrix around 3 stars
 item effects for the bias model); the entries of ``R`` where ``mask`` is False hold arbitrary
 numbers in [-9, -6] or [6, 9] (never zeros), so a function that reads them gives a different
 answer. Some cases have users (items) with fewer ratings than factors, or none: their ridge
-systems are singular without the penalty. A case's ``R`` and ``mask`` are two draws of
-:func:`ratings` with the same parameters (``take`` apart): change them together.
+systems are singular without the penalty. A case's ``R`` and ``mask`` come from one call of
+:func:`ratings` (declared ``"R, mask": {...}``), its ``U`` and ``Z`` from one of
+:func:`factor_pair`, so their parameters cannot drift apart.
 
 Still Python, one line per check (their inputs are declared like the others'):
 
@@ -133,15 +134,12 @@ def _ratings(seed: int, users: int, items: int, rank: int, density: float, *,
     return np.where(mask, full, garbage), mask
 
 
-def ratings(take: str, seed: int, users: int, items: int, rank: int, density: float,
-            **options) -> np.ndarray:
-    """``R`` (``take="R"``, float, shape (users, items)) or its ``mask`` (``take="mask"``,
-    bool) of one seeded rating matrix; give both arguments of a case the same parameters.
-    ``options``: ``biases``, ``user_counts``, ``item_counts`` (see :func:`_ratings`)."""
-    R, mask = _ratings(seed, users, items, rank, density, **options)
-    if take not in ("R", "mask"):
-        raise ValueError(f"take is 'R' or 'mask'; got {take!r}")
-    return R if take == "R" else mask
+def ratings(seed: int, users: int, items: int, rank: int, density: float,
+            **options) -> tuple[np.ndarray, np.ndarray]:
+    """``(R, mask)`` of one seeded rating matrix: ``R`` float of shape (users, items), ``mask``
+    bool of the same shape (declared together, ``"R, mask": {...}``). ``options``: ``biases``,
+    ``user_counts``, ``item_counts`` (see :func:`_ratings`)."""
+    return _ratings(seed, users, items, rank, density, **options)
 
 
 def noisy_ratings(seed: int, users: int, items: int, rank: int, density: float,
@@ -152,14 +150,11 @@ def noisy_ratings(seed: int, users: int, items: int, rank: int, density: float,
     return R + np.random.default_rng(noise_seed).normal(0.0, sd, size=R.shape)
 
 
-def factor_pair(take: str, seed: int, users: int, items: int, k: int) -> np.ndarray:
-    """Standard normal factors drawn in turn from ``default_rng(seed)``: ``U`` of shape
-    (users, k), then ``Z`` of shape (items, k); ``take`` is ``"U"`` or ``"Z"``."""
+def factor_pair(seed: int, users: int, items: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(U, Z)``: standard normal factors drawn in turn from ``default_rng(seed)``, ``U`` of
+    shape (users, k), then ``Z`` of shape (items, k)."""
     rng = np.random.default_rng(seed)
-    U, Z = rng.normal(size=(users, k)), rng.normal(size=(items, k))
-    if take not in ("U", "Z"):
-        raise ValueError(f"take is 'U' or 'Z'; got {take!r}")
-    return U if take == "U" else Z
+    return rng.normal(size=(users, k)), rng.normal(size=(items, k))
 
 
 def als_start(seed: int, rows: int, k: int) -> np.ndarray:

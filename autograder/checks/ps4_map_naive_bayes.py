@@ -11,7 +11,8 @@ cannot express and the references that are not a public function of :mod:`soluti
   categorical feature is declared through ``n_categories`` but never observed at all. The
   real-data cases take seeded subsets of the OpenIntro spam e-mails and of the Titanic
   passengers. Arguments drawn from one random stream (``X`` and ``y`` of one training set)
-  come from one function called once per argument with ``part`` naming which.
+  come from one call of one function returning them in order, declared under one key naming
+  them all (``"X, y": {...}``), so their parameters cannot drift apart.
 * References. The fitted parameters and the end-to-end log-posteriors come from
   :class:`solutions.naive_bayes.BernoulliNB` / :class:`~solutions.naive_bayes.CategoricalNB`
   (their ``alpha`` is the problem set's add-alpha pseudo-count); joint log-likelihoods for given
@@ -41,31 +42,25 @@ CHECKS: dict = {}
 # --------------------------------------------------------------------------------------------
 
 
-def _pick(parts: dict, part: str) -> np.ndarray:
-    if part not in parts:
-        raise ValueError(f"part must be one of {sorted(parts)}; got {part!r}")
-    return np.array(parts[part])  # a copy: the cached arrays stay as generated
+def _copies(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Copies, so that the cached arrays stay as generated."""
+    return tuple(np.array(a) for a in arrays)
 
 
-@lru_cache(maxsize=None)
-def _beta_counts(seed: int, rows: int, high: int) -> dict:
+def beta_counts(seed: int, rows: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(n_ones, n_zeros)``: counts of ones, then of zeros, each of shape ``(rows, 1)``,
+    integers below ``high`` as floats, of one stream."""
     rng = np.random.default_rng(seed)
-    return {"n_ones": rng.integers(0, high, size=(rows, 1)).astype(float),
-            "n_zeros": rng.integers(0, high, size=(rows, 1)).astype(float)}
+    n_ones = rng.integers(0, high, size=(rows, 1)).astype(float)
+    return n_ones, rng.integers(0, high, size=(rows, 1)).astype(float)
 
 
-def beta_counts(seed: int, rows: int, high: int, part: str) -> np.ndarray:
-    """Counts of ones and of zeros, each of shape ``(rows, 1)``, integers below ``high`` as
-    floats (``part``: ``"n_ones"`` or ``"n_zeros"``, both of one stream)."""
-    return _pick(_beta_counts(seed, rows, high), part)
-
-
-def beta_large_counts(seed: int, n, part: str) -> np.ndarray:
-    """Counts of ones (a seeded 5 to 30 % of each ``n``, rounded down) or of zeros out of ``n``
-    flips, float."""
+def beta_large_counts(seed: int, n) -> tuple[np.ndarray, np.ndarray]:
+    """``(n_ones, n_zeros)`` out of ``n`` flips, float: a seeded 5 to 30 % of each ``n``,
+    rounded down, are ones."""
     n = np.asarray(n, dtype=float)
     n_ones = np.floor(n * np.random.default_rng(seed).uniform(0.05, 0.3, size=n.shape))
-    return _pick({"n_ones": n_ones, "n_zeros": n - n_ones}, part)
+    return n_ones, n - n_ones
 
 
 def _labels(rng: np.random.Generator, n: int, n_classes: int) -> np.ndarray:
@@ -76,8 +71,10 @@ def _labels(rng: np.random.Generator, n: int, n_classes: int) -> np.ndarray:
     return y
 
 
-@lru_cache(maxsize=None)
-def _binary_data(seed: int, n: int, d: int, n_classes: int) -> dict:
+def binary_data(seed: int, n: int, d: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: binary ``X`` of shape ``(n, d)`` (float 0/1) and its labels ``y`` (int64);
+    feature ``c`` is never on in class ``c`` and feature ``d-1-c`` always is (zero counts both
+    ways)."""
     rng = np.random.default_rng(seed)
     y = _labels(rng, n, n_classes)
     p = rng.beta(0.7, 0.7, size=(n_classes, d))
@@ -85,17 +82,14 @@ def _binary_data(seed: int, n: int, d: int, n_classes: int) -> dict:
     for c in range(n_classes):
         X[y == c, c] = 0.0
         X[y == c, d - 1 - c] = 1.0
-    return {"X": X, "y": y}
+    return X, y
 
 
-def binary_data(seed: int, n: int, d: int, n_classes: int, part: str) -> np.ndarray:
-    """Binary ``X`` of shape ``(n, d)`` (float 0/1) or its labels ``y`` (int64); feature ``c``
-    is never on in class ``c`` and feature ``d-1-c`` always is (zero counts both ways)."""
-    return _pick(_binary_data(seed, n, d, n_classes), part)
-
-
-@lru_cache(maxsize=None)
-def _categorical_data(seed: int, n: int, n_categories: tuple, n_classes: int) -> dict:
+def categorical_data(seed: int, n: int, n_categories,
+                     n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: category codes ``X`` of shape ``(n, D)`` and labels ``y`` (int64). The last
+    category of every feature never occurs; category 0 of feature ``c`` never occurs in class
+    ``c``."""
     rng = np.random.default_rng(seed)
     y = _labels(rng, n, n_classes)
     cols = []
@@ -107,13 +101,7 @@ def _categorical_data(seed: int, n: int, n_categories: tuple, n_classes: int) ->
         if d < n_classes:
             col[(y == d) & (col == 0)] = 1
         cols.append(col)
-    return {"X": np.column_stack(cols).astype(np.int64), "y": y.astype(np.int64)}
-
-
-def categorical_data(seed: int, n: int, n_categories, n_classes: int, part: str) -> np.ndarray:
-    """Category codes ``X`` of shape ``(n, D)`` or labels ``y`` (int64). The last category of
-    every feature never occurs; category 0 of feature ``c`` never occurs in class ``c``."""
-    return _pick(_categorical_data(seed, n, tuple(n_categories), n_classes), part)
+    return np.column_stack(cols).astype(np.int64), y.astype(np.int64)
 
 
 def _log_blocks(rng: np.random.Generator, n_classes: int, n_categories) -> np.ndarray:
@@ -133,24 +121,25 @@ def log_of(values) -> np.ndarray:
     return np.log(np.asarray(values, dtype=float))
 
 
-def categorical_parameters(seed: int, n: int, n_categories, n_classes: int,
-                           part: str) -> np.ndarray:
-    """From one stream: uniform category codes ``X`` of shape ``(n, D)``, then ``log_prior``
-    (a Dirichlet(3) draw) and ``log_theta`` (:func:`log_blocks`) of ``n_classes`` classes."""
+def categorical_parameters(seed: int, n: int, n_categories,
+                           n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, log_prior, log_theta)`` from one stream: uniform category codes ``X`` of shape
+    ``(n, D)``, then ``log_prior`` (a Dirichlet(3) draw) and ``log_theta``
+    (:func:`log_blocks`) of ``n_classes`` classes."""
     rng = np.random.default_rng(seed)
     X = np.column_stack([rng.integers(0, k, size=n) for k in n_categories])
     log_prior = np.log(rng.dirichlet(np.full(n_classes, 3.0)))
-    return _pick({"X": X, "log_prior": log_prior,
-                  "log_theta": _log_blocks(rng, n_classes, n_categories)}, part)
+    return X, log_prior, _log_blocks(rng, n_classes, n_categories)
 
 
-def bernoulli_parameters(seed: int, n_classes: int, d: int, beta, part: str) -> np.ndarray:
-    """``log_prior`` (a Dirichlet(3) draw) or ``log_theta`` of shape ``(n_classes, d)`` (Beta
-    ``beta`` draws clipped to [0.001, 0.999]), of one stream."""
+def bernoulli_parameters(seed: int, n_classes: int, d: int,
+                         beta) -> tuple[np.ndarray, np.ndarray]:
+    """``(log_prior, log_theta)`` of one stream: ``log_theta`` of shape ``(n_classes, d)``
+    (Beta ``beta`` draws clipped to [0.001, 0.999]) is drawn first, then ``log_prior`` (a
+    Dirichlet(3) draw)."""
     rng = np.random.default_rng(seed)
     theta = np.clip(rng.beta(*beta, size=(n_classes, d)), 1e-3, 1 - 1e-3)
-    return _pick({"log_prior": np.log(rng.dirichlet(np.full(n_classes, 3.0))),
-                  "log_theta": np.log(theta)}, part)
+    return np.log(rng.dirichlet(np.full(n_classes, 3.0))), np.log(theta)
 
 
 def binary_matrix(seed: int, n: int, d: int, p: float) -> np.ndarray:
@@ -202,14 +191,29 @@ def _subsets(name: str, seed: int, sizes: tuple) -> list:
     perm = np.random.default_rng(seed).permutation(len(data.y))
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     dtype = float if name == "spam" else data.X.dtype
-    return [{"X": data.X[perm[lo:hi]].astype(dtype), "y": data.y[perm[lo:hi]]}
+    return [(data.X[perm[lo:hi]].astype(dtype), data.y[perm[lo:hi]])
             for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
-def subset(data: str, seed: int, sizes, index: int, part: str) -> np.ndarray:
-    """``X`` or ``y`` of subset ``index`` of disjoint seeded subsets of sizes ``sizes`` of the
+def subset(data: str, seed: int, sizes, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of subset ``index`` of disjoint seeded subsets of sizes ``sizes`` of the
     ``"spam"`` e-mails (``X`` float 0/1) or of the ``"titanic"`` passengers (category codes)."""
-    return _pick(_subsets(data, seed, tuple(sizes))[index], part)
+    return _copies(*_subsets(data, seed, tuple(sizes))[index])
+
+
+def subset_features(data: str, seed: int, sizes, index: int) -> np.ndarray:
+    """``X`` alone of :func:`subset` (a case whose labels are not an argument)."""
+    return subset(data, seed, sizes, index)[0]
+
+
+def train_test(data: str, seed: int, sizes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X_train, y_train, X_test)``: the features and labels of the first of two disjoint
+    seeded subsets of sizes ``sizes = [n_train, n_test]`` (:func:`subset`), then the features
+    of the second."""
+    if len(sizes) != 2:
+        raise ValueError(f"sizes is [n_train, n_test]; got {sizes!r}")
+    (X_train, y_train), (X_test, _) = _subsets(data, seed, tuple(sizes))
+    return _copies(X_train, y_train, X_test)
 
 
 # --------------------------------------------------------------------------------------------

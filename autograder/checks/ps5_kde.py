@@ -106,21 +106,21 @@ def _wine_arrays() -> tuple[np.ndarray, np.ndarray]:
     return data.X.copy(), data.y.copy()
 
 
-def _wine_split(seed: int, features: list[int], n_test: int, part: str) -> np.ndarray:
-    """One part (``"X_train"``, ``"y_train"`` or ``"X_test"``) of a seeded train/test split of
-    the UCI wine data's ``features``, standardised with the training rows' mean and sd."""
+def _wine_split(seed: int, features: list[int],
+                n_test: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X_train, y_train, X_test)`` of a seeded train/test split of the UCI wine data's
+    ``features``, standardised with the training rows' mean and sd."""
     X, y = _wine_arrays()
     order = np.random.default_rng(seed).permutation(y.size)
     test, train = order[:n_test], order[n_test:]
     Xf = X[:, features]
     Z = (Xf - Xf[train].mean(axis=0)) / Xf[train].std(axis=0)
-    return {"X_train": Z[train], "y_train": y[train].copy(), "X_test": Z[test]}[part]
+    return Z[train], y[train].copy(), Z[test]
 
 
-def _nb_outlier(seed: int, part: str) -> np.ndarray:
-    """One part (``"X_train"``, ``"y_train"`` or ``"X_test"``) of three Gaussian classes
-    labelled 2, 5, 7 of unequal size in 3 features, and 12 test rows of which two lie far from
-    every class."""
+def _nb_outlier(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X_train, y_train, X_test)``: three Gaussian classes labelled 2, 5, 7 of unequal size
+    in 3 features, and 12 test rows of which two lie far from every class."""
     rng = np.random.default_rng(seed)
     sizes = {2: 12, 5: 25, 7: 18}
     centres = {2: [0.0, 0.0, 0.0], 5: [2.0, -1.0, 0.5], 7: [-1.5, 1.5, 2.0]}
@@ -130,7 +130,7 @@ def _nb_outlier(seed: int, part: str) -> np.ndarray:
     X_test = rng.normal(0.5, 1.5, size=(12, 3))
     X_test[3] = [40.0, 0.0, 0.0]
     X_test[8] = [1.0, -35.0, 30.0]
-    return {"X_train": X[perm], "y_train": y[perm], "X_test": X_test}[part]
+    return X[perm], y[perm], X_test
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,8 +30,9 @@ probabilities (the loss is strongly convex there: lambda / N = 0.1), so they are
 
 The inputs (synthetic classes of unequal size, seeded subsets of the standardised UCI breast
 cancer and wine data, random model parameters) are made by the generators below, which the
-declarations name (``"autograder.checks.ps6_generative_discriminative:blobs"``); each returns one
-argument (``part``) of a case, so the grader, not the student kit, holds them.
+declarations name (``"autograder.checks.ps6_generative_discriminative:blobs"``), so the grader,
+not the student kit, holds them; each returns the arguments it draws from one random stream in
+order, declared under one key naming them all (``"X, y": {...}``).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ PROBLEM_SET = "ps6_generative_discriminative"
 
 
 # --------------------------------------------------------------------------------------------
-# Inputs: each generator returns the argument ``part`` of the seeded data it draws
+# Inputs: each generator returns the arguments it draws together, in order (one key
+# ``"X, y"`` declares them)
 # --------------------------------------------------------------------------------------------
 
 
@@ -68,20 +70,22 @@ def _standardised(name: str) -> tuple[np.ndarray, np.ndarray]:
     return X, data.y.astype(np.int64)
 
 
-def subset(name: str, seed: int, n: int, n_features: int | None = None,
-           part: str = "X") -> np.ndarray:
-    """A seeded subset of ``n`` rows (and the first ``n_features`` columns) of the standardised
-    ``"cancer"`` or ``"wine"`` data: its features ``X`` (n, D) or labels ``y`` (n,)."""
+def subset(name: str, seed: int, n: int,
+           n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: a seeded subset of ``n`` rows (and the first ``n_features`` columns) of the
+    standardised ``"cancer"`` or ``"wine"`` data, its features ``X`` (n, D) and labels ``y``
+    (n,)."""
     X, y = _standardised(name)
     rows = np.sort(np.random.default_rng(seed).choice(y.size, size=n, replace=False))
     cols = slice(None) if n_features is None else slice(0, n_features)
-    return {"X": X[rows, cols], "y": y[rows]}[part].copy()
+    return X[rows, cols].copy(), y[rows].copy()
 
 
 def blobs(seed: int, n: int, d: int, n_classes: int, offset: float = 0.0,
-          standardise: bool = False, part: str = "X") -> np.ndarray:
-    """Gaussian classes of unequal size (each at least 3 rows) with different spreads: features
-    ``X`` (n, d) (standardised per column if asked) or labels ``y`` (n,) in ``0 .. C-1``."""
+          standardise: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: Gaussian classes of unequal size (each at least 3 rows) with different
+    spreads, features ``X`` (n, d) (standardised per column if asked) and labels ``y`` (n,) in
+    ``0 .. C-1``."""
     rng = np.random.default_rng(seed)
     weights = rng.dirichlet(np.full(n_classes, 2.0))
     y = np.concatenate([np.repeat(np.arange(n_classes), 3),
@@ -92,7 +96,7 @@ def blobs(seed: int, n: int, d: int, n_classes: int, offset: float = 0.0,
     X = centres[y] + spreads[y] * rng.normal(size=(n, d))
     if standardise:
         X = (X - X.mean(axis=0)) / X.std(axis=0)
-    return X if part == "X" else y.astype(np.int64)
+    return X, y.astype(np.int64)
 
 
 def random_logits(seed: int, shape: list, scale: float) -> np.ndarray:
@@ -111,11 +115,11 @@ def large_logits() -> np.ndarray:
     return np.vstack([fixed, rng.normal(scale=800.0, size=(4, 3))])
 
 
-def nb_parameters(seed: int, n: int, d: int, n_classes: int, far: float = 0.0,
-                  part: str = "X") -> np.ndarray:
-    """Random Gaussian naive Bayes parameters (``means`` and ``variances`` (C, d),
-    ``log_prior`` (C,)) and query points ``X`` (n, d), moved ``far`` from the means if
-    ``far > 0``."""
+def nb_parameters(seed: int, n: int, d: int, n_classes: int,
+                  far: float = 0.0) -> tuple[np.ndarray, ...]:
+    """``(X, means, variances, log_prior)``: query points ``X`` (n, d), moved ``far`` from the
+    means if ``far > 0``, and random Gaussian naive Bayes parameters, ``means`` and
+    ``variances`` (C, d) and ``log_prior`` (C,)."""
     rng = np.random.default_rng(seed)
     means = rng.normal(scale=2.0, size=(n_classes, d))
     variances = rng.gamma(3.0, 0.4, size=(n_classes, d))
@@ -123,22 +127,22 @@ def nb_parameters(seed: int, n: int, d: int, n_classes: int, far: float = 0.0,
     X = rng.normal(scale=2.5, size=(n, d))
     if far:
         X = X + far * rng.choice([-1.0, 1.0], size=(n, d))
-    return {"X": X, "means": means, "variances": variances, "log_prior": log_prior}[part]
+    return X, means, variances, log_prior
 
 
 def softmax_regression(seed: int, n: int, d: int, n_classes: int, w_scale: float,
-                       x_scale: float = 1.0, data: dict | None = None,
-                       part: str = "W") -> np.ndarray:
-    """Random weights ``W`` (C, D) and intercepts ``b`` (C,), data ``X`` (n, d), N(0, x_scale²),
-    or the features of ``subset(**data)``, and one-hot targets ``Y`` (n, C) with every class
-    present, for the cross-entropy."""
+                       x_scale: float = 1.0,
+                       data: dict | None = None) -> tuple[np.ndarray, ...]:
+    """``(W, b, X, Y)`` for the cross-entropy: random weights ``W`` (C, D) and intercepts ``b``
+    (C,), data ``X`` (n, d), N(0, x_scale²), or the features of ``subset(**data)``, and one-hot
+    targets ``Y`` (n, C) with every class present."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(scale=x_scale, size=(n, d)) if data is None else subset(**data)
+    X = rng.normal(scale=x_scale, size=(n, d)) if data is None else subset(**data)[0]
     labels = np.concatenate([np.arange(n_classes),
                              rng.integers(0, n_classes, X.shape[0] - n_classes)])
     W = rng.normal(scale=w_scale, size=(n_classes, X.shape[1]))
     b = rng.normal(scale=w_scale, size=n_classes)
-    return {"W": W, "b": b, "X": X, "Y": np.eye(n_classes)[labels]}[part]
+    return W, b, X, np.eye(n_classes)[labels]
 
 
 # --------------------------------------------------------------------------------------------
