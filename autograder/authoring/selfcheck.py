@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
@@ -82,12 +83,11 @@ def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> S
 
 
 def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
-    from autograder.authoring.validate import grading_problems, problems
+    from autograder.authoring.validate import grading_problems, points_problems, rubric_problems
 
-    found = [str(p) for p in problems(ps)]
-    if grading_problems(ps):
-        return found, GRADING_FAULT
-    return found, ""
+    grading = grading_problems(ps)  # made once: it draws every declared input
+    found = [str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps))]
+    return found, GRADING_FAULT if grading else ""
 
 
 def _reference(ps: ProblemSet, work: Path):
@@ -171,12 +171,8 @@ def _kit_inputs(ps: ProblemSet, scratch: Path):
     cases = declared_cases(ps.source)
     folder = scratch / "kit-inputs"
     write_inputs(ps.source, folder)
-    before = os.environ.get(RESULTS_ENV)
-    os.environ[RESULTS_ENV] = str(folder)
-    try:
+    with patch.dict(os.environ, {RESULTS_ENV: str(folder)}):  # as in the kernel; then restored
         found = [p for c in sorted(cases) if (p := _read_back(ps.name, c, case_inputs(cases, c)))]
-    finally:
-        os.environ.pop(RESULTS_ENV) if before is None else os.environ.update({RESULTS_ENV: before})
     return found, f"{len(cases)} declared cases, written and read back; the kit holds no generator"
 
 

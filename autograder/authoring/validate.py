@@ -140,10 +140,11 @@ def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Probl
     return out
 
 
-def case_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Problem]:
+def case_problems(ps: ProblemSet, checks: Mapping[str, Callable],
+                  declared: Mapping[str, Callable]) -> list[Problem]:
     """Cases recorded under another case's inputs or another problem set's, and cases a Python
-    check reads that nobody records (or records that no Python check reads)."""
-    declared = build_checks(ps.source)  # their cases: declared_problems
+    check reads that nobody records (or records that no Python check reads); ``declared`` are
+    the declared checks (their cases are :func:`declared_problems`')."""
     checks = {gid: check for gid, check in checks.items() if gid not in declared}
     every = record_calls(ps.source)
     recorded = [r for r in every if r.grade_id not in declared]
@@ -306,7 +307,7 @@ def grading_problems(ps: ProblemSet,
     recorded, declared or read where the others do not match, a declaration that cannot be read
     or evaluated (``checks`` as in :func:`problems`)."""
     try:
-        build_checks(ps.source)
+        declared = build_checks(ps.source)
     except DeclarationError:  # named by declared_problems; the other checks need the declarations
         return declared_problems(ps)
     if checks is None:
@@ -314,7 +315,8 @@ def grading_problems(ps: ProblemSet,
             checks = checks_for(ps)
         except ModuleNotFoundError:
             checks = {}
-    return [*check_problems(ps, checks), *case_problems(ps, checks), *declared_problems(ps)]
+    return [*check_problems(ps, checks), *case_problems(ps, checks, declared),
+            *declared_problems(ps)]
 
 
 def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,

@@ -20,8 +20,7 @@ from autograder.checks.record_calls import cases_by_cell
 from autograder.checks.declared import (DeclarationError, build_checks, declarations,
                                         generate_input, resolve)
 
-__all__ = ["CellInventory", "inventory", "defined_cases", "problems",
-           "cell_faults"]
+__all__ = ["CellInventory", "inventory", "problems", "cell_faults"]
 
 
 @dataclass(frozen=True)
@@ -77,13 +76,6 @@ def inventory(problem_set) -> list[CellInventory]:
     return out
 
 
-def defined_cases(problem_set) -> dict[str, str]:
-    """``{case: "course.check of <grade_id>"}``: where each case's inputs are declared (every
-    case is declared in the source notebook; the kit holds no generator)."""
-    return {c: f"course.check of {gid}" for gid, d in declarations(problem_set.source).items()
-            for c in d.cases}
-
-
 def problems(problem_set) -> list[str]:
     """What would make ``problem_set``'s checks mis-grade, one sentence each (empty when nothing).
 
@@ -123,7 +115,7 @@ def _case_faults(problem_set, cells, declared) -> list[tuple[str, str]]:
     name = problem_set.name
     recorded = {case: gid for gid, cases in cases_by_cell(problem_set.source).items()
                 for case in cases}
-    inputs = defined_cases(problem_set)
+    inputs = {case for d in declared.values() for case in d.cases}  # all declared
     found = []
     for case, gid in sorted(recorded.items()):
         if case not in inputs:
