@@ -5,21 +5,21 @@ Grades a whole class in parallel, with every submission's code in a sandboxed ke
 ``--gradebook`` the scores also go into the course's nbgrader gradebook (never from a trial run
 that did not ask). Re-running skips unchanged submissions. With
 ``--scheduler tcp://HOST:8786`` (or ``local:N``) the notebooks are graded on a Dask cluster's
-workers instead of local processes (:mod:`autograder.cluster`); this process still writes every
+workers instead of local processes (:mod:`autograder.run.cluster`); this process still writes every
 result.
 
 ``python -m autograder release NAME...`` releases problem sets to students
 (:mod:`autograder.authoring.release`); ``python -m autograder formgrader`` opens nbgrader's
-formgrader on the course for hand-grading (:mod:`autograder.formgrader`).
+formgrader on the course for hand-grading (:mod:`autograder.gradebook.formgrader`).
 
 ``python -m autograder new NAME`` creates a problem set with one worked example question
 (:mod:`autograder.authoring.scaffold`); ``python -m autograder check-problem-set NAME`` says
 whether a problem set's source is sound (:mod:`autograder.authoring.selfcheck`); ``python -m
-autograder new-term`` archives a term's grading (:mod:`autograder.term`).
+autograder new-term`` archives a term's grading (:mod:`autograder.gradebook.term`).
 
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
-(:mod:`autograder.similarity`); ``python -m autograder export ASSIGNMENT --out DIR`` merges the
+(:mod:`autograder.pages.similarity`); ``python -m autograder export ASSIGNMENT --out DIR`` merges the
 hand-graded scores and writes the LMS files (:mod:`autograder.exports`).
 
 Each subcommand is a module of :mod:`autograder.commands` (its arguments and its ``main``); this

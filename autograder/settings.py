@@ -1,6 +1,6 @@
 """The grader's settings and defaults, in one place.
 
-The command lines (:mod:`autograder.commands`), the grading options (:class:`autograder.task.
+The command lines (:mod:`autograder.commands`), the grading options (:class:`autograder.run.task.
 GradingOptions`) and the sandbox (:class:`autograder.sandbox.SandboxConfig`) all start from these.
 
 The nbgrader course (source notebooks, rubrics, the released notebooks, the gradebook and the

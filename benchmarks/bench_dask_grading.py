@@ -2,7 +2,7 @@
 
 Both grade the same ``GRADING_BENCH_N`` ps1_pca submissions (default 200; half the reference
 answers, half the blank release) with two single-threaded workers and real sandboxed kernels,
-through :func:`autograder.batch.grade_class` (no gradebook): the local pool
+through :func:`autograder.run.batch.grade_class` (no gradebook): the local pool
 (``workers=2``) and a ``distributed.LocalCluster(n_workers=2, threads_per_worker=1)``, which is
 started before the clock (its start-up is reported in the note). The ratio should be close to 1:
 both backends run the same task through the same loop.
@@ -29,9 +29,9 @@ from _timing import case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.psharness: the nbgrader release
 
-from autograder.batch import grade_class  # noqa: E402
-from autograder.task import GradingOptions  # noqa: E402
-from autograder.problemset import ProblemSet  # noqa: E402
+from autograder.run.batch import grade_class  # noqa: E402
+from autograder.run.task import GradingOptions  # noqa: E402
+from autograder.grading.problemset import ProblemSet  # noqa: E402
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
 N = int(os.environ.get("GRADING_BENCH_N", "200"))
@@ -60,9 +60,9 @@ def _gradebook_write_s(base: Path, correct: bytes, record: dict, n: int = 200) -
     """Seconds the coordinator spends per result on the gradebook: the writer's cost per result
     (feedback, record, nbgrader's notebook copies, batched transactions) with the gradebook,
     minus its cost without."""
-    from autograder.collect import Submission
-    from autograder.gradebook import GradebookWriter
-    from autograder.output import OutputWriter
+    from autograder.intake.collect import Submission
+    from autograder.gradebook.writer import GradebookWriter
+    from autograder.run.output import OutputWriter
 
     course = base / "gradebook-course"
     course.mkdir()

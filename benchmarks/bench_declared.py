@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.checks.declaration import _input_files, write_inputs  # noqa: E402
-from autograder.problemset import ProblemSet, list_problem_sets  # noqa: E402
-from autograder.scoring import score_results  # noqa: E402
+from autograder.grading.problemset import ProblemSet, list_problem_sets  # noqa: E402
+from autograder.grading.scoring import score_results  # noqa: E402
 from coursedata.grading import RESULTS_ENV  # noqa: E402
 
 

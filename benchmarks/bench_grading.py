@@ -32,10 +32,10 @@ from _timing import case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.batch import grade_class  # noqa: E402
-from autograder.record import load_record  # noqa: E402
-from autograder.gradebook import GradebookWriter  # noqa: E402
-from autograder.problemset import ProblemSet
+from autograder.run.batch import grade_class  # noqa: E402
+from autograder.grading.record import load_record  # noqa: E402
+from autograder.gradebook.writer import GradebookWriter  # noqa: E402
+from autograder.grading.problemset import ProblemSet
 from autograder.settings import COURSE_DIR  # noqa: E402
 from autograder.sandbox import kernel_environment  # noqa: E402
 from tests.psharness import generate_release  # noqa: E402

@@ -14,7 +14,7 @@ c.Exchange.root = os.path.join(c.CourseDirectory.root, "exchange")
 
 # Grading: `python -m autograder grade ... --gradebook` (sandboxed, trusted checks), never
 # `nbgrader autograde`; the formgrader's Autograde button is answered with that advice when it
-# is opened with `python -m autograder formgrader` (autograder/formgrader.py).
+# is opened with `python -m autograder formgrader` (autograder/gradebook/formgrader.py).
 
 # What students see in place of a solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.checks.mutants import Mutant, mutants
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from tests.psharness import run_variants
 
 __all__ = ["MutantRun", "MutantRuns", "mutant_notebook", "mutants_of", "mutant_secrets"]
@@ -43,7 +43,7 @@ class MutantRun:
     ----------
     mutant : autograder.checks.mutants.Mutant
         The mistake.
-    scores : list of autograder.scoring.CellScore
+    scores : list of autograder.grading.scoring.CellScore
         Its scores, by the production scoring.
     executed : nbformat.NotebookNode
         The assembled notebook with its outputs (a visible test that caught the mistake holds

@@ -3,7 +3,7 @@
 Grading one notebook in a fresh kernel costs a few seconds, mostly the kernel's start. The mutant
 tests grade dozens of variants of each problem set, so they run them in one real kernel, clearing
 its namespace (``%reset -f``) and pointing ``GRADER_RESULTS_DIR`` at a fresh folder before each.
-The scoring itself is the production code (:func:`autograder.scoring.score_results`).
+The scoring itself is the production code (:func:`autograder.grading.scoring.score_results`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from autograder.authoring.release import strip_declarations
 from autograder.settings import COURSE_DIR
-from autograder.scoring import CellScore, score_results
+from autograder.grading.scoring import CellScore, score_results
 from autograder.checks.declared import write_inputs
 from coursedata.grading import RESULTS_ENV
 

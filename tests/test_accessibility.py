@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.feedback import feedback_html, marking_scheme_html
+from autograder.pages.feedback import feedback_html, marking_scheme_html
 from autograder.authoring.release import ROOT
-from autograder.report import report_html
+from autograder.pages.report import report_html
 from tests.browser import chromium
 from tests.environment import skip_unless
 
@@ -60,7 +60,7 @@ GRADER_PAGES = ["feedback-partial", "feedback-final", "feedback-grader-error",
 
 def _grader_pages(folder: Path) -> None:
     """Write one page of every kind the grader writes, with realistic content, into ``folder``."""
-    from autograder.similarity import write_similarity
+    from autograder.pages.similarity import write_similarity
     from tests.honest import builder
     from tests.submissions import to_bytes
     from tests.test_report import synthetic_class

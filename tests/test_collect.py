@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.collect import collect_submissions
+from autograder.intake.collect import collect_submissions
 
 NB = "ps3_mle.ipynb"
 
@@ -204,7 +204,7 @@ def understate_size(raw: bytearray, name: str, size: int) -> None:
 
 def test_damaged_members_become_unreadable_rows_and_the_class_is_still_collected(
         tmp_path, monkeypatch):
-    from autograder import collect
+    from autograder.intake import collect
     from autograder.status import Status
 
     honest = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}' + b" " * 4000
@@ -252,7 +252,7 @@ def test_damaged_members_become_unreadable_rows_and_the_class_is_still_collected
 
 def test_a_member_is_bounded_while_it_is_read_not_by_its_header(tmp_path):
     """The size counted while decompressing decides, not the header's claim."""
-    from autograder.collect import Unreadable, _Entry, _read
+    from autograder.intake.collect import Unreadable, _Entry, _read
 
     big = tmp_path / "big.ipynb"
     big.write_bytes(b"x" * 300_000)
@@ -281,8 +281,8 @@ def test_an_extension_for_a_name_that_is_no_student_is_named(tmp_path):
     ``smithjohn-107`` and ``smithjohn-108`` is told that the extension applies to nobody."""
     from datetime import datetime, timezone
 
-    from autograder.batch import extension_notes
-    from autograder.late import LateRule
+    from autograder.run.batch import extension_notes
+    from autograder.intake.late import LateRule
 
     found = collect_submissions(_zip(tmp_path / "canvas.zip", {
         "smithjohn_107_5007_ps3_mle.ipynb": b"a", "smithjohn_108_5008_ps3_mle.ipynb": b"b"}), NB)

@@ -26,8 +26,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 import autograder
-from autograder.batch import grade_class
-from autograder.task import GradingOptions
+from autograder.run.batch import grade_class
+from autograder.run.task import GradingOptions
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require

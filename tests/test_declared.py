@@ -30,9 +30,9 @@ from autograder.checks.declared import (DeclarationError, build_checks, case_inp
                                         write_inputs)
 from autograder.checks.inventory import inventory, problems
 from autograder.course import Course
-from autograder.executors import local_executor
-from autograder.pipeline import grade as grade_submission
-from autograder.problemset import ProblemSet
+from autograder.grading.executors import local_executor
+from autograder.grading.pipeline import grade as grade_submission
+from autograder.grading.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from coursedata.grading import RESULTS_ENV, inputs
 from tests.psharness import score_equivalent_forms, score_generic_variants
@@ -498,7 +498,7 @@ def test_an_authoring_mistake_is_a_fault_of_the_grader_not_the_students_zero(tmp
     """The typo in a hidden cell's case name took points from every correct student, whose
     feedback blamed their function; now that cell's check fails as a grader fault, whose
     message tells the instructor what to change."""
-    from autograder.scoring import GRADER_FAULT, score_results
+    from autograder.grading.scoring import GRADER_FAULT, score_results
 
     def typo(nb):
         cell = _cell(nb, "gaussian_mle_hidden")

@@ -7,11 +7,11 @@ import copy
 import nbformat
 import pytest
 
-from autograder.diagnose import NOT_RUN, explain
-from autograder.executors import local_executor
-from autograder.pipeline import grade as grade_submission
-from autograder.problemset import ProblemSet
-from autograder.scoring import CellScore
+from autograder.grading.diagnose import NOT_RUN, explain
+from autograder.grading.executors import local_executor
+from autograder.grading.pipeline import grade as grade_submission
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.scoring import CellScore
 
 PS = ProblemSet("ps1_pca")
 
@@ -45,7 +45,7 @@ def test_a_refused_import_is_named_once_and_the_checks_point_to_it():
 
 
 def test_an_import_the_rules_refuse_is_named_without_repeating_the_rule():
-    """The rule itself is stated once, in the rules' note (autograder.rulebook)."""
+    """The rule itself is stated once, in the rules' note (autograder.grading.rulebook)."""
     nb = nbformat.v4.new_notebook(cells=[
         _code("import sklearn", "f", solution=True, error=(
             "ForbiddenModule", "sklearn may not be used in the answers of this problem set: "

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-import autograder.task as task
-from autograder.output import OutputWriter
-from autograder.task import GRADE_DECIDING, grader_fingerprint
-from autograder.collect import Submission
-from autograder.problemset import ProblemSet
+import autograder.run.task as task
+from autograder.run.output import OutputWriter
+from autograder.run.task import GRADE_DECIDING, grader_fingerprint
+from autograder.intake.collect import Submission
+from autograder.grading.problemset import ProblemSet
 
-ROOT = Path(task.__file__).resolve().parents[1]
+ROOT = Path(task.__file__).resolve().parents[2]
 PS = ProblemSet("ps3_mle")
 
 
@@ -47,7 +47,7 @@ def _touch(path: Path) -> None:
     "autograder/checks/outcome.py",
     "solutions/mle.py",                    # the reference
     "solutions/_validation.py",
-    "autograder/scoring.py",
+    "autograder/grading/scoring.py",
 ])
 def test_changing_any_grade_deciding_file_changes_the_fingerprint(copy_root, rel):
     before = grader_fingerprint(PS, copy_root)

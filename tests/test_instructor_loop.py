@@ -30,7 +30,7 @@ import jsonschema
 import pytest
 
 import autograder
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require

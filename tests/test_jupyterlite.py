@@ -27,7 +27,7 @@ import yaml
 
 import coursedata
 
-from autograder.problemset import list_problem_sets
+from autograder.grading.problemset import list_problem_sets
 from autograder.authoring.release import ROOT, kit_wheel_name
 from tests.browser import offline_browser, serve, settle, third_party
 

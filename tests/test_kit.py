@@ -30,7 +30,7 @@ import nbformat
 import pytest
 from packaging.requirements import Requirement
 
-from autograder.problemset import SOURCE_DIR, list_problem_sets
+from autograder.grading.problemset import SOURCE_DIR, list_problem_sets
 from coursedata.cells import is_test_code
 from autograder.authoring.release import (
     PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, ROOT, kit_url, kit_version, kit_wheel_name,

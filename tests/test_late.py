@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.late import LatePolicy, load_policy, penalty_points
+from autograder.intake.late import LatePolicy, load_policy, penalty_points
 
 DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone(timedelta(hours=1)))
 
@@ -69,7 +69,7 @@ def test_evidence_can_be_the_lms_alone_or_the_file_time_alone(tmp_path):
 
 
 def test_no_policy_file_or_policy_none_gives_no_penalty(tmp_path, monkeypatch):
-    import autograder.late as late
+    import autograder.intake.late as late
 
     monkeypatch.setattr(late, "POLICY_FILE", tmp_path / "absent.toml")
     assert late.load_policy().for_problem_set("ps3_mle").assess(

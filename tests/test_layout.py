@@ -1,5 +1,10 @@
 """The layout's import rules, read from the source with :mod:`ast` (nothing is imported).
 
+- The grader is one folder per stage a submission goes through (``autograder/__init__.py`` draws
+  them), and :data:`MAY_IMPORT` says which folders each folder may import: a stage imports the
+  stages before it and the shared modules (``course``, ``settings``, ``status``), never one after
+  it. Only those shared modules, the package and its ``__main__`` sit at the top level, so a new
+  module goes into the folder of its stage.
 - No import cycle between the grader's modules, counting the imports inside functions (an import
   deferred to call time is still a dependency) and not the ones under ``if TYPE_CHECKING:``.
 - No import that runs back up: with each subpackage of ``autograder`` taken as one unit
@@ -7,10 +12,11 @@
   import each other without a cycle either; so a subpackage never imports a parent-level module
   that imports it (as ``exports.command`` imported ``feedback``, which imported
   ``exports.summary``).
-- The layers: ``exports`` (the LMS formats) never imports ``feedback``; the grade arithmetic
-  (``grades``) imports neither the exports nor the pages; no library module imports the command
-  lines (``commands``, ``__main__``); the sandbox imports nothing of the grader but its own modules
-  and ``settings`` (it knows nothing of the course: it receives its preload list).
+- The layers within the stages: ``exports`` (the LMS formats) never imports the feedback page; the
+  grade arithmetic (``grades``) imports neither the exports nor the pages; the pages' style
+  imports no grade; no library module imports the command lines (``commands``, ``__main__``); the
+  sandbox imports nothing of the grader but its own modules and ``settings`` and ``status`` (it
+  knows nothing of the course: it receives its preload list).
 - The book does not import the grader: nothing in ``_ext/`` imports ``autograder``, and
   ``coursesite`` (the settings both read) imports neither the grader nor the book.
 
@@ -154,7 +160,7 @@ def _one_cycle(graph: dict[str, dict[str, int]], component: set[str]) -> list[st
 
 def unit(module: str, package: str) -> str:
     """The unit a module belongs to: its subpackage of ``package``, or itself at the top level
-    (``autograder.sandbox.warm`` -> ``autograder.sandbox``; ``autograder.batch`` stays)."""
+    (``autograder.sandbox.warm`` -> ``autograder.sandbox``; ``autograder.course`` stays)."""
     parts = module.split(".")
     return ".".join(parts[:2]) if len(parts) > 1 else module
 
@@ -200,6 +206,55 @@ def foreign_imports(folder: Path, top_names: set[str]) -> list[str]:
     return found
 
 
+#: The shared modules every stage may import, and the only modules beside the package's own
+#: ``__init__`` and ``__main__`` at the top level of ``autograder/``.
+SHARED = ("course", "settings", "status")
+
+#: Which folders (stages) each folder may import, besides :data:`SHARED` and itself. The order of
+#: a submission: authoring, intake, run, grading (with sandbox and checks below it), then what is
+#: made of its record (pages, grades, exports, gradebook); the commands sit on top of them all.
+MAY_IMPORT = {
+    "checks": set(),
+    "sandbox": set(),
+    "intake": set(),
+    "grading": {"checks", "sandbox", "intake"},
+    "authoring": {"checks", "grading"},
+    "grades": {"grading", "intake"},
+    "pages": {"grading", "grades", "intake", "checks"},
+    "exports": {"grades", "pages", "grading", "intake"},
+    "gradebook": {"grading", "authoring"},
+    "run": {"grading", "intake", "pages", "grades", "sandbox", "checks"},
+    "commands": {"authoring", "exports", "gradebook", "grades", "grading", "intake", "pages",
+                 "run", "sandbox", "checks"},
+}
+
+
+def folder_violations(graph: dict[str, dict[str, int]], package: str,
+                      may_import: dict[str, set[str]], shared: tuple[str, ...]) -> list[str]:
+    """The imports of one folder of ``package`` from another that ``may_import`` does not allow,
+    the folders it does not know, and the top-level modules that are not ``shared``."""
+    def name(module: str) -> str:
+        return module[len(package) + 1:].split(".")[0] if module != package else ""
+
+    found = []
+    for module, edges in sorted(graph.items()):
+        source = name(module)
+        folder = module.count(".") > 1 or module + ".__init__" in graph or \
+            any(m.startswith(module + ".") for m in graph)
+        if source in ("", "__main__") or (source in shared and not folder):
+            continue
+        if source not in may_import:
+            found.append(f"{module}: not in a known folder (a new stage goes into MAY_IMPORT)")
+            continue
+        allowed = may_import[source] | set(shared) | {source}
+        for target, line in sorted(edges.items()):
+            destination = name(target)
+            if destination and destination not in allowed:
+                found.append(f"{module} line {line} imports {target} "
+                             f"({source}/ may import {', '.join(sorted(allowed - {source}))})")
+    return found
+
+
 # ------------------------------------------------------------------------------------------------
 # The rules, on the project
 
@@ -211,11 +266,11 @@ def graph():
 
 def test_the_checker_sees_the_grader(graph):
     """The graph is the grader's: its modules and edges every reader knows are there."""
-    assert {"autograder.__main__", "autograder.batch", "autograder.sandbox.warm",
+    assert {"autograder.__main__", "autograder.run.batch", "autograder.sandbox.warm",
             "autograder.grades.summary", "autograder.exports.canvas",
-            "autograder.commands.grade", "autograder.pages"} <= set(graph)
+            "autograder.commands.grade", "autograder.pages.style"} <= set(graph)
     assert "autograder.grades.summary" in graph["autograder.exports.canvas"]
-    assert "autograder.batch" in graph["autograder.commands.grade"]  # an import in a function
+    assert "autograder.run.batch" in graph["autograder.commands.grade"]  # an import in a function
 
 
 def test_no_import_cycle_between_modules(graph):
@@ -230,13 +285,25 @@ def test_no_import_runs_back_up(graph):
                        + "\n".join(_describe(c, units) for c in found))
 
 
+def test_each_stage_imports_only_the_stages_before_it(graph):
+    found = folder_violations(graph, "autograder", MAY_IMPORT, SHARED)
+    assert not found, "imports across the stages that MAY_IMPORT does not allow:\n" + \
+        "\n".join(found)
+
+
+def test_the_stages_in_the_rules_are_the_folders_on_disk():
+    folders = {p.parent.name for p in (ROOT / "autograder").glob("*/__init__.py")}
+    assert folders == set(MAY_IMPORT)
+    top = {p.stem for p in (ROOT / "autograder").glob("*.py")}
+    assert top == {"__init__", "__main__", *SHARED}, "a module at the top level of autograder/"
+
+
 @pytest.mark.parametrize("importer, imported", [
-    ("autograder.exports", "autograder.feedback"),
+    ("autograder.exports", "autograder.pages.feedback"),
     ("autograder.exports", "autograder.commands"),
     ("autograder.grades", "autograder.exports"),
-    ("autograder.grades", "autograder.feedback"),
     ("autograder.grades", "autograder.pages"),
-    ("autograder.pages", "autograder.grades"),
+    ("autograder.pages.style", "autograder.grades"),
 ])
 def test_layers(graph, importer, imported):
     assert not forbidden(graph, importer, imported)
@@ -321,3 +388,20 @@ def test_the_checker_finds_the_book_importing_the_grader(tmp_path):
                         "_ext/fine.py": "import autograderish\n"})
     assert foreign_imports(tmp_path / "_ext", {"autograder"}) == [
         "_ext/ext.py line 2 imports autograder.release.X"]
+
+
+def test_the_checker_finds_an_import_from_a_later_stage(tmp_path):
+    _package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/shared.py": "",
+        "pkg/early/__init__.py": "",
+        "pkg/early/a.py": "from pkg.late.b import g\nfrom pkg import shared\n",
+        "pkg/late/__init__.py": "",
+        "pkg/late/b.py": "from pkg.early import a\ndef g(): pass\n",
+        "pkg/stray/__init__.py": "",
+        "pkg/loose.py": "from pkg.late import b\n"})
+    graph = import_graph(tmp_path, "pkg")
+    found = folder_violations(graph, "pkg", {"early": set(), "late": {"early"}}, ("shared",))
+    assert found == ["pkg.early.a line 1 imports pkg.late.b (early/ may import shared)",
+                     "pkg.loose: not in a known folder (a new stage goes into MAY_IMPORT)",
+                     "pkg.stray: not in a known folder (a new stage goes into MAY_IMPORT)"]

@@ -2,8 +2,8 @@
 
 One real grading run (sandboxed kernels, ``python -m autograder grade``) of three problem set 3
 notebooks from a Canvas download (on time, late, and with a wrong answer); the records it
-writes, with the LMS ids the download's names carry (:mod:`autograder.collect`), the late policy
-(:mod:`autograder.late`) and hand-graded scores, feed every export. The same notebooks in a
+writes, with the LMS ids the download's names carry (:mod:`autograder.intake.collect`), the late policy
+(:mod:`autograder.intake.late`) and hand-graded scores, feed every export. The same notebooks in a
 Moodle download give the Moodle participant ids. Formats: see the docstrings of
 :mod:`autograder.exports`' modules, which cite their sources.
 """
@@ -23,15 +23,15 @@ import jsonschema
 import pytest
 
 import autograder
-from autograder.collect import collect_submissions
+from autograder.intake.collect import collect_submissions
 from autograder.exports import (canvas_column, results_json, write_canvas_csv,
                                 write_feedback_archive, write_gradescope, write_moodle_gradebook,
                                 write_moodle_worksheet)
 from autograder.grades import summarize
-from autograder.late import load_policy
-from autograder.problemset import ProblemSet
+from autograder.intake.late import load_policy
+from autograder.grading.problemset import ProblemSet
 from autograder.sandbox import sandbox_available
-from autograder.visibility import Visibility, load_visibility
+from autograder.pages.visibility import Visibility, load_visibility
 from tests import submissions as sb
 from tests.environment import require
 from tests.psharness import generate_release

@@ -18,7 +18,7 @@ import pytest
 from autograder.checks.declaration import DeclarationError, strip
 from autograder.checks.mutants import Mutant, mutants, mutated
 from autograder.course import Course
-from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR
 from tests.mutantruns import mutant_secrets
 

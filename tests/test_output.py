@@ -1,6 +1,6 @@
 """The coordinator's writer: the gradebook and ``grades.csv`` agree, batches lose nothing.
 
-Records are made the way :func:`autograder.task.failed_record` makes them (real problem set, real
+Records are made the way :func:`autograder.run.task.failed_record` makes them (real problem set, real
 grade cells), with scores varied per student; the gradebook is a real nbgrader gradebook of a
 temporary copy of the course, read back through nbgrader's own API.
 """
@@ -15,15 +15,15 @@ import warnings
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.batch import _roster_notes
-from autograder.collect import Collection, Submission, Unmatched
-from autograder.gradebook import GradebookWriter
-from autograder.output import OutputWriter
-from autograder.problemset import ProblemSet
-from autograder.record import Record
-from autograder.schedule import _Flight, _with_wait
+from autograder.run.batch import _roster_notes
+from autograder.intake.collect import Collection, Submission, Unmatched
+from autograder.gradebook.writer import GradebookWriter
+from autograder.run.output import OutputWriter
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import Record
+from autograder.run.schedule import _Flight, _with_wait
 from autograder.status import Status
-from autograder.task import failed_record
+from autograder.run.task import failed_record
 from tests.psharness import generate_release
 
 PS = ProblemSet("ps1_pca")

@@ -1,4 +1,4 @@
-"""One submission's grading is the short list of steps of :mod:`autograder.pipeline`, and a run
+"""One submission's grading is the short list of steps of :mod:`autograder.grading.pipeline`, and a run
 does each expensive thing once.
 
 A real ``python -m autograder grade`` (sandboxed kernels, two worker processes, a late policy)
@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 import autograder
-import autograder.pipeline as pipeline
-from autograder.problemset import ProblemSet
+import autograder.grading.pipeline as pipeline
+from autograder.grading.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from tests.psharness import generate_release
 from tests.submissions import Builder, delete, to_bytes
@@ -46,7 +46,8 @@ if os.environ.get("COUNT_LOG"):
     import nbformat
     import numpy as np
 
-    from autograder import late, problemset
+    from autograder.intake import late
+    from autograder.grading import problemset
 
     _reads, _load = nbformat.reads, np.load
     _post, _assess = problemset.ProblemSet.__post_init__, late.LateRule.assess

@@ -18,11 +18,11 @@ import warnings
 import nbformat
 import pytest
 
-from autograder.executors import local_executor
-from autograder.pipeline import grade as grade_submission
+from autograder.grading.executors import local_executor
+from autograder.grading.pipeline import grade as grade_submission
 from autograder.checks.registry import equivalent_forms
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.scoring import check_coverage, failed_visible_cells
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
 from autograder.authoring.variants import case_functions
 from coursedata.cells import is_test_code

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 import autograder
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require

@@ -1,6 +1,6 @@
 """The typed record and the status type: one reader and writer, old records still read.
 
-``tests/old_records/`` holds records a grading run wrote before :mod:`autograder.record` existed
+``tests/old_records/`` holds records a grading run wrote before :mod:`autograder.grading.record` existed
 (a real run of the grader of that time on the submissions beside them: graded, late, timeout,
 crashed, grader-error, unmatched, unreadable; see its README). Today's grader reads every one
 of them, resumes from them (grading again only the grader's fault) and regrades against them;
@@ -25,11 +25,11 @@ import pytest
 
 import autograder
 from autograder.__main__ import main
-from autograder.problemset import ProblemSet
-from autograder.record import Record, RecordError, load_record, load_records
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import Record, RecordError, load_record, load_records
 from autograder.sandbox import sandbox_available
 from autograder.status import RECORDED, Status
-from autograder.task import grader_fingerprint
+from autograder.run.task import grader_fingerprint
 from tests.environment import require
 
 ROOT = Path(autograder.__file__).resolve().parents[1]

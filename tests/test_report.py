@@ -3,7 +3,7 @@
 The mutants declared next to the answers (``metadata.course.mutants`` of the source notebooks)
 are realistic mistakes. Each is made by two students: one on the reference solution, one whose
 other answers are the honest "route" answers of ``tests/honest`` (so only the mistake is shared). Graded with the production scoring and summed
-up with :mod:`autograder.recorded`, the two must fall in one group of wrong answers wherever they
+up with :mod:`autograder.grading.recorded`, the two must fall in one group of wrong answers wherever they
 lose points, and two mistakes whose checks say different things must not.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.recorded import cell_cases, signatures
-from autograder.report import _NUMBER, report_html, wrong_answer_clusters
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.recorded import cell_cases, signatures
+from autograder.pages.report import _NUMBER, report_html, wrong_answer_clusters
 from tests.honest import honest_notebooks, run_keeping_results
 from tests.mutantruns import mutant_notebook
 
@@ -150,7 +150,7 @@ def test_signatures_see_values_to_four_digits_and_errors(tmp_path):
 
 @pytest.mark.slow
 def test_grade_task_records_the_signatures():
-    from autograder.task import GradingOptions, grade_task
+    from autograder.run.task import GradingOptions, grade_task
 
     ps = ProblemSet("ps3_mle")
     record = grade_task(ps.name, "ref", ps.path.read_bytes(), GradingOptions(unsafe=True))

@@ -24,12 +24,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.executors import sandbox_executor
-from autograder.pipeline import grade as grade_submission
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.report import report_html
+from autograder.grading.executors import sandbox_executor
+from autograder.grading.pipeline import grade as grade_submission
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.pages.report import report_html
 from autograder.sandbox import SandboxConfig, sandbox_available
-from autograder.preload import grading_preload
+from autograder.run.preload import grading_preload
 from coursedata.reading import StudentCell, read_cells
 from coursedata.rules import Rules, RulesError
 from tests.environment import require
@@ -506,7 +506,7 @@ def test_the_honest_alternatives_keep_the_rules(name):
 
 
 def test_the_release_refuses_instructions_that_disagree_with_the_declaration():
-    from autograder.rulebook import declaration_problems
+    from autograder.grading.rulebook import declaration_problems
 
     for name in PROBLEM_SETS:
         assert declaration_problems(ProblemSet(name)) == []
@@ -594,7 +594,7 @@ def test_a_forged_or_flooded_log_is_read_safely(tmp_path):
     flood are read without a fault of the grader, and cost only the functions they name."""
     import json
 
-    from autograder.rulebook import MAX_FLAGS, judge
+    from autograder.grading.rulebook import MAX_FLAGS, judge
 
     ps = ProblemSet("ps1_pca")
     log = tmp_path / "log.jsonl"

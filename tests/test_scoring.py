@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from autograder.checks import load_checks
-from autograder.problemset import ProblemSet
-from autograder.scoring import (GRADER_FAULT, VISIBLE_FAILED, failed_visible_cells,
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.scoring import (GRADER_FAULT, VISIBLE_FAILED, failed_visible_cells,
                                 score_results)
 
 PS = "ps3_mle"

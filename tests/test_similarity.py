@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.similarity import (StudentCode, _release_lines, _segments, _tokens, _winnow,
-                                   find_similar, student_code, write_similarity)
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.similarity import (StudentCode, _release_lines, _segments, _tokens,
+                                           _winnow, find_similar, student_code)
+from autograder.pages.similarity import write_similarity
 from tests.honest import builder, honest_notebooks
 from tests.submissions import _gid, to_bytes
 

@@ -13,8 +13,9 @@ import re
 import pytest
 
 import solutions.mle
-from autograder.problemset import list_problem_sets
-from autograder.similarity import KNOWN_SHARE, write_similarity
+from autograder.grading.problemset import list_problem_sets
+from autograder.grading.similarity import KNOWN_SHARE
+from autograder.pages.similarity import write_similarity
 from tests.honest import builder, honest_notebooks
 from tests.submissions import to_bytes
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.problemset import list_problem_sets
+from autograder.grading.problemset import list_problem_sets
 from autograder.authoring.release import (
     PLACEHOLDER, ROOT, kit_url, kit_wheel_name, placeholder_warning, site_url)
 from tests.browser import chromium, dump_dom, offline_browser, serve, settle, third_party

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 import autograder
-from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.course import Course
 from autograder.authoring.release import release
 from autograder.settings import COURSE_DIR

@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from autograder.sandbox import SandboxConfig, execute_notebook, sandbox_available
-from autograder.preload import course_imports, grading_preload
+from autograder.run.preload import course_imports, grading_preload
 from autograder.sandbox import warm
 from tests.environment import require
 

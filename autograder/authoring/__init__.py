@@ -11,5 +11,5 @@
   scratch folder and swapped in only on success.
 
 The checks themselves (declared or written in Python) are :mod:`autograder.checks`; grading is
-:mod:`autograder.pipeline`.
+:mod:`autograder.grading.pipeline`.
 """

@@ -2,12 +2,12 @@
 
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
-(:func:`autograder.rulebook.declaration_problems`) and that it would grade as written
+(:func:`autograder.grading.rulebook.declaration_problems`) and that it would grade as written
 (:func:`autograder.authoring.validate.problems`: a refusal names the cell or case and what to
 change). It writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a
 failure never deletes the published release; nbgrader's refusal to change a gradebook holding an
 earlier term's submissions is explained with the command that archives the term
-(:mod:`autograder.term`). Then it puts the student kit's address into the released notebook: every
+(:mod:`autograder.gradebook.term`). Then it puts the student kit's address into the released notebook: every
 source notebook's setup cell names the placeholder ``@KIT_URL@`` in the message it shows when the
 kit is missing, and the release replaces it with the kit wheel's URL on the course site (and
 updates nbgrader's checksum of that cell, so nbgrader's "Validate" does not report a changed cell),
@@ -37,8 +37,8 @@ from coursesite import (PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, check_site_
                         warn_if_placeholder)
 
 from autograder.course import Course
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.rulebook import declaration_problems
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.rulebook import declaration_problems
 from autograder.settings import COURSE_DIR, ROOT
 
 # The site and kit settings of coursesite are the release's too (re-exported here).

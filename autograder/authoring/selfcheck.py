@@ -43,7 +43,7 @@ from unittest.mock import patch
 
 import numpy as np
 
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from autograder.status import Status
 
 __all__ = ["Step", "LEAKS", "self_check"]
@@ -91,8 +91,8 @@ def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
 
 
 def _reference(ps: ProblemSet, work: Path):
-    from autograder.executors import local_executor
-    from autograder.pipeline import grade as grade_submission
+    from autograder.grading.executors import local_executor
+    from autograder.grading.pipeline import grade as grade_submission
 
     result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
     auto = [s for s in result.scores if s.points is not None]
@@ -137,8 +137,8 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
 
 
 def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
-    from autograder.executors import local_executor
-    from autograder.pipeline import grade as grade_submission
+    from autograder.grading.executors import local_executor
+    from autograder.grading.pipeline import grade as grade_submission
 
     result = grade_submission(ps, notebook.read_bytes(), local_executor(), workdir=work)
     return [f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "
@@ -230,9 +230,9 @@ def _mutant_problems(ps: ProblemSet, mutant, notebook, work: Path) -> list[str]:
     ``notebook``, graded, loses points on ``mutant.loses`` (and fails ``mutant.seen_by``)."""
     import nbformat
 
-    from autograder.executors import local_executor
-    from autograder.pipeline import grade as grade_submission
-    from autograder.scoring import failed_visible_cells
+    from autograder.grading.executors import local_executor
+    from autograder.grading.pipeline import grade as grade_submission
+    from autograder.grading.scoring import failed_visible_cells
 
     result = grade_submission(ps, nbformat.writes(notebook).encode(), local_executor(),
                               workdir=work)

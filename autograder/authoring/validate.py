@@ -18,7 +18,7 @@ the cell or case and what to change:
   ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
-come from :attr:`autograder.problemset.ProblemSet.grade_cells`, their cases from
+come from :attr:`autograder.grading.problemset.ProblemSet.grade_cells`, their cases from
 :func:`autograder.checks.record_calls.record_calls`, what the checks read from :func:`check_reads`; a problem set whose checks
 are made elsewhere (declared rather than written) passes its own ``checks`` mapping.
 """
@@ -38,7 +38,7 @@ from autograder.checks.declared import DeclarationError, build_checks, declared_
 from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.record_calls import record_calls
 from autograder.checks.answers import Answers
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 
 __all__ = ["Problem", "problems", "grading_problems", "check_reads",
            "question_points", "refusal"]

@@ -5,7 +5,7 @@ a right answer in another form. Without a kernel, the reference's recorded answe
 folder of :mod:`coursedata.grading`) are copied and transformed (:data:`TRANSFORMS`: NaN, infinite,
 zeros, the mean, rescaled, shifted, negated; :data:`EQUIVALENT`: integers, within rounding;
 :data:`MALFORMED`: wrong shapes and types), then scored by the production scoring
-(:func:`autograder.scoring.score_results`) with every visible test taken as passed (the worst case
+(:func:`autograder.grading.scoring.score_results`) with every visible test taken as passed (the worst case
 for the grader). Used by ``check-problem-set`` (:mod:`autograder.authoring.selfcheck`) and the
 tests.
 """
@@ -21,8 +21,8 @@ from autograder.checks.registry import checks_for
 from autograder.checks.declared import declared_cases
 from autograder.checks.record_calls import cases_by_function
 from autograder.checks.answers import Answers
-from autograder.problemset import ProblemSet
-from autograder.scoring import score_results
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.scoring import score_results
 
 __all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_read",
            "write_variant", "generic_variants", "score_generic_variants",

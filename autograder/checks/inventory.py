@@ -51,7 +51,7 @@ class CellInventory:
 
 
 def inventory(problem_set) -> list[CellInventory]:
-    """Every graded cell of ``problem_set`` (a :class:`~autograder.problemset.ProblemSet`), in
+    """Every graded cell of ``problem_set`` (a :class:`~autograder.grading.problemset.ProblemSet`), in
     notebook order, with its check and cases. Raises :class:`DeclarationError` when a declaration
     cannot be read."""
     declared = declarations(problem_set.source)

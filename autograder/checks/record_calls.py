@@ -8,8 +8,8 @@ A hidden part records each case it checks (:mod:`coursedata.grading`)::
 This module reads those lines once, for everything that needs them: the release's validation
 (:mod:`autograder.authoring.validate`: a case recorded under another case's inputs), the inventory
 of the checks (:mod:`autograder.checks.inventory`: a case recorded but never declared), the rules
-(:mod:`autograder.rulebook`: which functions are graded) and the class report
-(:mod:`autograder.recorded`).
+(:mod:`autograder.grading.rulebook`: which functions are graded) and the class report
+(:mod:`autograder.grading.recorded`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ __all__ = ["AuthoringError", "checks_for", "equivalent_forms"]
 def checks_for(problem_set) -> dict:
     """``{grade_id: check}``: the checks declared in ``problem_set``'s source notebook, and the
     hand-written ``CHECKS`` of its module, which win (``problem_set`` has ``name`` and
-    ``source``, e.g. an :class:`autograder.problemset.ProblemSet`).
+    ``source``, e.g. an :class:`autograder.grading.problemset.ProblemSet`).
 
     A cell whose cases do not match (a case scored but never recorded, recorded without inputs:
     :func:`autograder.checks.inventory.cell_faults`) gets a check that raises

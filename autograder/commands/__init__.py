@@ -4,13 +4,13 @@ Each module has ``add_parser(subparsers)``, which declares the subcommand's argu
 ``main(args) -> int``, which calls the library and returns the exit code;
 :mod:`autograder.__main__` only assembles them:
 
-- :mod:`.grade`: grade every submission of a problem set (:mod:`autograder.batch`);
+- :mod:`.grade`: grade every submission of a problem set (:mod:`autograder.run.batch`);
 - :mod:`.release`: release problem sets to students (:mod:`autograder.authoring.release`);
 - :mod:`.check_problem_set`: the author's self-check (:mod:`autograder.authoring.selfcheck`);
-- :mod:`.new_term`: archive a term and start the next (:mod:`autograder.term`);
-- :mod:`.similarity`: which submissions' code is alike (:mod:`autograder.similarity`);
+- :mod:`.new_term`: archive a term and start the next (:mod:`autograder.gradebook.term`);
+- :mod:`.similarity`: which submissions' code is alike (:mod:`autograder.pages.similarity`);
 - :mod:`.export`: merge hand-grading and write the LMS files (:mod:`autograder.exports`);
-- :mod:`.formgrader`: nbgrader's formgrader on the course (:mod:`autograder.formgrader`).
+- :mod:`.formgrader`: nbgrader's formgrader on the course (:mod:`autograder.gradebook.formgrader`).
 """
 
 from __future__ import annotations

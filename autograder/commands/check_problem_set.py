@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.problemset import ProblemSet, list_problem_sets
+from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.authoring.selfcheck import Step, self_check
 from autograder.settings import COURSE_DIR
 

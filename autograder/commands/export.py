@@ -34,10 +34,10 @@ from autograder.grades.gradestable import write_grades_csv
 from autograder.grades.merge import annotate
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
 from autograder.grades.summary import summarize
-from autograder.late import load_policy
-from autograder.problemset import ProblemSet, list_problem_sets
-from autograder.record import Record, load_records, save_record
-from autograder.visibility import MODES, load_visibility
+from autograder.intake.late import load_policy
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.record import Record, load_records, save_record
+from autograder.pages.visibility import MODES, load_visibility
 
 __all__ = ["FORMATS", "export", "export_again", "read_records", "add_parser", "main"]
 
@@ -48,7 +48,7 @@ SETTINGS = "export.json"
 
 def read_records(out: Path, problem_set: str) -> list[Record]:
     """The records of ``problem_set`` in a grading run's folder, by student id
-    (:func:`autograder.record.load_records`)."""
+    (:func:`autograder.grading.record.load_records`)."""
     return load_records(Path(out) / "records", problem_set)
 
 
@@ -66,7 +66,7 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     """Merge and export; see the module docstring. Returns the merged records.
 
     Raises ValueError for a folder without records, an unknown format or a bad setting."""
-    from autograder.feedback import feedback_html
+    from autograder.pages.feedback import feedback_html
 
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:

@@ -1,6 +1,6 @@
 """``python -m autograder formgrader``: nbgrader's formgrader on the course, for hand-grading.
 
-Becomes the ``jupyter server`` of :func:`autograder.formgrader.server_command` (the process is
+Becomes the ``jupyter server`` of :func:`autograder.gradebook.formgrader.server_command` (the process is
 replaced, so a signal that stops the command stops the server) after printing the formgrader's
 address with its access token. Exit code 2 when the folder is not an nbgrader course.
 """
@@ -12,7 +12,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from autograder.formgrader import server_command
+from autograder.gradebook.formgrader import server_command
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

@@ -2,12 +2,12 @@
 
 Grades every submission in parallel, with its code in a sandboxed kernel, and writes
 ``DIR/grades.csv``, ``DIR/feedback/<student>/<notebook>.html`` and ``DIR/report.html``
-(:func:`autograder.batch.grade_class`); with ``--gradebook`` the scores also go into the course's
+(:func:`autograder.run.batch.grade_class`); with ``--gradebook`` the scores also go into the course's
 nbgrader gradebook (never from a trial run that did not ask). Re-running skips unchanged
-submissions and prints the students whose scores changed (:mod:`autograder.regrade`); with
+submissions and prints the students whose scores changed (:mod:`autograder.run.regrade`); with
 ``--dry-run`` it prints them and writes nothing. With ``--scheduler tcp://HOST:8786`` (or
 ``local:N``) the notebooks are graded on a Dask cluster's workers instead of local processes
-(:mod:`autograder.cluster`); this process still writes every result. A folder exported before is
+(:mod:`autograder.run.cluster`); this process still writes every result. A folder exported before is
 exported again with the same settings (:func:`autograder.commands.export.export_again`).
 
 Exit codes: 0 when every submission was graded, 1 when students need attention (no notebook, or a
@@ -24,16 +24,16 @@ from pathlib import Path
 
 from autograder import settings
 from autograder.commands import chosen_course
-from autograder.problemset import list_problem_sets
+from autograder.grading.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
 from autograder.status import Status
-from autograder.visibility import MODES
+from autograder.pages.visibility import MODES
 
 __all__ = ["add_parser", "main"]
 
 
 def _scheduler(value: str) -> str:
-    from autograder.cluster import parse_scheduler
+    from autograder.run.cluster import parse_scheduler
 
     try:
         parse_scheduler(value)
@@ -84,9 +84,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def main(args) -> int:
     """The ``grade`` subcommand; returns the exit code (see the module docstring)."""
-    from autograder.batch import grade_class
-    from autograder.problemset import ProblemSet
-    from autograder.task import GradingOptions
+    from autograder.run.batch import grade_class
+    from autograder.grading.problemset import ProblemSet
+    from autograder.run.task import GradingOptions
 
     course = chosen_course(args)
     if course is None:
@@ -110,9 +110,9 @@ def main(args) -> int:
             print(f"error: {name} must be positive; got {value}", file=sys.stderr)
             return 2
     from autograder.commands.export import read_records
-    from autograder.late import load_policy
-    from autograder.regrade import diff_records, format_diff
-    from autograder.visibility import load_visibility
+    from autograder.intake.late import load_policy
+    from autograder.run.regrade import diff_records, format_diff
+    from autograder.pages.visibility import load_visibility
 
     try:
         policy = load_policy(args.late_policy, course=course)
@@ -123,7 +123,7 @@ def main(args) -> int:
         ps = ProblemSet(args.assignment, course)  # loaded once for the whole run
         gradebook = None
         if args.gradebook:
-            from autograder.gradebook import GradebookWriter
+            from autograder.gradebook.writer import GradebookWriter
 
             gradebook = GradebookWriter(ps, course.root)
         options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
@@ -173,9 +173,9 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
     import shutil
     import tempfile
 
-    from autograder.batch import grade_class
-    from autograder.regrade import diff_records, format_diff
-    from autograder.task import GradingOptions
+    from autograder.run.batch import grade_class
+    from autograder.run.regrade import diff_records, format_diff
+    from autograder.run.task import GradingOptions
 
     options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
                              notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,

@@ -1,7 +1,7 @@
 """``python -m autograder new-term``: archive a term's grading and start the next.
 
 Moves the gradebook, nbgrader's ``submitted``/``autograded``/``feedback`` folders and the given
-grading runs into an archive folder (:func:`autograder.term.archive_term`). Exit codes: 0 when the
+grading runs into an archive folder (:func:`autograder.gradebook.term.archive_term`). Exit codes: 0 when the
 term is archived, 2 when nothing was moved (the reason printed).
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.settings import COURSE_DIR
-from autograder.term import archive_term
+from autograder.gradebook.term import archive_term
 
 __all__ = ["add_parser", "main"]
 

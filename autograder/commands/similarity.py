@@ -1,7 +1,7 @@
 """``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR``: whose code is alike.
 
 Writes ``DIR/similarity.html``, the pairs of submissions whose code is most alike
-(:func:`autograder.similarity.write_similarity`): evidence for a person to judge, no grade
+(:func:`autograder.pages.similarity.write_similarity`): evidence for a person to judge, no grade
 changes. Exit codes: 0 when the page was written, 2 for an unknown problem set or unreadable
 submissions.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from autograder.commands import chosen_course
-from autograder.problemset import list_problem_sets
+from autograder.grading.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]
@@ -36,9 +36,9 @@ def add_parser(sub):
 
 def main(args) -> int:
     """The ``similarity`` subcommand (arguments declared by :func:`add_parser`)."""
-    from autograder.collect import collect_submissions
-    from autograder.problemset import ProblemSet
-    from autograder.similarity import write_similarity
+    from autograder.intake.collect import collect_submissions
+    from autograder.grading.problemset import ProblemSet
+    from autograder.pages.similarity import write_similarity
 
     course = chosen_course(args)
     if course is None:

@@ -9,10 +9,10 @@ score), so that ``grades.csv``, the gradebook and every export agree:
 - :mod:`.gradescope`: Gradescope's autograder ``results.json``;
 - :mod:`.archive`: the feedback pages, named for the LMS's bulk feedback upload.
 
-Each reads :class:`autograder.record.Record` objects (or their JSON objects, as
+Each reads :class:`autograder.grading.record.Record` objects (or their JSON objects, as
 ``records/*.json`` hold them): the scores with ``points`` None for a hand-graded cell, and, merged
 by :mod:`.merge`, ``manual`` (the hand-graded scores, from the gradebook), ``late`` (a
-:class:`autograder.late.Lateness`) and ``lms`` (a :class:`autograder.collect.LmsInfo`, or None).
+:class:`autograder.intake.late.Lateness`) and ``lms`` (a :class:`autograder.intake.lms.LmsInfo`, or None).
 """
 
 from autograder.exports.archive import write_feedback_archive

@@ -21,7 +21,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from autograder.record import Record, as_record
+from autograder.grading.record import Record, as_record
 
 __all__ = ["write_feedback_archive", "SYSTEMS"]
 

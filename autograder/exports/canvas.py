@@ -5,7 +5,7 @@ The layout is the one Canvas's own gradebook export writes and its import reads 
 ``SIS User ID``, ``SIS Login ID``, ``Section``, then one column per assignment titled
 ``<assignment name> (<assignment id>)`` (``Assignment#title_with_id``), and a second row
 ``Points Possible`` under it. ``ID`` is Canvas's user id, which the download's file names carry
-(:class:`autograder.collect.LmsInfo`); a student graded from a plain folder has no Canvas id and
+(:class:`autograder.intake.lms.LmsInfo`); a student graded from a plain folder has no Canvas id and
 gets their student id as ``SIS Login ID`` instead.
 
 Only this problem set's column is written, holding the final score (late penalty taken off); a
@@ -21,7 +21,7 @@ import csv
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
-from autograder.record import Record, as_record
+from autograder.grading.record import Record, as_record
 
 __all__ = ["canvas_column", "write_canvas_csv", "HEADER"]
 

@@ -9,7 +9,7 @@ visibility is one of ``visible``, ``hidden``, ``after_due_date``, ``after_publis
 one of ``text``, ``html``, ``simple_format``, ``md``, ``ansi``.
 
 One test per graded cell, in notebook order. Visible checks are ``visible`` with their message in
-full. Hidden checks follow the :class:`autograder.visibility.Visibility` setting: ``full`` →
+full. Hidden checks follow the :class:`autograder.pages.visibility.Visibility` setting: ``full`` →
 ``visible`` in full, ``pass-fail`` → ``visible`` with passed/failed only, ``none`` →
 ``after_published`` in full (Gradescope shows them once the instructor publishes the grades).
 A written answer is a test only once it has its hand-graded score (Gradescope's own rubric
@@ -24,9 +24,9 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.grades.summary import number, summarize
-from autograder.pages import cell_title
-from autograder.record import Record, as_record
-from autograder.visibility import Visibility, is_hidden
+from autograder.pages.style import cell_title
+from autograder.grading.record import Record, as_record
+from autograder.pages.visibility import Visibility, is_hidden
 
 __all__ = ["results_json", "write_gradescope", "VISIBILITIES"]
 

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.grades.summary import Summary, inert, number, summarize
-from autograder.record import Record, as_record
+from autograder.grading.record import Record, as_record
 
 __all__ = ["write_moodle_worksheet", "write_moodle_gradebook", "WORKSHEET_HEADER",
            "IDENTIFIERS"]

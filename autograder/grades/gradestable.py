@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
-from autograder.record import Record, as_record
+from autograder.grading.record import Record, as_record
 
 __all__ = ["COLUMNS", "write_grades_csv"]
 

@@ -10,9 +10,9 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
   hand-given score (written answers, and overrides of checks), read from the gradebook;
 - ``status``: ``graded`` once every written answer has its score in the gradebook (else
   ``awaiting-manual-grading``, as the grader wrote it);
-- ``late``: the :class:`autograder.late.Lateness` of the file the record was graded from
+- ``late``: the :class:`autograder.intake.late.Lateness` of the file the record was graded from
   (its LMS mark and file time, kept in the record as ``lms`` and ``submitted_at``), under the
-  course's policy (:mod:`autograder.late`).
+  course's policy (:mod:`autograder.intake.late`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import dataclasses
 from collections.abc import Collection
 from pathlib import Path
 
-from autograder.late import LatePolicy, LateRule, load_policy
-from autograder.record import Record, as_record
+from autograder.intake.late import LatePolicy, LateRule, load_policy
+from autograder.grading.record import Record, as_record
 from autograder.status import Status
 
 __all__ = ["manual_scores", "annotate"]

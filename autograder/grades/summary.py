@@ -2,9 +2,9 @@
 
 A cell's points are the hand-given score when the gradebook has one (``Grade.manual_score``: a
 written answer's, or an override of a check in the formgrader), else the check's, as nbgrader's
-``Grade.score`` (:meth:`autograder.record.Record.points`). The final score is
+``Grade.score`` (:meth:`autograder.grading.record.Record.points`). The final score is
 ``autograded + hand-graded − penalty`` (the penalty a percentage of the two,
-:func:`autograder.late.penalty_points`). It exists only when it is the student's: not where the
+:func:`autograder.intake.late.penalty_points`). It exists only when it is the student's: not where the
 grader failed (``grader-error``), no notebook was found (``unmatched``), or a written answer
 still waits for its hand-graded score; those rows say why instead, and the exports leave the
 LMS's cell untouched (an empty cell is "no change" to an LMS import).
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.late import penalty_points
-from autograder.record import Record, as_record
+from autograder.intake.late import penalty_points
+from autograder.grading.record import Record, as_record
 from autograder.status import Status
 
 __all__ = ["Summary", "summarize", "number", "inert"]

@@ -104,7 +104,7 @@ class SandboxConfig:
     preload : tuple of str, default ()
         Modules the warm zygote imports besides ipykernel's own
         (:data:`autograder.sandbox.warm.KERNEL_PRELOAD`); the grader gives the problem sets'
-        (:func:`autograder.preload.grading_preload`). Every kernel then starts with them
+        (:func:`autograder.run.preload.grading_preload`). Every kernel then starts with them
         imported, which also makes its ``fork()`` as slow as after importing them.
     """
 

@@ -2,7 +2,7 @@
 
 A grading process keeps one zygote (:mod:`autograder.sandbox.zygote`): an interpreter in a
 bubblewrap sandbox with ipykernel's imports done and the modules of its configuration's
-``preload`` (for grading, the problem sets' imports: :func:`autograder.preload.grading_preload`;
+``preload`` (for grading, the problem sets' imports: :func:`autograder.run.preload.grading_preload`;
 no notebook code runs there). For each submission the
 grader lends the working folder and the kernel's run folder to the zygote as detached mounts
 (``open_tree``), and the zygote forks a sandbox of its own for the submission, in which

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from tests.submissions import Builder, cell
 
@@ -58,7 +58,7 @@ def run_keeping_results(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], 
     from nbclient import NotebookClient
 
     from autograder.checks.declared import write_inputs
-    from autograder.scoring import score_results
+    from autograder.grading.scoring import score_results
     from coursedata.grading import RESULTS_ENV
 
     out = []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.getcwd())
 
-from autograder.problemset import ProblemSet  # noqa: E402
+from autograder.grading.problemset import ProblemSet  # noqa: E402
 from tests import submissions as sb  # noqa: E402
 from tests.psharness import generate_release  # noqa: E402
 

@@ -1,0 +1,114 @@
+"""Why a submission's answers went missing, said once: the real cause, then the checks it hit.
+
+When a student's cell fails (a syntax error, a refused import, a name never defined), when a cell
+runs out of time, or when the kernel dies, every check of a function that never ran would say the
+same vague thing ("your function was not run"), once per hidden case. :func:`explain` reads the
+executed notebook, finds each cause in the order the notebook met it, and rewrites those messages
+to point at the cause that stopped them, which it also states once, in the notes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import nbformat
+
+from autograder.grading.scoring import CellScore
+from autograder.status import Status
+
+__all__ = ["explain", "NOT_RUN"]
+
+#: How the trusted checks begin the message of an answer that was never recorded.
+NOT_RUN = "your function was not run by this check"
+_FILE = re.compile(r"\s*\((?:[^()]*\.py|<[^>]*>), line (\d+)\)")
+
+
+def _gid(cell) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta.get("grade_id") if isinstance(meta, dict) else None
+
+
+def _error(cell) -> tuple[str, str] | None:
+    """(name, value) of the error that ended ``cell``, or None.
+
+    A cell stopped at its time limit shows the ``KeyboardInterrupt`` of the interrupt first and
+    the grader's ``CellTimeoutError`` after it: the time limit is the cause.
+    """
+    errors = [(str(o.get("ename", "Error")), str(o.get("evalue", "")))
+              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    timeouts = [e for e in errors if e[0] == "CellTimeoutError"]
+    return (timeouts or errors or [None])[0]
+
+
+def _describe(name: str, value: str) -> str:
+    """An error in a student's words: ``SyntaxError at line 3: invalid syntax``."""
+    line = _FILE.search(value)
+    value = _FILE.sub("", value).strip()
+    where = f" at line {line.group(1)}" if line else ""
+    if name == "CellTimeoutError":
+        return f"was stopped: {value or 'it ran out of time'} (the time limit per cell)"
+    if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
+        return (f"stopped{where}: it imports {value.split(' ', 1)[0]}, which the problem set's "
+                f"rules forbid")
+    if "not available in the sandbox" in value:
+        return f"imported a module that graded notebooks may not use ({value})"
+    return f"raised {name}{where}: {value[:200]}" if value else f"raised {name}{where}"
+
+
+def _where(gid: str | None, previous: str | None, solution_ids: list[str]) -> str:
+    """A cell in the student's words: their answer cell, a test, or a plain cell after one."""
+    if gid in solution_ids:
+        return f"your cell {gid!r}"
+    if gid:
+        return f"test {gid!r}"
+    return f"the cell after {previous!r}" if previous else "the first code cell"
+
+
+def explain(nb: nbformat.NotebookNode | None, status: Status | str, scores: list[CellScore],
+            solution_ids: list[str]) -> tuple[list[str], list[CellScore]]:
+    """Find why answers are missing and say it once.
+
+    Parameters
+    ----------
+    nb : NotebookNode or None
+        The executed notebook (rebuilt by :meth:`ProblemSet.assemble`), if it ran.
+    status : str
+        How the run ended: ``"ok"``, ``"timeout"`` or ``"crashed"``.
+    scores : list of CellScore
+        The trusted checks' scores, in notebook order.
+    solution_ids : list of str
+        ``grade_id`` of the problem set's answer cells.
+
+    Returns
+    -------
+    notes : list of str
+        One sentence per failed cell, in notebook order: which cell failed and how. (Where a
+        timeout or a crash stopped the notebook, the executor's own note says so.)
+    scores : list of CellScore
+        ``scores`` with every "not run" message replaced by the cause that came before it.
+    """
+    if nb is None:
+        return [], scores
+    causes: dict[str, str] = {}  # graded cell -> the last cause met before it
+    notes: list[str] = []
+    current = previous = None
+    for cell in nb.cells:
+        gid = _gid(cell)
+        if cell.get("cell_type") == "code":
+            error = _error(cell)
+            ran = cell.get("execution_count") is not None or cell.get("outputs")
+            stopped = not ran and Status(status).stopped
+            if stopped:  # the executor's own note says where and why it stopped
+                how = ("ran out of time" if status == Status.TIMEOUT
+                       else "stopped (its kernel died)")
+                current = f"your notebook {how} before this test ran (see the note above)"
+            elif error and (gid in solution_ids or gid is None or error[0] == "CellTimeoutError"):
+                current = f"{_where(gid, previous, solution_ids)} {_describe(*error)}"
+                notes.append(current[0].upper() + current[1:])
+        if gid:
+            causes[gid] = current
+            previous = gid
+    fixed = [dataclasses.replace(s, message=f"not run: {causes[s.grade_id]}")
+             if s.message.startswith(NOT_RUN) and causes.get(s.grade_id) else s for s in scores]
+    return notes, fixed

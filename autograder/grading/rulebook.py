@@ -1,0 +1,269 @@
+"""Whether a submission kept its problem set's rules, and what breaking them costs.
+
+A problem set declares what its answers may not use (:mod:`coursedata.rules`, in the source
+notebook's metadata; never read from a submission). Two kinds of evidence decide:
+
+- the static reading of the student's cells (:func:`coursedata.reading.read_cells`), done here in
+  the grader's own process from the assembled notebook;
+- the grading kernel's guard (:mod:`coursedata.guard`), configured by :func:`kernel_env`, which
+  refuses forbidden imports to the student's code and logs each refusal in the results folder.
+
+:func:`judge` turns them into a :class:`Verdict`: the recorded cases of every graded function
+that used a forbidden module or name (every cell whose check reads one scores 0:
+:func:`autograder.grading.scoring.score_results`), one note per such function for the student (which
+rule, where, what the problem set allows), and flags for a person: attempts the reading could not
+resolve (an import by a computed name, code run from text, a way around the guard) and signs that
+the guard was tampered with. A flag costs no points.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from coursedata.guard import kernel_config, read_log
+from coursedata.reading import Finding, Reading, StudentCell, read_cells
+from coursedata.rules import Rules, covers
+
+from autograder.checks.record_calls import cases_by_function
+from autograder.grading.problemset import ProblemSet
+
+__all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cells",
+           "declaration_problems"]
+
+#: The guard's log, in the results folder (case names never start with an underscore).
+LOG_NAME = "_rules.jsonl"
+#: Flags kept per submission (the rest are counted).
+MAX_FLAGS = 20
+
+
+@dataclass(frozen=True)
+class Breach:
+    """A graded function that used something the rules forbid.
+
+    Attributes
+    ----------
+    function : str
+    entry : str
+        The ``forbid`` entry it broke (``"sklearn"``).
+    where : str
+        Where and how, in plain words.
+    cases : tuple of str
+        The recorded cases of the function: every cell whose check reads one scores 0.
+    """
+
+    function: str
+    entry: str
+    where: str
+    cases: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"function": self.function, "entry": self.entry, "where": self.where,
+                "cases": list(self.cases)}
+
+    @property
+    def message(self) -> str:
+        """The message of a cell that reads one of its cases."""
+        return (f"0 points: {self.function} used {self.entry}, which this problem set does not "
+                f"allow (see the note above)")
+
+
+@dataclass
+class Verdict:
+    """What the rules cost a submission (see :func:`judge`).
+
+    Attributes
+    ----------
+    breaches : list of Breach
+    notes : list of str
+        One sentence per breach, for the student.
+    flags : list of str
+        For a person to look at; no points change.
+    """
+
+    breaches: list[Breach] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def tainted(self) -> dict[str, str]:
+        """``{case: message}`` for every recorded case of a function that broke the rules."""
+        out: dict[str, str] = {}
+        for breach in self.breaches:
+            for case in breach.cases:
+                out.setdefault(case, breach.message)
+        return out
+
+
+def _course_calls(ps: ProblemSet) -> dict[str, frozenset[str]]:
+    """``{function the course defines: graded functions it refers to}``, read once per source."""
+    sources = tuple(c.source for c in ps.source.cells
+                    if c.cell_type == "code" and not _meta(c).get("solution"))
+    return _calls_in(sources, tuple(sorted(cases_by_function(ps.source))))
+
+
+@functools.lru_cache(maxsize=32)
+def _calls_in(sources: tuple[str, ...], graded: tuple[str, ...]) -> dict:
+    reading = read_cells([StudentCell(f"course cell {i}", s) for i, s in enumerate(sources)],
+                         Rules(forbid=()), graded)
+    return {f: frozenset(c) for f, c in reading.calls.items() if f}
+
+
+def _meta(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def student_cells(ps: ProblemSet, notebook: nbformat.NotebookNode) -> list[StudentCell]:
+    """The student's code in an assembled notebook: the answer cells (with their question) and
+    every code cell that is not the course's own."""
+    course = {c.source for c in ps.source.cells
+              if c.cell_type == "code" and not _meta(c).get("solution")}
+    cells, previous = [], None
+    for cell in notebook.cells:
+        gid = _meta(cell).get("grade_id")
+        if cell.cell_type == "code":
+            if _meta(cell).get("solution"):
+                cells.append(StudentCell(gid, cell.source, gid))
+            elif cell.source not in course:
+                label = f"a cell you added after {previous!r}" if previous else \
+                    "a cell you added at the top"
+                cells.append(StudentCell(label, cell.source, None))
+        if gid:
+            previous = gid
+    return cells
+
+
+def kernel_env(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path) -> dict[str, str]:
+    """The environment that makes the grading kernel keep ``ps``'s rules (empty without rules)."""
+    rules = ps.rules
+    if rules is None:
+        return {}
+    trusted = [c.source for c in ps.source.cells
+               if c.cell_type == "code" and not _meta(c).get("solution")]
+    answers = {c.source: _meta(c)["grade_id"] for c in notebook.cells
+               if c.cell_type == "code" and _meta(c).get("solution")}
+    return kernel_config(rules, trusted, answers, str(log))
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def declaration_problems(ps: ProblemSet) -> list[str]:
+    """What is wrong with ``ps``'s declared rules, in words (empty when nothing is).
+
+    The source must declare rules (``metadata.course.rules``), its instructions (the first cell)
+    must say the declaration's statement word for word and the statement must name every
+    forbidden entry in backticks; a question's own statement must be in the notebook's text.
+    """
+    try:
+        rules = ps.rules
+    except ValueError as exc:
+        return [f"{ps.name}: its rules cannot be read: {exc}"]
+    if rules is None:
+        return [f"{ps.name}: the source notebook declares no rules (metadata course.rules)"]
+    problems = []
+    intro = _words(ps.source.cells[0].source) if ps.source.cells else ""
+    if _words(rules.statement) not in intro:
+        problems.append(f"{ps.name}: the instructions do not say the declared rule "
+                        f"“{rules.statement}” word for word")
+    text = _words("\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown"))
+    for where, declared in [(None, rules)] + list(rules.questions.items()):
+        if where is not None and where not in ps.solution_ids:
+            problems.append(f"{ps.name}: rules for {where!r}, which is no answer cell")
+        if where is not None and _words(declared.statement) not in text:
+            problems.append(f"{ps.name}: the text does not say the rule of {where!r}")
+        for entry in declared.forbid:
+            if f"`{entry}`" not in declared.statement:
+                problems.append(f"{ps.name}: the rule's statement does not name `{entry}`")
+    return problems
+
+
+def _static(finding: Finding) -> str:
+    return f"{finding.how} ({finding.where()})"
+
+
+def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> Verdict:
+    """Judge the assembled ``notebook`` against ``ps``'s rules (see the module docstring).
+
+    Parameters
+    ----------
+    ps : ProblemSet
+    notebook : NotebookNode
+        The assembled notebook (:meth:`ProblemSet.assemble`); only the student's cells are read.
+    log : Path or None
+        The guard's log of the kernel that ran it (None: it did not run).
+    """
+    rules = ps.rules
+    verdict = Verdict()
+    if rules is None:
+        return verdict
+    cases = cases_by_function(ps.source)
+    try:
+        reading = read_cells(student_cells(ps, notebook), rules)
+    except (RecursionError, MemoryError):  # code nested beyond what ast can read
+        reading = Reading()
+        verdict.flags.append("the answer cells are nested too deeply to be read: a person "
+                             "should read them")
+    # A graded function the course defines (a hidden cell chaining the student's functions)
+    # uses what the student's functions it calls use.
+    for function, callees in _course_calls(ps).items():
+        if function in cases and function not in reading.defined:
+            reading.calls[function] = set(callees) & set(reading.defined)
+    found: dict[str, tuple[str, str]] = {}
+    for function in cases:
+        uses = reading.uses(function)
+        if uses:
+            chain, finding = uses[0]
+            via = "".join(f"calls {b}, which " for b in chain[1:])
+            found[function] = (finding.entry, via + _static(finding))
+    entries = read_log(log) if log is not None else []
+    for entry in entries:
+        if entry.get("event") != "refused":
+            continue
+        # Written in the student's kernel: anything may be there, of any type.
+        module, rule = str(entry.get("module"))[:200], str(entry.get("entry"))[:200]
+        functions = entry.get("functions")
+        named = [f for f in (functions if isinstance(functions, list) else [])
+                 if isinstance(f, str) and f in cases]
+        case = entry.get("case")
+        named += [f for f, cs in cases.items()
+                  if isinstance(case, str) and case in cs and f not in named]
+        for function in named:
+            found.setdefault(function, (rule, f"the grading kernel refused to import {module} "
+                                              f"for it (line {entry.get('line')})"))
+        covered = any(f.is_use and f.line == entry.get("line") and covers(f.entry, module)
+                      for f in reading.findings)
+        if not named and not covered:
+            verdict.flags.append(f"the grading kernel refused to import {module} outside any "
+                                 f"graded function (line {entry.get('line')})")
+    for function, (entry, where) in found.items():
+        breach = Breach(function, entry, where, tuple(cases[function]))
+        verdict.breaches.append(breach)
+        cell = reading.defined.get(function, (None, 0))[0]
+        statement = rules.policy(cell if cell in rules.questions else None).statement
+        verdict.notes.append(
+            f"{function} used {entry}, which this problem set does not allow: it {where}. "
+            f"The rule: “{statement}” Every test of {function}, visible or hidden, scores 0.")
+    counted = {id(f) for b in found for _, f in reading.uses(b)}
+    for finding in reading.findings:
+        if not finding.is_use:
+            verdict.flags.append(f"{finding.how} ({finding.where()})")
+        elif id(finding) not in counted:
+            verdict.flags.append(f"{finding.how} ({finding.where()}); no graded function "
+                                 f"uses it")
+    if log is not None:
+        if not any(e.get("event") == "installed" for e in entries):
+            verdict.flags.append("the grading kernel's rule log is missing or lacks its start: "
+                                 "the rules were not enforced while it ran, or the log was "
+                                 "removed")
+        verdict.flags += [f"tampering: {str(e.get('what'))[:200]}" for e in entries
+                          if e.get("event") == "tampered"]
+    flags = list(dict.fromkeys(verdict.flags))
+    verdict.flags = flags[:MAX_FLAGS] + ([f"and {len(flags) - MAX_FLAGS} more of the kind"]
+                                         if len(flags) > MAX_FLAGS else [])
+    return verdict

@@ -1,0 +1,411 @@
+"""Find the submissions of a class: a folder, a zip of a folder, or an LMS download.
+
+Three layouts are read, each yielding at most one notebook per student:
+
+- a folder ``SUBMISSIONS/<student_id>/<notebook>.ipynb`` (nbgrader's ``submitted`` layout, without
+  the assignment level);
+- a zip file of such a folder (with or without one top-level folder around it);
+- an LMS download: a flat zip (or folder) of files named ``<student>_<ids>_<notebook>.ipynb``,
+  as nbgrader's ``zip_collect`` reads them. In a Canvas download
+  (``<sortable name>_[LATE_]<user id>_<attachment id>_<file>``) the student is the user id, not
+  the name, which two students can share (two John Smiths are both ``smithjohn``): the student id
+  is the name and the user id, ``smithjohn-101``, readable and the same in every download of the
+  course. Other flat names keep the part before the first underscore as the student;
+- a Moodle download: a folder per student, ``<Full Name>_<participant id>_assignsubmission_file``
+  (``..._file_`` in Moodle before 3.1's folders, or flat files ``<Full Name>_<participant id>_
+  assignsubmission_file_<file>``); the student id is made from the name and the participant id
+  (``Jane Doe_123`` gives ``jane-doe-123``).
+
+What the LMS's names say is kept on the :class:`Submission` (:class:`~autograder.intake.lms.LmsInfo`),
+for the exports back into the LMS (:mod:`autograder.exports`) and the late policy
+(:mod:`autograder.intake.late`); each LMS's names are read by its own module (:data:`LMS_NAMES`):
+
+- Canvas names a downloaded file ``<name>_[LATE_]<user id>_<attachment id>_<file name>``; its
+  "re-upload submissions" feature reads the first two all-digit parts of a file's name as the
+  user id and the attachment id (canvas-lms ``app/models/assignment.rb``,
+  ``infer_comment_context_from_filename``), so both are kept, with the ``LATE`` mark;
+- Moodle's folder (or file prefix) is ``clean_filename(<full name with _ as space>_<unique id>)``
+  followed by ``_assignsubmission_file`` (moodle ``mod/assign/classes/downloader.php``); the
+  unique id is the assignment's participant id, the ``Participant <id>`` of its grading
+  worksheet.
+
+Nothing is dropped silently: every file ends in a :class:`Submission`, in an
+:class:`Unmatched` student (a row of ``grades.csv`` that names the files), or in a note that says
+why it was left out. A student's notebook is found by its name, ignoring case and the copy
+suffixes that browsers and LMSs add (``ps3_mle (1).ipynb``, ``ps3_mle-2.ipynb``); of several copies
+the newest is graded. A student whose only notebook has another name is graded on it, with a
+note. Entries are read into memory as bytes and never executed or unpacked to disk here; archive
+members whose path is absolute or climbs out of the archive (``..``) are refused.
+
+A file that cannot be read (a damaged archive member: a bad CRC, a compressed stream that does
+not decode, a header that lies about the size; a file the system refuses; an empty file; one
+that expands past :data:`MAX_FILE_BYTES` while it is read, whatever its header claims) never
+stops the collection:
+its student becomes an :class:`Unmatched` with status ``unreadable-file`` and the reason, and the
+rest of the class is collected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO, Callable
+
+from autograder.intake import canvas, moodle
+from autograder.intake.lms import LmsInfo, lms_student
+from autograder.status import Status
+
+__all__ = ["Submission", "LmsInfo", "Unmatched", "Unreadable", "Collection",
+           "collect_submissions", "parse_lms_name", "lms_student"]
+
+_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+_COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
+_JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
+MAX_FILE_BYTES = 50 * 2**20
+#: The LMSs whose download names are read, tried in order (Moodle's names would also match
+#: Canvas's pattern): one module each in :mod:`autograder.intake`.
+LMS_NAMES = (moodle.parse_name, canvas.parse_name)
+
+
+def parse_lms_name(name: str, folder: bool = False) -> LmsInfo | None:
+    """The LMS ids in a downloaded file's (or Moodle folder's) name, or None if it has none.
+
+    >>> parse_lms_name("doejane_LATE_101_5001_ps3_mle.ipynb").late
+    True
+    >>> parse_lms_name("Jane Doe_123_assignsubmission_file", folder=True).user_id
+    '123'
+    """
+    for parse_name in LMS_NAMES:
+        info = parse_name(name, folder)
+        if info is not None:
+            return info
+    return None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's notebook, as submitted (untrusted bytes).
+
+    ``lms`` holds the ids and the late mark of an LMS download's file name (None for a plain
+    folder), ``submitted_at`` the file's time (POSIX seconds, from the archive or the file
+    system; the LMS sets it when it builds the download), for the late policy.
+    """
+
+    student_id: str
+    data: bytes
+    origin: str  # where it came from, for messages
+    lms: LmsInfo | None = None
+    submitted_at: float | None = None
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """A student who handed in files, none of which could be graded: none is the problem set's
+    notebook (``unmatched``), or the one that is cannot be read (``unreadable-file``)."""
+
+    student_id: str
+    files: tuple[str, ...]
+    reason: str
+    status: Status = Status.UNMATCHED
+    lms: LmsInfo | None = None
+
+
+class Unreadable(Exception):
+    """A file of the submissions that cannot be read; the message says why, for the instructor."""
+
+
+@dataclass
+class Collection:
+    """What :func:`collect_submissions` found.
+
+    Attributes
+    ----------
+    submissions : list of Submission
+        One per student, sorted by student id.
+    unmatched : list of Unmatched
+        Students with files but no notebook that could be graded.
+    notes : list of str
+        Every other file, and why it was left out or how it was matched.
+    """
+
+    submissions: list[Submission] = field(default_factory=list)
+    unmatched: list[Unmatched] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    parts: tuple[str, ...]  # path below the folders that wrap the whole class, as components
+    size: int
+    mtime: float
+    open: Callable[[], BinaryIO]
+    where: str  # the path inside the submissions, for messages
+
+
+#: What reading a damaged member or file raises (zipfile: ``BadZipFile`` for a bad CRC or
+#: header, ``zlib.error`` or ``EOFError`` for a stream that does not decode, ``NotImplementedError``
+#: for an unknown compression, ``RuntimeError`` for an encrypted member; ``OSError`` for a file).
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+                OSError, ValueError)
+_CHUNK = 2**20
+
+
+def _read(entry: _Entry, limit: int | None = None) -> bytes:
+    """The bytes of ``entry``, at most ``limit`` of them (default :data:`MAX_FILE_BYTES`),
+    counted while reading (not from the header's claim).
+
+    Raises
+    ------
+    Unreadable
+        If the file cannot be read (the reason in words) or holds more than ``limit`` bytes.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    chunks, size = [], 0
+    try:
+        with entry.open() as stream:
+            while chunk := stream.read(_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise Unreadable(f"it expands past the {limit / 2**20:g} MB limit while "
+                                     f"it is read (its header says {entry.size} bytes)")
+                chunks.append(chunk)
+    except _READ_ERRORS as exc:
+        raise Unreadable(_damage(exc)) from None
+    return b"".join(chunks)
+
+
+def _damage(exc: BaseException) -> str:
+    """In words, why a file could not be read."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
+        return (f"the archive member is damaged (its checksum does not match: {text}); the "
+                f"upload or the download was cut or corrupted")
+    if isinstance(exc, (zlib.error, EOFError)):
+        return (f"the archive member is damaged (its compressed data does not decode: {text}); "
+                f"the upload or the download was cut or corrupted")
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"the archive member is damaged ({text})"
+    if isinstance(exc, RuntimeError) and "encrypted" in text:
+        return "the archive member is encrypted"
+    if isinstance(exc, NotImplementedError):
+        return f"the archive member uses a compression this grader cannot read ({text})"
+    return f"the file cannot be read ({type(exc).__name__}: {text})"
+
+
+def _zip_time(info: zipfile.ZipInfo) -> float | None:
+    """A member's time (POSIX seconds), or None for a date the archive garbled."""
+    try:
+        return datetime(*info.date_time).timestamp()
+    except (ValueError, OverflowError):
+        return None
+
+
+def _unsafe(name: str) -> bool:
+    """True for an archive member whose path is absolute or climbs out of the archive."""
+    name = name.replace("\\", "/")
+    return (name.startswith("/") or re.match(r"^[A-Za-z]:", name) is not None
+            or ".." in PurePosixPath(name).parts)
+
+
+def _entries(path: Path, notes: list[str]) -> list[_Entry]:
+    """Every file under ``path`` (a folder or a zip archive), junk and unsafe members noted."""
+    if not path.exists():
+        raise ValueError(f"the submissions {str(path)!r} do not exist")
+    entries = []
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink()):
+            rel = file.relative_to(path).parts
+            if file.is_symlink():
+                notes.append(f"{'/'.join(rel)}: refused, a symbolic link")
+                continue
+            stat = file.stat()
+            entries.append(_Entry(rel, stat.st_size, stat.st_mtime,
+                                  lambda f=file: f.open("rb"), "/".join(rel)))
+    elif zipfile.is_zipfile(path):
+        try:
+            archive = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise ValueError(f"the archive {str(path)!r} is damaged beyond reading its list of "
+                             f"files ({exc}); download it again") from None
+        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+            if info.is_dir():
+                continue
+            if _unsafe(info.filename):
+                notes.append(f"{info.filename}: refused, an archive member whose path is "
+                             f"absolute or leaves the archive")
+                continue
+            parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+            mtime = _zip_time(info)
+            if mtime is None:
+                notes.append(f"{info.filename}: its date in the archive is not a valid date; "
+                             f"it counts as the oldest copy and as on time")
+            entries.append(_Entry(parts, info.file_size, mtime or 0.0,
+                                  lambda i=info: archive.open(i), info.filename))
+        if not archive.infolist():
+            raise ValueError(f"the archive {str(path)!r} is empty")
+    elif path.suffix.lower() == ".zip":
+        raise ValueError(f"the archive {str(path)!r} is damaged (its list of files cannot be "
+                         f"found: the download was cut or corrupted); download it again")
+    else:
+        raise ValueError(f"the submissions {str(path)!r} must be a folder or a .zip archive; "
+                         f"this file is neither")
+    kept = []
+    for entry in entries:
+        if entry.parts[-1].startswith(".") or any(p in _JUNK for p in entry.parts):
+            notes.append(f"{entry.where}: ignored, a system or editor file")
+        else:
+            kept.append(entry)
+    if not entries:
+        raise ValueError(f"the submissions {str(path)!r} hold no files")
+    return kept
+
+
+def _is_wrapper(entries: list[_Entry]) -> bool:
+    """True when every file lies in one folder that is not a student's: it holds student
+    folders (``class/alice/nb.ipynb``) or an LMS download (``class/alice_1_nb.ipynb`` and
+    ``class/bob_2_nb.ipynb``), not one student's files (``alice/nb.ipynb``)."""
+    if not entries or len({e.parts[0] for e in entries}) != 1 or any(len(e.parts) < 2
+                                                                    for e in entries):
+        return False
+    if parse_lms_name(entries[0].parts[0], folder=True) is not None:
+        return False  # one Moodle student's folder
+    if any(len(e.parts) > 2 for e in entries):
+        return True
+    names = [e.parts[1] for e in entries]
+    return all("_" in n for n in names) and len({n.split("_", 1)[0] for n in names}) > 1
+
+
+def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entry]]:
+    """Group files by student: a folder per student, or the LMS's ``<student>_...`` names."""
+    while _is_wrapper(entries):
+        entries = [dataclasses.replace(e, parts=e.parts[1:]) for e in entries]
+    flat = all(len(e.parts) == 1 for e in entries)
+    groups: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        lms = parse_lms_name(entry.parts[0], folder=len(entry.parts) > 1)
+        if lms is not None and (lms.system == "moodle" or flat):
+            student = lms_student(lms)
+        elif flat:
+            student = entry.parts[0].split("_", 1)[0] if "_" in entry.parts[0] else None
+        else:
+            student = entry.parts[0] if len(entry.parts) > 1 else None
+        if student is None:
+            notes.append(f"{entry.where}: not graded, it belongs to no student (put each "
+                         f"student's files in a folder named after them, or use the LMS's "
+                         f"<student>_... names)")
+        elif not _STUDENT_ID.match(student):
+            notes.append(f"{entry.where}: not graded, {student!r} is not a valid student id")
+        else:
+            groups.setdefault(student, []).append(entry)
+    return groups
+
+
+def _matches(name: str, notebook: str, flat: bool) -> bool:
+    """Whether the file ``name`` is a copy of ``notebook``, up to case, copy suffixes and, in an
+    LMS download, the ``<student>_<ids>_`` prefix."""
+    stem, target = name[:-len(".ipynb")].lower(), Path(notebook).stem.lower()
+    if flat:
+        stem = stem.split("_", 1)[1] if "_" in stem else stem
+    return any(s == target or (flat and s.endswith("_" + target))
+               for s in (stem, _COPY_SUFFIX.sub("", stem).strip()))
+
+
+def _exact(entry: _Entry, notebook: str) -> bool:
+    """Whether the file carries exactly the notebook's name (after an LMS prefix)."""
+    name = entry.parts[-1]
+    return name == notebook or (len(entry.parts) == 1 and name.endswith("_" + notebook))
+
+
+def _pick(student: str, files: list[_Entry], notebook: str,
+          notes: list[str]) -> tuple[_Entry | None, str]:
+    """The student's file to grade (or None, and why), noting every other file."""
+    flat = all(len(f.parts) == 1 for f in files)
+    books = [f for f in files if f.parts[-1].lower().endswith(".ipynb")]
+    for f in files:
+        if f not in books:
+            notes.append(f"{f.where}: not graded, not a notebook (.ipynb)")
+    named = [f for f in books if _matches(f.parts[-1], notebook, flat)]
+    if not named and len(books) != 1:
+        return None, (f"no notebook named {notebook} among {len(books)} notebooks" if books
+                      else "no notebook (.ipynb) among the files handed in")
+    if named:
+        chosen = max(named, key=lambda f: (f.mtime, f.where))
+        if not _exact(chosen, notebook):
+            notes.append(f"{chosen.where}: graded as {notebook} for {student}")
+    else:
+        chosen = books[0]
+        notes.append(f"{chosen.where}: graded as {notebook} for {student}, the only notebook "
+                     f"they handed in")
+    for f in books:
+        if f is chosen:
+            continue
+        why = (f"{student} handed in a newer copy," if f in named
+               else f"{student}'s notebook for {notebook} is")
+        notes.append(f"{f.where}: not graded, {why} {chosen.where}")
+    return chosen, ""
+
+
+def collect_submissions(path: str | Path, notebook: str) -> Collection:
+    """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
+
+    Parameters
+    ----------
+    path : path-like
+        A folder or a zip file in one of the layouts of the module docstring.
+    notebook : str
+        File name of the problem set's notebook, e.g. ``"ps1_pca.ipynb"``.
+
+    Returns
+    -------
+    Collection
+        The submissions, the students without a gradable notebook, and a note for every other
+        file.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files.
+    """
+    path = Path(path)
+    found = Collection()
+    groups = _by_student(_entries(path, found.notes), found.notes)
+    for student in sorted(groups):
+        chosen, reason = _pick(student, groups[student], notebook, found.notes)
+        if chosen is None:
+            found.unmatched.append(Unmatched(student, tuple(f.where for f in groups[student]),
+                                             reason, lms=_lms_info(groups[student][0])))
+            continue
+        try:
+            if chosen.size > MAX_FILE_BYTES:
+                raise Unreadable(f"{chosen.size / 2**20:.0f} MB is over the "
+                                 f"{MAX_FILE_BYTES / 2**20:g} MB limit")
+            data = _read(chosen)
+            if not data:
+                raise Unreadable("the file is empty (0 bytes): the upload was probably "
+                                 "interrupted")
+        except Unreadable as exc:
+            found.notes.append(f"{chosen.where}: not graded, {exc}")
+            found.unmatched.append(Unmatched(student, (chosen.where,), str(exc),
+                                             Status.UNREADABLE, _lms_info(chosen)))
+            continue
+        found.submissions.append(Submission(student, data, chosen.where, _lms_info(chosen),
+                                            chosen.mtime))
+    return found
+
+
+def _lms_info(entry: _Entry) -> LmsInfo | None:
+    """The LMS ids of the file graded: Moodle's from its folder (or prefix), Canvas's from a
+    flat download's file name."""
+    if len(entry.parts) > 1:
+        return parse_lms_name(entry.parts[0], folder=True)
+    return parse_lms_name(entry.parts[0])
