@@ -23,7 +23,11 @@ One folder per stage a submission goes through; each folder's ``__init__`` lists
     commands/     ``python -m autograder SUBCOMMAND``: argument parsing and exit codes only
     course.py, settings.py, status.py      shared by every stage
 
-An arrow is an import allowed one way only (``tests/test_layout.py`` holds the rules).
+An arrow is an import allowed one way only (``tests/test_layout.py`` holds the rules). The
+course's own code (its input generators and Python checks, the honest answers the tests grade) is
+not here: it lives in the course folder beside its notebooks and rubrics (``course/checks/``,
+``course/honest/``; :mod:`autograder.course`), so a problem set is added, changed or removed
+there alone.
 
 Student code only ever runs through :func:`autograder.sandbox.execute_notebook`, which keeps it
 away from the reference package :mod:`solutions`, the course sources and the gradebook.

@@ -32,6 +32,7 @@ def generate_release(names: list[str], root: Path) -> Path:
     remove the declared checks as :func:`autograder.authoring.release.release` does."""
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE_DIR / "source", root / "source")
+    shutil.copytree(COURSE_DIR / "checks", root / "checks")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     for name in names:
         subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",

@@ -328,7 +328,9 @@ def test_course_submissions_and_output_folders_are_invisible(battery):
     found = snooped(battery)
     assert found == {}, f"the sandbox let student code see: {sb.dumps_probe(found)}"
     points = battery.points("snoop")  # a read that worked turned its `center` wrong
-    assert points["center_visible"] == points["center_hidden"] == 1
+    full = battery.points("correct")
+    assert points["center_visible"] == full["center_visible"]
+    assert points["center_hidden"] == full["center_hidden"]
 
 
 def test_edited_assertion_helpers_gain_nothing(battery):

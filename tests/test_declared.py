@@ -142,8 +142,11 @@ def add_poisson_question(course: Path) -> dict:
     nb["cells"][at:at] = cells
     header = nb["cells"][0]
     text = "".join(header["source"])
-    text = text.replace("**Points:** 19 autograded + 7 graded by hand = 26.",
-                        "**Points:** 22 autograded + 7 graded by hand = 29.")
+    header_points = re.search(r"\*\*Points:\*\* (\d+) autograded \+ (\d+) graded by hand = "
+                              r"(\d+)\.", text)
+    auto, hand = int(header_points[1]) + 3, int(header_points[2])  # the question's 3 points
+    text = text.replace(header_points[0], f"**Points:** {auto} autograded + {hand} graded by "
+                        f"hand = {auto + hand}.")
     text = text.replace("| 8 | Derivation: the bias", "| 9 | Derivation: the bias")
     text = text.replace("| 7 | Derivation: the MLE of a die",
                         "| 7 | `poisson_mle`, `poisson_log_likelihood` — the Poisson rate | 3 |\n"
@@ -163,6 +166,7 @@ def poisson_course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
     shutil.copytree(COURSE_DIR / "source", root / "source")
+    shutil.copytree(COURSE_DIR / "checks", root / "checks")
     shutil.copytree(COURSE_DIR / "rubrics", root / "rubrics")
     counts = add_poisson_question(root)
     return ProblemSet(PS, Course(root)), counts
@@ -186,7 +190,7 @@ def test_a_new_question_is_declared_in_the_notebook_and_graded_as_declared(poiss
     assert listed["poisson_mle_hidden"].reads == ("poisson_mle", "poisson_mle_zeros",
                                                   "poisson_mle_large", "poisson_ll",
                                                   "poisson_ll_zeros")
-    assert ps.max_points == 29
+    assert ps.max_points == ProblemSet(PS).max_points + 3  # the question's points
 
     # The reference solution (the source itself) earns every point, the new ones included.
     work = tmp_path / "correct" / "submission"
@@ -294,7 +298,7 @@ def test_messages_come_from_the_inputs_so_they_cannot_go_stale(tmp_path):
 def test_a_boolean_input_is_described_by_how_many_entries_it_selects(tmp_path):
     """A mask's shape alone does not say what was observed; its number of True entries does."""
     mask = [[True, False, True], [False, False, True]]  # errors 0, 0 and 2 where True
-    check = {"reference": "autograder.checks.ps2_matrix_completion:masked_rmse",
+    check = {"reference": "course.checks.ps2_matrix_completion:masked_rmse",
              "outputs": ["the RMSE"],
              "cases": {"m": {"R_true": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
                              "R_pred": [[1.0, 0.0, 3.0], [0.0, 0.0, 8.0]], "mask": mask}}}
@@ -534,7 +538,7 @@ def gaussian_mle(x):
     # The function ran on the forged inputs (its answers are theirs: 5 and 0), and was scored
     # against the grader's own.
     assert "μ̂ for x of shape (30,) is wrong: yours is 5," in scores["gaussian_mle_hidden"].message
-    assert scores["gamma_mle_hidden"].points == 3.0  # the other questions are untouched
+    assert scores["gamma_mle_hidden"].points == scores["gamma_mle_hidden"].max_points  # untouched
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,8 +569,8 @@ def test_ps6_declares_its_closed_forms_and_every_input():
 # ---------------------------------------------------------------------------------------------
 
 RATINGS_PARAMS = {"seed": 4, "users": 6, "items": 5, "rank": 2, "density": 0.5}
-RATINGS = {"autograder.checks.ps2_matrix_completion:ratings": RATINGS_PARAMS}
-RMSE = {"reference": "autograder.checks.ps2_matrix_completion:masked_rmse",
+RATINGS = {"course.checks.ps2_matrix_completion:ratings": RATINGS_PARAMS}
+RMSE = {"reference": "course.checks.ps2_matrix_completion:masked_rmse",
         "outputs": ["the RMSE"]}
 R_PRED = np.full((6, 5), 3.0)
 
@@ -630,7 +634,7 @@ def test_arguments_drawn_together_are_declared_once_and_read_back_one_by_one(tmp
     """``R_true`` and ``mask`` of one rating matrix come from one call of the generator (they
     once were two declarations whose parameters could drift apart); the grader, the kernel's
     reader and the messages see the single arguments."""
-    from autograder.checks.ps2_matrix_completion import ratings
+    from course.checks.ps2_matrix_completion import ratings
 
     nb = _rmse_notebook({"R_true, mask": RATINGS, "R_pred": R_PRED.tolist()})
     R, mask = ratings(**RATINGS_PARAMS)  # one call: the pair belongs together

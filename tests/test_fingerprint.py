@@ -13,7 +13,9 @@ import autograder.run.task as task
 from autograder.run.output import OutputWriter
 from autograder.run.task import GRADE_DECIDING, grader_fingerprint
 from autograder.intake.collect import Submission
+from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
+from autograder.settings import COURSE_DIR
 
 ROOT = Path(task.__file__).resolve().parents[2]
 PS = ProblemSet("ps3_mle")
@@ -21,7 +23,8 @@ PS = ProblemSet("ps3_mle")
 
 @pytest.fixture
 def copy_root(tmp_path) -> Path:
-    """A copy of the project's grade-deciding files (and the problem set's source folder)."""
+    """A copy of the project's grade-deciding files, and of the course's (the problem set's
+    source folder, the course's checks)."""
     for rel in GRADE_DECIDING:
         src = ROOT / rel
         if src.is_dir():
@@ -29,6 +32,10 @@ def copy_root(tmp_path) -> Path:
         else:
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, tmp_path / rel)
+    course = tmp_path / "course"  # the course's own files: its source and its checks
+    for rel in ("source/" + PS.name, "checks"):
+        shutil.copytree(COURSE_DIR / rel, course / rel,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
@@ -38,10 +45,10 @@ def _touch(path: Path) -> None:
 
 @pytest.mark.parametrize("rel", [
     "coursedata/loaders.py",               # builds the real-data inputs
-    "autograder/checks/ps1_pca.py",        # a declaration's generators and references
+    "course/checks/ps1_pca.py",        # a declaration's generators and references
     "autograder/checks/declared.py",       # the declared checks and their input generators
     "coursedata/grading.py",               # how answers are recorded
-    "autograder/checks/ps3_mle.py",        # the trusted checks
+    "course/checks/ps3_mle.py",        # the trusted checks
     "autograder/checks/answers.py",        # reading the recorded answers
     "autograder/checks/compare.py",
     "autograder/checks/outcome.py",
@@ -50,10 +57,11 @@ def _touch(path: Path) -> None:
     "autograder/grading/scoring.py",
 ])
 def test_changing_any_grade_deciding_file_changes_the_fingerprint(copy_root, rel):
-    before = grader_fingerprint(PS, copy_root)
-    assert grader_fingerprint(PS, copy_root) == before  # deterministic
+    ps = ProblemSet(PS.name, Course(copy_root / "course"))
+    before = grader_fingerprint(ps, copy_root)
+    assert grader_fingerprint(ps, copy_root) == before  # deterministic
     _touch(copy_root / rel)
-    assert grader_fingerprint(PS, copy_root) != before, rel
+    assert grader_fingerprint(ps, copy_root) != before, rel
 
 
 def test_a_new_file_in_a_grade_deciding_folder_changes_the_fingerprint(copy_root):

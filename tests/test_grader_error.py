@@ -28,7 +28,7 @@ def _broken(answers):
 
 @pytest.fixture(scope="module")
 def record():
-    checks = __import__("autograder.checks.ps1_pca", fromlist=["CHECKS"]).CHECKS
+    checks = __import__("course.checks.ps1_pca", fromlist=["CHECKS"]).CHECKS
     with pytest.MonkeyPatch.context() as patch:  # a hand-written check wins over the declared one
         patch.setitem(checks, "center_hidden", _broken)
         return grade_task(PS.name, "alice", PS.path.read_bytes(), GradingOptions(unsafe=True))

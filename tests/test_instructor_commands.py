@@ -38,6 +38,7 @@ def course(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("course")
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
     shutil.copytree(COURSE_DIR / "source", root / "source")
+    shutil.copytree(COURSE_DIR / "checks", root / "checks")
     done = subprocess.run([sys.executable, "-m", "autograder", "release", PS,
                            "--course", str(root)], cwd=ROOT, env=BARE_ENV,
                           capture_output=True, text=True, timeout=300)

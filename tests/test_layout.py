@@ -17,6 +17,10 @@
   imports no grade; no library module imports the command lines (``commands``, ``__main__``); the
   sandbox imports nothing of the grader but its own modules and ``settings`` and ``status`` (it
   knows nothing of the course: it receives its preload list).
+- The course's own Python (``course/checks/``, ``course/honest/``) imports of the grader only its
+  check engine (``autograder.checks``), and every ``"package.module:function"`` a problem set's
+  notebook names is a function defined in a file of this repository (``course.checks.NAME`` is
+  ``course/checks/NAME.py``), so an editor and this test follow the name.
 - The book does not import the grader: nothing in ``_ext/`` imports ``autograder``, and
   ``coursesite`` (the settings both read) imports neither the grader nor the book.
 
@@ -27,6 +31,8 @@ would show.
 from __future__ import annotations
 
 import ast
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -255,6 +261,47 @@ def folder_violations(graph: dict[str, dict[str, int]], package: str,
     return found
 
 
+#: What the course's own Python may import of the grader: the check engine.
+COURSE_MAY_IMPORT = ("autograder.checks",)
+_REFERENCE = re.compile(r"^(?:coursedata|solutions|course)(?:\.\w+)+:\w+$")
+
+
+def notebook_references(notebook: Path) -> set[str]:
+    """Every ``"package.module:function"`` string in ``notebook``'s cell metadata."""
+    found: set[str] = set()
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str) and _REFERENCE.match(value):
+            found.add(value)
+
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        walk(cell.get("metadata", {}))
+    return found
+
+
+def unresolved(reference: str, root: Path) -> str | None:
+    """Why ``reference`` names no function defined in a file under ``root``, or None."""
+    module, _, name = reference.partition(":")
+    path = root.joinpath(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not path.is_file():
+        return f"{reference}: no file {path.relative_to(root)}"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Name)}
+    defined |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom)
+                for a in n.names}
+    return None if name in defined else f"{reference}: {path.relative_to(root)} defines no {name}"
+
+
 # ------------------------------------------------------------------------------------------------
 # The rules, on the project
 
@@ -332,6 +379,23 @@ def test_the_status_words_import_nothing_of_the_grader(graph):
     assert not graph["autograder.status"]
 
 
+def test_the_course_code_imports_only_the_check_engine():
+    course = [p for sub in ("checks", "honest") for p in sorted((ROOT / "course" / sub).glob("*.py"))]
+    found = [f"{p.relative_to(ROOT)} line {line} imports {name}"
+             for p in course for name, line in imported_names(p, p.stem, False)
+             if name.split(".")[0] == "autograder" and not name.startswith(COURSE_MAY_IMPORT)]
+    assert not found
+
+
+def test_every_reference_of_a_problem_set_names_a_function_in_a_file():
+    notebooks = sorted((ROOT / "course" / "source").glob("*/*.ipynb"))
+    references = {r: nb for nb in notebooks for r in notebook_references(nb)}
+    assert any(r.startswith("course.checks.") for r in references)  # the check sees them
+    found = [f"{nb.name}: {why}" for r, nb in sorted(references.items())
+             if (why := unresolved(r, ROOT))]
+    assert not found
+
+
 def test_the_book_does_not_import_the_grader():
     assert not foreign_imports(ROOT / "_ext", {"autograder"})
 
@@ -405,3 +469,18 @@ def test_the_checker_finds_an_import_from_a_later_stage(tmp_path):
     assert found == ["pkg.early.a line 1 imports pkg.late.b (early/ may import shared)",
                      "pkg.loose: not in a known folder (a new stage goes into MAY_IMPORT)",
                      "pkg.stray: not in a known folder (a new stage goes into MAY_IMPORT)"]
+
+
+def test_the_checker_follows_a_reference_to_its_file(tmp_path):
+    _package(tmp_path, {"course/checks/ps.py": "from x import y as z\ndef gen(): pass\nK = 1\n"})
+    assert unresolved("course.checks.ps:gen", tmp_path) is None
+    assert unresolved("course.checks.ps:z", tmp_path) is None
+    assert unresolved("course.checks.ps:nope", tmp_path) == \
+        "course.checks.ps:nope: course/checks/ps.py defines no nope"
+    assert unresolved("course.checks.other:gen", tmp_path) == \
+        "course.checks.other:gen: no file course/checks/other.py"
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text(json.dumps({"cells": [{"metadata": {"course": {"check": {
+        "reference": "solutions.mle:f", "cases": {"c": {"x": {"course.checks.ps:gen": {}}}},
+        "outputs": ["not:a reference"]}}}}]}))
+    assert notebook_references(nb) == {"solutions.mle:f", "course.checks.ps:gen"}

@@ -307,10 +307,10 @@ def test_low_rank_rejects_bad_x(func):
         func(np.array([[np.nan, 1.0], [1.0, 1.0]]), 1)
 
 
-# --- the grader's references and inputs for problem set 1 (autograder/checks/ps1_pca.py) --------
+# --- the grader's references and inputs for problem set 1 (course/checks/ps1_pca.py) --------
 
 def test_problem_set_1_pca_references_agree_with_scikit_learn():
-    from autograder.checks import ps1_pca as ref
+    from course.checks import ps1_pca as ref
 
     for X, k in [(ref.correlated_data(2, 80, 7), 3), (ref.correlated_data(3, 12, 20), 5)]:
         sk = SkPCA(n_components=k, svd_solver="full").fit(X)
@@ -329,7 +329,7 @@ def test_problem_set_1_pca_references_agree_with_scikit_learn():
 @pytest.mark.parametrize("X, fraction", [("digits", 0.9), ("wide", 0.97), ("small", 0.9),
                                          ("small", 0.5)])
 def test_problem_set_1_components_for_variance_is_scikit_learns_choice(X, fraction):
-    from autograder.checks import ps1_pca as ref
+    from course.checks import ps1_pca as ref
 
     X = {"digits": ref.digits(400), "wide": ref.correlated_data(16, 10, 20),
          "small": ref.correlated_data(15, 40, 6)}[X]
@@ -338,7 +338,7 @@ def test_problem_set_1_components_for_variance_is_scikit_learns_choice(X, fracti
 
 
 def test_problem_set_1_low_rank_project_and_centre_references():
-    from autograder.checks import ps1_pca as ref
+    from course.checks import ps1_pca as ref
 
     X = ref.correlated_data(13, 6, 15)
     approx = ref.best_rank_k(X=X, k=2)

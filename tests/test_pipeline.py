@@ -80,6 +80,7 @@ def run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pipeline")
     course = tmp / "course"
     shutil.copytree(COURSE_DIR / "source", course / "source")
+    shutil.copytree(COURSE_DIR / "checks", course / "checks")
     shutil.copy(COURSE_DIR / "nbgrader_config.py", course)
     (course / "late.toml").write_text(
         f"[{PS}]\ndeadline = 2020-01-01T00:00:00Z\npercent_per_day = 10\n")

@@ -180,14 +180,15 @@ def test_grade_resumes_from_old_records(tmp_path):
     run = _grade(subs, out)
     assert run.returncode == 1, run.stderr  # students need attention: unmatched, unreadable
     assert "4 of 5 submissions unchanged since the last run" in run.stderr
+    auto = sum(c.points for c in PS.grade_cells if c.autograded)  # the course's, not pinned
     assert run.stdout.startswith("regrade: 1 student(s) change, 6 unchanged\n  broken-check: "
-                                 "– -> 20 [grader-error -> awaiting-manual-grading]")
+                                 f"– -> {auto:g} [grader-error -> awaiting-manual-grading]")
     after = {p.name: p.read_text() for p in (out / "records").glob("*.json")}
     for student in ("correct", "wrong", "loop", "exit-late"):  # not graded again, not rewritten
         assert after[f"{student}.json"] == before[f"{student}.json"], student
     regraded = load_record(out / "records" / "broken-check.json")
     assert regraded.status == Status.AWAITING_MANUAL and regraded.grader_error is None
-    assert regraded.total == regraded.max_auto == 20
+    assert regraded.total == regraded.max_auto == auto
     rows = _rows(out)
     assert {s: rows[s]["status"] for s in rows} == {**OLD_STATUSES,
                                                     "broken-check": "awaiting-manual-grading"}

@@ -2,7 +2,7 @@
 
 The mutants declared next to the answers (``metadata.course.mutants`` of the source notebooks)
 are realistic mistakes. Each is made by two students: one on the reference solution, one whose
-other answers are the honest "route" answers of ``tests/honest`` (so only the mistake is shared). Graded with the production scoring and summed
+other answers are the honest "route" answers of ``course/honest`` (so only the mistake is shared). Graded with the production scoring and summed
 up with :mod:`autograder.grading.recorded`, the two must fall in one group of wrong answers wherever they
 lose points, and two mistakes whose checks say different things must not.
 """
@@ -56,7 +56,8 @@ def mutant_class(request, tmp_path_factory, mutant_runs):
     ps = ProblemSet(name)
     runs = mutant_runs(name)
     mutants = [run.mutant for run in runs]
-    other = honest_notebooks(name)["route"]  # vectorised: the loops would take minutes
+    honest = honest_notebooks(name)  # "route" is vectorised: the loops would take minutes
+    other = honest.get("route", honest["reference"])
     twice = sorted({m.cell: i for i, m in reversed(list(enumerate(mutants)))}.values())
     work = tmp_path_factory.mktemp(f"mutants-{name}")
     graded_b = run_keeping_results(ps, [mutant_notebook(ps, mutants[i], other) for i in twice],

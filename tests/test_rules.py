@@ -493,7 +493,7 @@ def test_the_check_command_keeps_and_reports_the_rules(tmp_path):
 
 @pytest.mark.parametrize("name", PROBLEM_SETS)
 def test_the_honest_alternatives_keep_the_rules(name):
-    """The honest students of ``tests/honest`` (used by the similarity and report tests) write
+    """The honest students of ``course/honest`` (used by the similarity and report tests) write
     within the rules: the reading finds no use and nothing to flag."""
     from tests.honest import solutions
 

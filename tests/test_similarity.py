@@ -1,7 +1,7 @@
 """The similarity report: planted copies come out on top, above distinct honest work.
 
 For every problem set, three honest students (the reference solution and the two of
-``tests/honest``) and, for each of them, four disguised copies: local variables renamed, functions
+``course/honest``) and, for each of them, four disguised copies: local variables renamed, functions
 reordered, comments and whitespace changed, and all three at once. Every copy must pair with its
 original (and with the other copies of it) more closely than any two distinct honest solutions
 pair, or than a copy pairs with someone else's work.
@@ -24,14 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.problemset import ProblemSet
 from autograder.grading.similarity import (StudentCode, _release_lines, _segments, _tokens,
                                            _winnow, find_similar, student_code)
 from autograder.pages.similarity import write_similarity
-from tests.honest import builder, honest_notebooks
+from tests.honest import builder, honest_notebooks, with_honest_answers
 from tests.submissions import _gid, to_bytes
 
-PROBLEM_SETS = list_problem_sets()
+PROBLEM_SETS = with_honest_answers()
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -73,6 +73,7 @@ def last_term(tmp_path_factory):
     course.mkdir()
     shutil.copy(COURSE_DIR / "nbgrader_config.py", course)
     shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
+    shutil.copytree(COURSE_DIR / "checks", course / "checks")
     shutil.copytree(COURSE_DIR / "rubrics", course / "rubrics")
     source = course / "source" / PS / f"{PS}.ipynb"
     this_term = source.read_bytes()
@@ -183,6 +184,7 @@ def test_grading_into_a_new_gradebook_leaves_the_published_release(tmp_path):
     (course / "release" / PS).mkdir(parents=True)
     shutil.copy(COURSE_DIR / "nbgrader_config.py", course)
     shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
+    shutil.copytree(COURSE_DIR / "checks", course / "checks")
     published = course / "release" / PS / f"{PS}.ipynb"
     students_have = nbformat.read(course / "source" / PS / f"{PS}.ipynb", as_version=4)
     students_have.metadata["released"] = "with the kit's address, last week"
@@ -202,6 +204,7 @@ def test_new_term_refuses_what_it_cannot_archive(tmp_path):
     """Nothing to archive, an --outputs folder that does not exist: refused, nothing moved."""
     course = tmp_path / "course"
     shutil.copytree(COURSE_DIR / "source" / PS, course / "source" / PS)
+    shutil.copytree(COURSE_DIR / "checks", course / "checks")
     done = _run("new-term", "--course", course)
     assert done.returncode == 2 and "has no term to archive" in done.stderr
     (course / "gradebook.db").write_bytes(b"last term")

@@ -36,6 +36,7 @@ def course(tmp_path) -> Path:
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root)
     shutil.copytree(COURSE_DIR / "source" / PS, root / "source" / PS)
     shutil.copytree(COURSE_DIR / "rubrics", root / "rubrics")
+    shutil.copytree(COURSE_DIR / "checks", root / "checks")
     (root / "release" / PS).mkdir(parents=True)
     (root / "release" / PS / f"{PS}.ipynb").write_bytes(PUBLISHED)
     return root
@@ -62,6 +63,41 @@ def _refused(course: Path) -> str:
     message = str(refused.value)
     assert message.startswith(f"{PS} would mis-grade, so it was not released")
     return message
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _points(ps: ProblemSet) -> tuple[float, float]:
+    """The autograded and the hand-graded points of ``ps``, read from its cells' metadata
+    (nothing of the course pinned here)."""
+    auto = hand = 0.0
+    for cell in ps.source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            manual = cell.cell_type != "code" or bool(meta.get("solution"))
+            hand, auto = (hand + meta["points"], auto) if manual else (hand, auto + meta["points"])
+    return auto, hand
+
+
+def _question_of(ps: ProblemSet, grade_id: str) -> tuple[int, str, float]:
+    """``(number, heading line, points of its graded cells)`` of the question holding the cell
+    ``grade_id``: the cells from its ``## Question N`` heading to the next ``## `` heading."""
+    questions: dict[int, list] = {}
+    current = found = None
+    for cell in ps.source.cells:
+        first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "markdown" and first.startswith("## "):
+            words = first.split()
+            current = int(words[2]) if words[1:2] == ["Question"] else None
+            if current is not None:
+                questions[current] = [first, 0.0]
+        meta = cell.metadata.get("nbgrader", {})
+        if current is not None and meta.get("grade"):
+            questions[current][1] += meta["points"]
+            found = current if meta.get("grade_id") == grade_id else found
+    return found, *questions[found]
 
 
 def test_every_problem_set_of_the_course_is_sound():
@@ -114,41 +150,57 @@ def test_a_graded_cell_without_a_check_is_refused(course):
                                     "locked": True, "points": 1, "schema_version": 3,
                                     "solution": False, "task": False}
         nb.cells.insert(-4, new)
+    auto, _ = _points(ProblemSet(PS, Course(course)))
     _edit(course, add)
     message = _refused(course)
     assert ("ps3_mle.ipynb, cell `poisson_mle_visible`: this autograded cell has no trusted "
             "check, so every student would get a grader error on it. Declare its check in the "
             "cell's metadata (course.check), or add `'poisson_mle_visible': <check function>` to "
-            "CHECKS in autograder/checks/ps3_mle.py" in message)
+            "CHECKS in course/checks/ps3_mle.py" in message)
     # ... and its point is in neither the header nor a question's heading.
-    assert "the header's **Points:** line: it says 19 autograded, the cells' metadata 20" \
-        in message
+    assert (f"the header's **Points:** line: it says {_num(auto)} autograded, the cells' "
+            f"metadata {_num(auto + 1)}") in message
 
 
 def test_points_changed_in_the_metadata_only_are_refused(course):
-    _edit(course, lambda nb: _cell(nb, "gamma_mle_hidden").metadata.nbgrader.update(points=4))
+    """One more point on a hidden cell, in its metadata only: the header, the table's row and
+    the question's heading each still state the old points (all read from the course here)."""
+    before = ProblemSet(PS, Course(course))
+    auto, hand = _points(before)
+    number, heading, points = _question_of(before, "gamma_mle_hidden")
+    cell_points = _cell(before.source, "gamma_mle_hidden").metadata.nbgrader.points
+    _edit(course, lambda nb: _cell(nb, "gamma_mle_hidden").metadata.nbgrader.update(
+        points=cell_points + 1))
     message = _refused(course)
-    assert ("the header's **Points:** line: it says 19 autograded, the cells' metadata 20. "
-            "Write 20 autograded + 7 graded by hand = 27" in message)
-    assert "the table's row 6: it says 4 points, the cells of question 6 carry 5. Write 5" \
-        in message
-    assert ("heading \"## Question 6 — The Gamma MLE by Newton's method (4 points)\": it says 4 "
-            "points, its cells carry 5" in message)
+    assert (f"the header's **Points:** line: it says {_num(auto)} autograded, the cells' "
+            f"metadata {_num(auto + 1)}. Write {_num(auto + 1)} autograded + {_num(hand)} graded "
+            f"by hand = {_num(auto + 1 + hand)}" in message)
+    assert (f"the table's row {number}: it says {_num(points)} points, the cells of question "
+            f"{number} carry {_num(points + 1)}. Write {_num(points + 1)}" in message)
+    assert (f"heading {heading!r}: it says {_num(points)} points, its cells carry "
+            f"{_num(points + 1)}" in message)
 
 
 def test_a_written_answer_without_its_marking_scheme_is_named(course):
     """The self-check's part of the validation (the marking scheme is never released)."""
+    ps = ProblemSet(PS, Course(course))
+    lagrange = _cell(ps.source, "lagrange_derivation").metadata.nbgrader.points
+    bias = _cell(ps.source, "bias_derivation").metadata.nbgrader.points
     rubric = course / "rubrics" / f"{PS}.md"
-    rubric.write_text(rubric.read_text().replace("## `bias_derivation` — 3 points",
-                                                 "## `bias` — 3 points").replace(
-        "## `lagrange_derivation` — 4 points", "## `lagrange_derivation` — 5 points"))
+    text = rubric.read_text()
+    for old, new in ((f"## `bias_derivation` — {_num(bias)} points", f"## `bias` — {_num(bias)} "
+                      "points"), (f"## `lagrange_derivation` — {_num(lagrange)} points",
+                                  f"## `lagrange_derivation` — {_num(lagrange + 1)} points")):
+        assert old in text
+        text = text.replace(old, new)
+    rubric.write_text(text)
     found = [str(p) for p in problems(ProblemSet(PS, Course(course)))]
     assert found == [
-        "rubrics/ps3_mle.md, ## `lagrange_derivation`: it says 5 points, the cell carries 4. "
-        "Make them agree.",
+        f"rubrics/ps3_mle.md, ## `lagrange_derivation`: it says {_num(lagrange + 1)} points, the "
+        f"cell carries {_num(lagrange)}. Make them agree.",
         "rubrics/ps3_mle.md: the written answer `bias_derivation` has no section. Add ## "
-        "`bias_derivation` — 3 points with its model answer and marking scheme (or rename ## "
-        "`bias`, which is no written answer's)."]
+        f"`bias_derivation` — {_num(bias)} points with its model answer and marking scheme (or "
+        "rename ## `bias`, which is no written answer's)."]
     assert problems(ProblemSet(PS, Course(course)), rubric=False) == []
     rubric.unlink()
     [missing] = problems(ProblemSet(PS, Course(course)))
@@ -183,7 +235,7 @@ def test_a_check_that_reads_an_unrecorded_case_is_named():
     checks = dict(checks_for(ps))
     checks["gamma_score_visible"] = lambda a: a.get("gamma_scor")
     found = [str(p) for p in problems(ps, checks)]
-    assert found == ["autograder/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
+    assert found == ["course/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
                      "'gamma_scor', which no cell records, so it would take the points of every "
                      "correct student. Record 'gamma_scor' in the cell `gamma_score_visible` "
                      "(did you mean `gamma_score`?), or read the case the cell records."]
@@ -223,7 +275,9 @@ def test_check_problem_set_names_what_only_running_it_finds(course):
     assert done.returncode == 1, out + done.stderr
     assert "FAIL the source is consistent" in out
     assert "the written answer `bias_derivation` has no section" in out
-    assert "ok   the reference answers earn full marks (19 of 19 autograded points)" in out
+    auto, _ = _points(ProblemSet(PS, Course(course)))
+    assert (f"ok   the reference answers earn full marks ({_num(auto)} of {_num(auto)} autograded "
+            "points)") in out
     assert "FAIL the release holds no solution or hidden-test line" in out
     assert ("ps3_mle.ipynb, cell `gamma_mle_hidden`: the student version keeps 'record('. Put "
             "it between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS" in out)
@@ -237,18 +291,22 @@ def test_a_heading_that_hides_or_invents_hand_grading_is_named():
     from autograder.authoring.validate import points_problems
 
     ps = ProblemSet(PS)
-    [q7] = [c for c in ps.source.cells if c.source.startswith("## Question 7")]
-    q7.source = q7.source.replace("(4 points, graded by hand)", "(4 points)", 1)
-    [q2] = [c for c in ps.source.cells if c.source.startswith("## Question 2")]
-    q2.source = q2.source.replace("(3 points)", "(3 points, graded by hand)", 1)
+    written, heading_w, points_w = _question_of(ps, "lagrange_derivation")
+    coded, heading_c, points_c = _question_of(ps, "gaussian_mle_hidden")
+    hidden = heading_w.replace(f"({_num(points_w)} points, graded by hand)",
+                               f"({_num(points_w)} points)")
+    invented = heading_c.replace(f"({_num(points_c)} points)",
+                                 f"({_num(points_c)} points, graded by hand)")
+    assert hidden != heading_w and invented != heading_c
+    for number, heading in ((written, hidden), (coded, invented)):
+        [q] = [c for c in ps.source.cells if c.source.startswith(f"## Question {number} ")]
+        q.source = heading + q.source[len(q.source.splitlines()[0]):]
     found = [str(p) for p in points_problems(ps)]
-    assert found == [
-        "ps3_mle.ipynb, heading '## Question 2 — The Gaussian (3 points, graded by hand)': it "
-        "says graded by hand. Say ', graded by hand' exactly when the question's answer is "
-        "written.",
-        "ps3_mle.ipynb, heading '## Question 7 — A die with a tied face (4 points)': its answer "
-        "is graded by hand but the heading does not say so. Say ', graded by hand' exactly when "
-        "the question's answer is written."]
+    assert sorted(found) == sorted([
+        f"ps3_mle.ipynb, heading {invented!r}: it says graded by hand. Say ', graded by hand' "
+        "exactly when the question's answer is written.",
+        f"ps3_mle.ipynb, heading {hidden!r}: its answer is graded by hand but the heading does "
+        "not say so. Say ', graded by hand' exactly when the question's answer is written."])
 
 
 def test_the_self_check_stops_at_a_case_typo_instead_of_repeating_it_cell_by_cell(course):

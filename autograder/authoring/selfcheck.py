@@ -99,7 +99,7 @@ def _reference(ps: ProblemSet, work: Path):
     problems = [f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
                 f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
                 f". Fix the reference answer (its solution cell), the check in "
-                f"autograder/checks/{ps.name}.py, or the reference in solutions/."
+                f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
                 for s in auto if s.points != s.max_points]
     if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
         problems.append(f"the reference notebook ended '{result.status}': "
@@ -143,7 +143,7 @@ def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
     result = grade_submission(ps, notebook.read_bytes(), local_executor(), workdir=work)
     return [f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "
             f"{s.max_points:g}. Its check must give nothing for a function that raises "
-            f"NotImplementedError (autograder/checks/{ps.name}.py)."
+            f"NotImplementedError ({ps.course.checks_label(ps.name)})."
             for s in result.scores if s.points]
 
 
@@ -199,7 +199,7 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
     where = (" (tighten the check: a tolerance or a case of its course.check, or the Python check "
-             f"in autograder/checks/{ps.name}.py; or state the symmetry the answer may have: a "
+             f"in {ps.course.checks_label(ps.name)}; or state the symmetry the answer may have: a "
              "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)")
     return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",
                                                        exemptions)
@@ -263,6 +263,7 @@ def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, 
     """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends;
     ``mutants`` also grades the declared mutants."""
     steps = []
+    ps.course.use_code()
 
     def run(what, fn):
         step = _timed(what, fn)

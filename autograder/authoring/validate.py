@@ -3,7 +3,7 @@
 A problem set that would mis-grade is refused before anything is written, each refusal naming
 the cell or case and what to change:
 
-- **checks**: every autograded cell has a trusted check in ``autograder/checks/<name>.py``
+- **checks**: every autograded cell has a trusted check in ``<course>/checks/<name>.py``
   (``CHECKS``), and every check a cell;
 - **cases**: every ``record("case", f, **inputs("<name>", "case"))`` of a graded cell records a
   case under the name of the inputs it passes, of its own problem set; every case a Python check
@@ -127,7 +127,7 @@ def _near(name: str, known) -> str:
 
 def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Problem]:
     """Autograded cells without a check, and checks without a cell."""
-    where = f"autograder/checks/{ps.name}.py"
+    where = ps.course.checks_label(ps.name)
     cells = [c.grade_id for c in ps.grade_cells if c.autograded]
     out = [Problem(f"{ps.notebook_name}, cell `{gid}`", "this autograded cell has no trusted "
                    "check, so every student would get a grader error on it",
@@ -163,7 +163,7 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable],
     recorded_anywhere = {r.case for r in every}  # a declared cell's case may be read here too
     for gid, read in reads.items():
         for case in sorted(read - recorded_anywhere):
-            out.append(Problem(f"autograder/checks/{ps.name}.py, check `{gid}`",
+            out.append(Problem(f"{ps.course.checks_label(ps.name)}, check `{gid}`",
                                f"it reads case {case!r}, which no cell records, so it would "
                                "take the points of every correct student",
                                f"Record {case!r} in the cell `{gid}`{_near(case, names)}, or "
@@ -328,12 +328,13 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
     ps : ProblemSet
     checks : mapping of grade_id to check, optional
         The trusted checks (default: :func:`autograder.checks.registry.checks_for`, the declared
-        ones and ``CHECKS`` of ``autograder/checks/<name>.py``; a problem set without that module
+        ones and ``CHECKS`` of ``<course>/checks/<name>.py``; a problem set without that module
         has no checks, so each of its autograded cells is a problem).
     rubric : bool
         Also check the marking scheme (the self-check does; ``release`` does not: the marking
         scheme is never released, and a course may keep it elsewhere).
     """
+    ps.course.use_code()
     return [*grading_problems(ps, checks), *points_problems(ps),
             *(rubric_problems(ps) if rubric else [])]
 

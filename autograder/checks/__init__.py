@@ -1,7 +1,9 @@
 """Trusted checks: how each autograded cell of each problem set is scored.
 
-A problem set ``NAME`` has a source notebook ``course/source/NAME/NAME.ipynb`` and a module
-``autograder/checks/NAME.py`` whose ``CHECKS`` maps every autograded cell's ``grade_id`` to a
+This package is the check engine; the checks of a course's problem sets are the course's own. A
+problem set ``NAME`` has a source notebook ``<course>/source/NAME/NAME.ipynb`` and may have a module
+``<course>/checks/NAME.py`` (imported as ``course.checks.NAME``, :meth:`autograder.course.Course.
+use_code`) whose ``CHECKS`` maps every autograded cell's ``grade_id`` to a
 function ``check(answers) -> Outcome``. The function reads the arrays that the cell's hidden part
 recorded (see :mod:`coursedata.grading`), regenerates the inputs, computes the reference with
 :mod:`solutions`, and returns the fraction of the cell's points earned with a message for the
@@ -29,28 +31,34 @@ problem set, each graded cell's check and the cases it records and reads.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 
 from autograder.checks.answers import Answers
 from autograder.checks.outcome import Outcome
+from autograder.course import CODE_PACKAGE, Course
 
 __all__ = ["Answers", "Outcome", "load_checks"]
 
 
-def load_checks(problem_set: str) -> ModuleType:
-    """Import ``autograder.checks.<problem_set>``; it must define ``PROBLEM_SET`` and ``CHECKS``.
+def load_checks(problem_set: str, course: Course | None = None) -> ModuleType:
+    """Import ``course.checks.<problem_set>`` of ``course`` (default: the course in use, else the
+    default course); it must define ``PROBLEM_SET`` and ``CHECKS``.
 
     A problem set whose checks are all declared needs no module: then an empty one is returned.
     """
+    if course is not None or CODE_PACKAGE not in sys.modules:
+        Course.at(course).use_code()
+    name = f"{CODE_PACKAGE}.checks.{problem_set}"
     try:
-        module = importlib.import_module(f"autograder.checks.{problem_set}")
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name != f"autograder.checks.{problem_set}":
+        if exc.name not in (name, f"{CODE_PACKAGE}.checks"):
             raise
-        module = ModuleType(f"autograder.checks.{problem_set}")
+        module = ModuleType(name)
         module.PROBLEM_SET, module.CHECKS = problem_set, {}
     if getattr(module, "PROBLEM_SET", None) != problem_set or not isinstance(
             getattr(module, "CHECKS", None), dict):
-        raise ValueError(f"autograder.checks.{problem_set} must define PROBLEM_SET = "
+        raise ValueError(f"{name} ({module.__file__}) must define PROBLEM_SET = "
                          f"{problem_set!r} and a dict CHECKS")
     return module

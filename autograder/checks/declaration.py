@@ -2,7 +2,7 @@
 
 Most autograded cells compare what a student's function returned on seeded inputs with what the
 reference returns on the same inputs. Instead of a hand-written check (a function in
-``autograder/checks/<problem set>.py``) and a generator (in ``coursedata/inputs``) tied to the
+``<course>/checks/<problem set>.py``) and a generator (in ``coursedata/inputs``) tied to the
 test cell by matching strings, the author writes one small declaration in the metadata of the test
 cell, ``metadata.course.check``, which this module turns into a check ``check(answers) ->
 Outcome`` (the contract of :mod:`autograder.checks`). Example, the visible and the hidden cell of
@@ -33,10 +33,11 @@ Keys of a declaration
     generator ``{name: parameters}`` of :data:`GENERATORS` (``normal``, ``gamma``, ``poisson``,
     ``bernoulli``, ``categorical``, ``linspace``, ``full``, ``dataset``, ``dirichlet``), or a
     function of a trusted module named ``"package.module:function"`` (under ``coursedata``,
-    ``solutions`` or ``autograder.checks``) called with the parameters. Seeds are explicit
+    ``solutions`` or the course's own ``course``, as ``course.checks.NAME``) called with the
+    parameters. Seeds are explicit
     parameters. Arguments drawn from one random stream (the ``R`` and ``mask`` of one rating
     matrix, the ``X`` and ``y`` of one training set) share one key naming them in order,
-    separated by commas, ``"R, mask": {"autograder.checks.ps2_matrix_completion:ratings":
+    separated by commas, ``"R, mask": {"course.checks.ps2_matrix_completion:ratings":
     {...}}``: the function returns a tuple (or list) of exactly that many values, one per
     argument, so that their parameters cannot drift apart. Everything else sees the single
     arguments (:attr:`Case.arguments`, :func:`case_inputs`). The grader
@@ -89,6 +90,7 @@ import importlib
 import io
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -97,6 +99,8 @@ from pathlib import Path
 import numpy as np
 
 from coursedata.grading import INPUTS_FOLDER
+
+from autograder.course import CODE_PACKAGE, Course
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Input", "Case", "Declaration",
            "DeclarationError", "declarations", "declared_cases", "resolve", "generate",
@@ -110,7 +114,7 @@ KEY = "check"
 #: a test cell's declaration and a solution cell's mutants (:mod:`autograder.checks.mutants`).
 GRADER_KEYS = (KEY, "mutants")
 _SUFFIX = re.compile(r"_(visible|hidden)$")
-_TRUSTED = ("coursedata", "solutions", "autograder.checks")
+_TRUSTED = ("coursedata", "solutions", "course")
 
 
 class DeclarationError(ValueError):
@@ -201,6 +205,8 @@ def resolve(ref: str) -> Callable:
     module, _, name = ref.partition(":")
     if not (name and any(module == p or module.startswith(p + ".") for p in _TRUSTED)):
         raise DeclarationError(f"{ref!r} is not 'module:function' under one of {_TRUSTED}")
+    if module.partition(".")[0] == CODE_PACKAGE and CODE_PACKAGE not in sys.modules:
+        Course.default().use_code()  # no course chosen yet: the default course's code
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:

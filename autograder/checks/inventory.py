@@ -1,7 +1,7 @@
 """What grades a problem set, cell by cell: for the self-check and the release's validation.
 
 :func:`inventory` lists every graded cell of a source notebook with its check (declared in the
-notebook, hand-written in ``autograder/checks/<problem set>.py``, graded by hand, or missing), the
+notebook, hand-written in ``<course>/checks/<problem set>.py``, graded by hand, or missing), the
 cases its hidden part records, and the cases its check reads. :func:`problems` turns that into what
 would mis-grade, each in words that say what to change and where: a cell both declared and
 hand-written, a reference that does not resolve, a case recorded but with no inputs, inputs
@@ -57,7 +57,7 @@ def inventory(problem_set) -> list[CellInventory]:
     declared = declarations(problem_set.source)
     owner = {c: case for d in declared.values() for c, case in d.cases.items()}
     checks = build_checks(problem_set.source)
-    python = load_checks(problem_set.name).CHECKS
+    python = load_checks(problem_set.name, getattr(problem_set, "course", None)).CHECKS
     records = cases_by_cell(problem_set.source)
     out = []
     for cell in problem_set.grade_cells:
@@ -90,8 +90,10 @@ def problems(problem_set) -> list[str]:
     found = []
     for c in cells:
         if c.check == "both":
+            where = getattr(problem_set, "course", None)
+            where = where.checks_label(name) if where else f"checks/{name}.py"
             found.append(f"{name}: {c.grade_id} has both a declared check and a Python one in "
-                         f"autograder/checks/{name}.py; keep one")
+                         f"{where}; keep one")
         for reference in c.references:
             try:
                 resolve(reference)

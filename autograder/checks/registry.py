@@ -27,7 +27,8 @@ def checks_for(problem_set) -> dict:
     :func:`autograder.checks.inventory.cell_faults`) gets a check that raises
     :class:`AuthoringError`, so the mistake is a fault of the grader, not the students' zero.
     """
-    checks = {**build_checks(problem_set.source), **load_checks(problem_set.name).CHECKS}
+    python = load_checks(problem_set.name, getattr(problem_set, "course", None))
+    checks = {**build_checks(problem_set.source), **python.CHECKS}
     for gid, message in cell_faults(problem_set).items():
         if gid in checks:
             checks[gid] = partial(_refuse, message)
@@ -46,4 +47,4 @@ def equivalent_forms(problem_set) -> dict:
     """The answers' symmetries, ``{(function, output, transform): reason}``: those declared in
     the source notebook and the module's ``EQUIVALENT_FORMS``."""
     return {**declared_forms(problem_set.source),
-            **getattr(load_checks(problem_set.name), "EQUIVALENT_FORMS", {})}
+            **getattr(load_checks(problem_set.name, getattr(problem_set, "course", None)), "EQUIVALENT_FORMS", {})}

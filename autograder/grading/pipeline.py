@@ -310,6 +310,7 @@ def grade(ps: ProblemSet | str, data: bytes, executor: Executor, *,
         :data:`GRADER_FAILED`, and the traceback in :attr:`Grading.fault`.
     """
     ps = ps if isinstance(ps, ProblemSet) else ProblemSet(ps)
+    ps.course.use_code()  # the declarations' inputs and references name the course's own Python
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         g = Grading(ps, data, work, executor)

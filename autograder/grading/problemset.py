@@ -117,6 +117,7 @@ class ProblemSet:
                              f"choose one of {', '.join(known)}")
         self.path = self.course.source_notebook(self.name)
         self.source = nbformat.read(self.path, as_version=4)
+        self.course.use_code()  # its declarations and checks name the course's own Python
 
     @property
     def notebook_name(self) -> str:

@@ -47,7 +47,8 @@ class GradingOptions:
 
 
 #: What decides a grade, relative to the project root: every file under these folders, and these
-#: modules. The problem set's own source folder is added per problem set.
+#: modules. The problem set's own source folder and its course's ``checks/`` folder are added per
+#: problem set.
 GRADE_DECIDING = ("autograder/checks", "autograder/grading/scoring.py",
                   "autograder/grading/problemset.py", "autograder/grading/pipeline.py",
                   "autograder/grading/executors.py", "autograder/grading/rulebook.py",
@@ -75,8 +76,8 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     Returns
     -------
     str
-        16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING` and of
-        the problem set's source folder, and the installed versions of :data:`DATA_PACKAGES`.
+        16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING`, of
+        the problem set's source folder and of its course's ``checks/``, and the installed versions of :data:`DATA_PACKAGES`.
         A change to any of them makes a resumed run grade every submission again, and a cluster
         worker whose fingerprint differs is refused.
     """
@@ -84,7 +85,8 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
 
     root = Path(root) if root is not None else settings.ROOT
     digest = hashlib.sha256()
-    paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent]
+    paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent,
+                                                  problem_set.course.root / "checks"]
     for f in (f for p in paths for f in _tree_files(p)):
         name = f.relative_to(root) if f.is_relative_to(root) else Path(f.name)
         digest.update(str(name).encode() + b"\0" + f.read_bytes() + b"\0")

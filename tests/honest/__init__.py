@@ -1,11 +1,13 @@
 """Honest, correct answers written in ways other than the reference, and how to build notebooks.
 
-``tests/honest/<problem_set>.py`` defines ``SOLUTIONS``: a dict from a name (``"loops"``,
-``"route"``) to the answer-cell sources of one honest student, keyed by the nbgrader ``grade_id`` of
-each code answer cell. With the reference solution (the source notebook's solution regions)
-these are three genuinely different correct solutions per problem set: one with explicit loops,
-one by another decomposition or library route. The similarity tests need them (distinct honest
-work must score below planted copies) and the tests check that each earns full marks.
+The course keeps them beside its problem sets: ``<course>/honest/<problem_set>.py`` (optional)
+defines ``SOLUTIONS``: a dict from a name (``"loops"``, ``"route"``) to the answer-cell sources of
+one honest student, keyed by the nbgrader ``grade_id`` of each code answer cell. With the
+reference solution (the source notebook's solution regions) these are three genuinely different
+correct solutions per problem set: one with explicit loops, one by another decomposition or
+library route. The similarity tests need them (distinct honest work must score below planted
+copies) and run over the problem sets that have them (:func:`with_honest_answers`); the tests
+check that each earns full marks.
 """
 
 from __future__ import annotations
@@ -18,16 +20,29 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.course import CODE_PACKAGE, Course
 from autograder.grading.problemset import ProblemSet
 from autograder.settings import COURSE_DIR
 from tests.submissions import Builder, cell
 
-__all__ = ["builder", "honest_notebooks", "solutions", "run_keeping_results"]
+__all__ = ["builder", "honest_notebooks", "solutions", "run_keeping_results",
+           "with_honest_answers"]
 
 
 def solutions(problem_set: str) -> dict[str, dict[str, str]]:
-    """``{name: {grade_id: source}}`` of the honest alternatives to the reference."""
-    return importlib.import_module(f"tests.honest.{problem_set}").SOLUTIONS
+    """``{name: {grade_id: source}}`` of the honest alternatives to the reference, from the
+    default course's ``honest/<problem_set>.py`` (none when it has no such file)."""
+    course = Course.default()
+    if not course.honest_module(problem_set).exists():
+        return {}
+    course.use_code()
+    return importlib.import_module(f"{CODE_PACKAGE}.honest.{problem_set}").SOLUTIONS
+
+
+def with_honest_answers() -> list[str]:
+    """The default course's problem sets that have honest alternatives to the reference."""
+    course = Course.default()
+    return [n for n in course.problem_sets() if course.honest_module(n).exists()]
 
 
 def builder(problem_set: str) -> Builder:

@@ -12,7 +12,7 @@ and the weights (the chosen bandwidth 0.6 of a selection case, its scores 0.4). 
 named generators cannot express (the kernels' test points, the bimodal and outlier samples, the
 grids over the Old Faithful data, the wine split, the naive Bayes data with an outlier) are the
 functions ``_kernel_points`` ... ``_nb_outlier`` of this module, which the declarations name
-(``"autograder.checks.ps5_kde:_bimodal"``); the kit carries none of them.
+(``"course.checks.ps5_kde:_bimodal"``); the kit carries none of them.
 
 One check stays Python, its inputs declared in the notebook like the others' (``answers.inputs``
 reads them):

@@ -91,7 +91,7 @@ def all_finite(got, what: str) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Inputs (named in the notebook's declarations as "autograder.checks.ps2_matrix_completion:...")
+# Inputs (named in the notebook's declarations as "course.checks.ps2_matrix_completion:...")
 # --------------------------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ probabilities (the loss is strongly convex there: lambda / N = 0.1), so they are
 
 The inputs (synthetic classes of unequal size, seeded subsets of the standardised UCI breast
 cancer and wine data, random model parameters) are made by the generators below, which the
-declarations name (``"autograder.checks.ps6_generative_discriminative:blobs"``), so the grader,
+declarations name (``"course.checks.ps6_generative_discriminative:blobs"``), so the grader,
 not the student kit, holds them; each returns the arguments it draws from one random stream in
 order, declared under one key naming them all (``"X, y": {...}``).
 """
