@@ -213,8 +213,9 @@ def foreign_imports(folder: Path, top_names: set[str]) -> list[str]:
 
 
 #: The shared modules every stage may import, and the only modules beside the package's own
-#: ``__init__`` and ``__main__`` at the top level of ``autograder/``.
-SHARED = ("course", "settings", "status")
+#: ``__init__`` and ``__main__`` at the top level of ``autograder/``: the course folder, how a
+#: course names its graded cells, the settings and the status words.
+SHARED = ("course", "naming", "settings", "status")
 
 #: Which folders (stages) each folder may import, besides :data:`SHARED` and itself. The order of
 #: a submission: authoring, intake, run, grading (with sandbox and checks below it), then what is
@@ -229,7 +230,7 @@ MAY_IMPORT = {
     "pages": {"grading", "grades", "intake", "checks"},
     "exports": {"grades", "pages", "grading", "intake"},
     "gradebook": {"grading", "authoring"},
-    "run": {"grading", "intake", "pages", "grades", "sandbox", "checks"},
+    "run": {"grading", "intake", "pages", "grades", "exports", "sandbox", "checks"},
     "commands": {"authoring", "exports", "gradebook", "grades", "grading", "intake", "pages",
                  "run", "sandbox", "checks"},
 }
@@ -377,6 +378,28 @@ def test_the_sandbox_knows_nothing_of_the_course(graph):
 
 def test_the_status_words_import_nothing_of_the_grader(graph):
     assert not graph["autograder.status"]
+    assert not graph["autograder.naming"]
+
+
+def test_one_module_reads_the_test_cells_names():
+    """``<question>_visible`` / ``<question>_hidden`` is read by :mod:`autograder.naming` alone:
+    no other module of the grader spells the suffixes in its code (docstrings and messages
+    may)."""
+    found = []
+    for path in sorted((ROOT / "autograder").rglob("*.py")):
+        if path.name == "naming.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("endswith", "removesuffix", "rpartition") and \
+                    any(isinstance(a, ast.Constant) and a.value in ("_visible", "_hidden", "_")
+                        for a in node.args):
+                found.append(f"{path.relative_to(ROOT)} line {node.lineno}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    "(visible|hidden)" in node.value:
+                found.append(f"{path.relative_to(ROOT)} line {node.lineno}")
+    assert not found
 
 
 def test_the_course_code_imports_only_the_check_engine():

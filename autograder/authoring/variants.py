@@ -23,6 +23,7 @@ from autograder.checks.record_calls import cases_by_function
 from autograder.checks.answers import Answers
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import score_results
+from autograder.naming import VISIBLE, test_kind
 
 __all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_read",
            "write_variant", "generic_variants", "score_generic_variants",
@@ -190,7 +191,7 @@ def score_generic_variants(ps: ProblemSet, reference_results, workdir, exemption
                 if s.points != s.max_points:
                     problems.append(f"{label} (an equivalent form): {gid} scored {s.points} "
                                     f"of {s.max_points}: {s.message}")
-            elif gid.endswith("_visible") or (reads[gid] <= whole and not partly_exempt):
+            elif test_kind(gid) == VISIBLE or (reads[gid] <= whole and not partly_exempt):
                 if s.points != 0:
                     problems.append(f"{label}: {gid} scored {s.points} of {s.max_points}")
             elif not s.points < s.max_points:

@@ -101,6 +101,7 @@ import numpy as np
 from coursedata.grading import INPUTS_FOLDER
 
 from autograder.course import CODE_PACKAGE, Course
+from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Input", "Case", "Declaration",
            "DeclarationError", "declarations", "declared_cases", "resolve", "generate",
@@ -113,7 +114,6 @@ KEY = "check"
 #: The keys of a cell's ``metadata.course`` that are the grader's alone, removed by :func:`strip`:
 #: a test cell's declaration and a solution cell's mutants (:mod:`autograder.checks.mutants`).
 GRADER_KEYS = (KEY, "mutants")
-_SUFFIX = re.compile(r"_(visible|hidden)$")
 _TRUSTED = ("coursedata", "solutions", "course")
 
 
@@ -466,8 +466,8 @@ def declarations(notebook) -> dict[str, Declaration]:
     out: dict[str, Declaration] = {}
     owner: dict[str, Case] = {}
     for gid, spec in raw.items():
-        visible = raw.get(_SUFFIX.sub("", gid) + "_visible", {}) if gid.endswith("_hidden") \
-            else {}
+        visible = raw.get(test_id(question_of(gid), VISIBLE), {}) \
+            if test_kind(gid) == HIDDEN else {}
         defaults = {k: v for k, v in (visible | spec).items() if k not in ("cases", "weights")}
         cases = {}
         for name, case_spec in dict(spec.get("cases", {})).items():
@@ -476,7 +476,7 @@ def declarations(notebook) -> dict[str, Declaration]:
             cases[name] = owner[name] = _case(name, case_spec, defaults, gid)
         weights = spec.get("weights")
         if weights is not None:
-            if not gid.endswith("_hidden"):
+            if test_kind(gid) != HIDDEN:
                 raise DeclarationError(f"{gid}: only a _hidden cell has weights (a visible "
                                        "cell is all or nothing)")
             total = float(sum(weights.values()))

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autograder.checks.declaration import DeclarationError
+from autograder.naming import HIDDEN, VISIBLE, test_id, test_kind
 
 __all__ = ["KEY", "Mutant", "mutants", "mutated"]
 
@@ -79,7 +80,7 @@ class Mutant:
         """The visible test cell that alone must catch this mistake, failing in the kernel: the
         ``_visible`` cell of :attr:`loses` when :attr:`visible` is declared or when it is the
         only cell the mutant loses on; ``None`` when the mutant may pass its visible test."""
-        shown = [c for c in self.loses if c.endswith("_visible")]
+        shown = [c for c in self.loses if test_kind(c) == VISIBLE]
         if self.visible or (len(self.loses) == 1 and shown):
             return shown[0]
         return None
@@ -123,7 +124,8 @@ def _mutant(spec, cell: str, source: str, tests: list[str], where: str) -> Mutan
                                "piece of the reference answer)")
     if replace == find:
         raise DeclarationError(f"{where}: 'replace' equals 'find', so the answer is unchanged")
-    loses = spec.get("loses", [t for t in (f"{cell}_visible", f"{cell}_hidden") if t in tests])
+    loses = spec.get("loses", [t for t in (test_id(cell, VISIBLE), test_id(cell, HIDDEN))
+                               if t in tests])
     if "loses" not in spec and not loses:
         raise DeclarationError(f"{where}: no test cell {cell}_visible or {cell}_hidden; name the "
                                "cells it must lose points on in 'loses'")
@@ -137,7 +139,7 @@ def _mutant(spec, cell: str, source: str, tests: list[str], where: str) -> Mutan
     visible = spec.get("visible", False)
     if not isinstance(visible, bool):
         raise DeclarationError(f"{where}: 'visible' is true or false; got {visible!r}")
-    if visible and sum(t.endswith("_visible") for t in loses) != 1:
+    if visible and sum(test_kind(t) == VISIBLE for t in loses) != 1:
         raise DeclarationError(f"{where}: 'visible': true needs exactly one _visible cell among "
                                f"the cells it loses on; 'loses' is {list(loses)}")
     return Mutant(name, cell, find, replace, tuple(loses), visible)

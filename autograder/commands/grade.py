@@ -8,7 +8,7 @@ submissions and prints the students whose scores changed (:mod:`autograder.run.r
 ``--dry-run`` it prints them and writes nothing. With ``--scheduler tcp://HOST:8786`` (or
 ``local:N``) the notebooks are graded on a Dask cluster's workers instead of local processes
 (:mod:`autograder.run.cluster`); this process still writes every result. A folder exported before is
-exported again with the same settings (:func:`autograder.commands.export.export_again`).
+exported again with the same settings (:func:`autograder.run.export.export_again`).
 
 Exit codes: 0 when every submission was graded, 1 when students need attention (no notebook, or a
 file that could not be read), 2 for a bad command line or course, 3 when the grader failed on a
@@ -109,7 +109,7 @@ def main(args) -> int:
         if value is not None and value <= 0:
             print(f"error: {name} must be positive; got {value}", file=sys.stderr)
             return 2
-    from autograder.commands.export import read_records
+    from autograder.run.export import read_records
     from autograder.intake.late import load_policy
     from autograder.run.regrade import diff_records, format_diff
     from autograder.pages.visibility import load_visibility
@@ -138,7 +138,7 @@ def main(args) -> int:
         finally:
             if gradebook is not None:
                 gradebook.close()
-        from autograder.commands.export import export_again
+        from autograder.run.export import export_again
 
         # The exports state what grades.csv and the feedback now state.
         export_again(args.assignment, args.out, course.root, log=log)

@@ -18,6 +18,7 @@ from coursedata.rules import Rules
 
 from autograder.checks.declared import strip
 from autograder.course import Course
+from autograder.naming import TestKind, question_of, test_kind
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
            "list_problem_sets"]
@@ -38,6 +39,17 @@ class GradeCell:
     grade_id: str
     points: float
     autograded: bool  # code test cell scored by a trusted check; else graded by hand
+
+    @property
+    def kind(self) -> TestKind | None:
+        """``"visible"`` or ``"hidden"`` for a test cell, None for any other
+        (:mod:`autograder.naming`)."""
+        return test_kind(self.grade_id)
+
+    @property
+    def question(self) -> str:
+        """The question the cell belongs to: its ``grade_id`` without the test suffix."""
+        return question_of(self.grade_id)
 
 
 @dataclass

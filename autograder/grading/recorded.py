@@ -10,16 +10,13 @@ group wrong answers by mistake. It decides no grade: a failure here gives no sig
 from __future__ import annotations
 
 import hashlib
-import re
 import numpy as np
 
 from autograder.checks.record_calls import cases_by_cell
 from autograder.grading.problemset import ProblemSet
+from autograder.naming import VISIBLE, question_of
 
 __all__ = ["cell_cases", "signatures"]
-
-_SUFFIX = re.compile(r"_(visible|hidden)$")
-
 
 def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
     """For each autograded cell, the cases its check may read: a visible cell's own cases (its
@@ -31,10 +28,9 @@ def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
         if not grade_cell.autograded:
             continue
         gid = grade_cell.grade_id
-        question = _SUFFIX.sub("", gid)
         everything = sorted({c for g, cases in own.items()
-                             if _SUFFIX.sub("", g) == question for c in cases})
-        out[gid] = (own.get(gid) if gid.endswith("_visible") else None) or everything
+                             if question_of(g) == grade_cell.question for c in cases})
+        out[gid] = (own.get(gid) if grade_cell.kind == VISIBLE else None) or everything
     return out
 
 

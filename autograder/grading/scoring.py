@@ -13,6 +13,7 @@ from autograder.checks.declared import declared_cases
 from autograder.checks.answers import AnswerUnavailable
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.recorded import cell_cases
+from autograder.naming import VISIBLE, test_kind
 
 __all__ = ["CellScore", "score_results", "check_coverage", "failed_visible_cells",
            "VISIBLE_FAILED", "GRADER_FAULT"]
@@ -70,7 +71,7 @@ def failed_visible_cells(notebook) -> frozenset[str]:
             continue
         meta = cell.get("metadata", {}).get("nbgrader", {})
         grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-        if not (isinstance(grade_id, str) and grade_id.endswith("_visible")):
+        if not (isinstance(grade_id, str) and test_kind(grade_id) == VISIBLE):
             continue
         if any(isinstance(o, dict) and o.get("output_type") == "error"
                for o in cell.get("outputs", [])):

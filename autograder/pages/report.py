@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from autograder.pages.style import cell_title, page
 from autograder.grading.record import Record, as_record
 from autograder.status import RECORDED
+from autograder.naming import question_of
 
 __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 
-_SUFFIX = re.compile(r"_(visible|hidden)$")
 #: Numbers in a check's message (its verdict is the rest; the values are in the signature).
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 #: Clusters shown per graded cell before the rest is folded away.
@@ -216,7 +216,7 @@ def _questions(records: list[Record], clusters: dict[str, list[Cluster]]) -> str
             cells[s.grade_id]["points"][s.points] += 1
     questions: dict[str, list[str]] = {}
     for gid in order:
-        questions.setdefault(_SUFFIX.sub("", gid), []).append(gid)
+        questions.setdefault(question_of(gid), []).append(gid)
     parts = []
     for question, gids in questions.items():
         earned = sum(p * k for g in gids for p, k in cells[g]["points"].items())

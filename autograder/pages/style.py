@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import html
 
+from autograder.naming import question_of, test_kind
+
 __all__ = ["CSP", "STYLE", "page", "cell_title"]
 
 #: No scripts, frames, forms or requests; only the inline style and the report's own data image.
@@ -55,7 +57,7 @@ def cell_title(grade_id: str, written: str = "") -> str:
         Appended to the name of a cell that is not a test (a written answer), e.g.
         ``" (written answer)"``.
     """
-    base, _, kind = grade_id.rpartition("_")
-    if kind in ("visible", "hidden"):
-        return f"{base.replace('_', ' ')} ({kind} test)"
+    kind = test_kind(grade_id)
+    if kind is not None:
+        return f"{question_of(grade_id).replace('_', ' ')} ({kind} test)"
     return grade_id.replace("_", " ") + written

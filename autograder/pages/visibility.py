@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.course import Course
+from autograder.naming import HIDDEN, test_kind
 
 if TYPE_CHECKING:
     from autograder.grading.scoring import CellScore
@@ -40,7 +41,7 @@ _WITHHELD = "The details of this hidden check are not shown yet."
 
 def is_hidden(grade_id: str) -> bool:
     """Whether a graded cell is a hidden check (the course names them ``*_hidden``)."""
-    return grade_id.endswith("_hidden")
+    return test_kind(grade_id) == HIDDEN
 
 
 @dataclass(frozen=True)

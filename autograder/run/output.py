@@ -9,7 +9,10 @@ Output folder layout::
     DIR/collection.txt                  what collecting the submissions noticed
     DIR/feedback/<student>/<notebook>.html
     DIR/records/<student>.json          the full record (resume state)
+    DIR/exports/                        the LMS files (:mod:`autograder.run.export`)
 
+During a run, :class:`OutputWriter` writes it; after hand-grading, ``export`` rewrites the merged
+records, their pages and ``grades.csv`` through :func:`rewrite_merged`, and adds ``DIR/exports/``.
 Each record is written as soon as it arrives (atomically), so a run killed half-way keeps every
 grade already recorded, and a re-run skips submissions whose bytes and grader are unchanged.
 """
@@ -32,7 +35,7 @@ from autograder.grading.record import Record, RecordError, load_record, load_rec
 from autograder.run.task import failed_record
 from autograder.pages.visibility import Visibility, load_visibility
 
-__all__ = ["OutputWriter", "write_atomic", "inert"]
+__all__ = ["OutputWriter", "rewrite_merged", "write_atomic", "inert"]
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -178,6 +181,19 @@ class OutputWriter:
         write_atomic(self.out / "report.html", report_html(
             self.ps.name, records, rubric.is_file(), (self.out / "similarity.html").is_file()))
         return records
+
+
+def rewrite_merged(ps: ProblemSet, out: Path, merged: list[Record],
+                   visibility: Visibility) -> None:
+    """Write ``merged`` records (hand-graded scores and lateness merged in,
+    :func:`autograder.grades.merge.annotate`) back into the output folder ``out``: each record
+    and its feedback page, then ``grades.csv``, so that they state the same scores."""
+    stem = Path(ps.notebook_name).stem
+    for record in merged:
+        save_record(record, out / "records" / f"{record.student_id}.json")
+        write_atomic(out / "feedback" / record.student_id / f"{stem}.html",
+                     feedback_html(record, visibility))
+    write_grades_csv(merged, [c.grade_id for c in ps.grade_cells], out / "grades.csv")
 
 
 def inert(text: str) -> str:
