@@ -145,7 +145,7 @@ test-fast: $(INSTALLED) $(KIT) $(LIBRARY) $(RELEASES)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests -m "not slow" \
 	  -p no:cacheprovider -n 2 --dist loadscope -q
 
-## setup: only the environment (.venv) and the sandbox, for grading (see the README's instructor part)
+## setup: only the environment (.venv) and the sandbox, for grading (see grading.md, the book's page "Grading a class")
 setup: $(INSTALLED)
 
 ## release PS=NAME: the student version of one problem set, in course/release/NAME/

@@ -1,4 +1,4 @@
-"""The instructor's commands as the README writes them, in an environment that is not activated.
+"""The instructor's commands as grading.md writes them, in an environment that is not activated.
 
 ``python -m autograder release`` with only the system's ``PATH`` (nbgrader needs ``alembic``
 from the environment's ``bin/``), and ``python -m autograder formgrader`` started for real and

@@ -1,4 +1,4 @@
-"""The instructor's loop end to end, with the commands the README gives, on problem set 3.
+"""The instructor's loop end to end, with the commands grading.md gives, on problem set 3.
 
 From one Canvas-style download (on time, late, renamed, and two copies of one notebook):
 release → grade (sandboxed, ``--gradebook``) → hand-grading through the formgrader's REST API →

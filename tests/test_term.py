@@ -1,4 +1,4 @@
-"""The term rollover, as an instructor meets it, with the commands of the README.
+"""The term rollover, as an instructor meets it, with the commands of grading.md.
 
 Last term, problem set 3 had no question 5 (``gamma_score``); it was released, and dave's
 submission graded into the course's gradebook. This term the instructor adds the question back

@@ -3,7 +3,7 @@ and leaves the published release as it was.
 
 Each test makes the mistake an author makes in a copy of the course (a typo in a hidden cell's
 case name, a question without a check, points changed in the metadata but not in the text, a
-written answer without its marking scheme) and releases it as the README says.
+written answer without its marking scheme) and releases it as the author's guide (authoring.md) says.
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ __all__ = ["server_command", "AUTOGRADE_MESSAGE"]
 AUTOGRADE_MESSAGE = (
     "This course is not graded by nbgrader's autograde: its notebooks are graded in a sandbox "
     "by `python -m autograder grade PROBLEM_SET SUBMISSIONS --out DIR --gradebook` (see the "
-    "README's instructor section). Grade written answers here; then run `python -m autograder "
-    "export PROBLEM_SET --out DIR`.")
+    "book's page \"Grading a class\", grading.md). Grade written answers here; then run "
+    "`python -m autograder export PROBLEM_SET --out DIR`.")
 _AUTOGRADE_ROUTE = r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde"
 
 

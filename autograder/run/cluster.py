@@ -218,7 +218,7 @@ class DaskBackend:
                 problems.append(f"worker {address} (host {report['host']}) {problem}")
         if problems:
             hint = ("\nEvery worker needs this course installed from the same checkout and "
-                    "bubblewrap (README: \"Grading a large course\")")
+                    "bubblewrap (grading.md: \"Grading a large course\")")
             if not self.options.unsafe and any("sandbox" in p for p in problems):
                 hint += "; --unsafe grades without the sandbox"
             raise ClusterError("cannot grade on this cluster:\n  " + "\n  ".join(problems)
