@@ -14,8 +14,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx: local_extensions: course_li
 - ``private``: nothing is published; the chapters run only where the repository is installed, and
   their notebooks' first cell says why.
 
-The library's part of the JupyterLite site is added after ``course_lite`` has written the JupyterLite inputs (``config-inited`` priority 150,
-before ``jupyterlite_sphinx`` reads them at 500).
+The library's part of the JupyterLite site is added after ``course_lite`` has written the
+JupyterLite inputs (``config-inited`` priority 150, before ``jupyterlite_sphinx`` reads them at 500).
 """
 
 from __future__ import annotations

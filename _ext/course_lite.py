@@ -37,7 +37,6 @@ their hashes) into ``_build/lite-cache/wheels/``. A missing input fails the buil
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import shutil

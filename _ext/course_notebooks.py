@@ -312,7 +312,7 @@ def references_for(env, docname: str, site: str) -> References:
                 if kind == "figure":
                     fmt = "Figure %s"
                 labels[label] = fmt % text(ids[node_id])
-    for label, (doc, _, title) in std.labels.items():
+    for label, (_doc, _, title) in std.labels.items():
         if title:
             titles[label] = title
     equations = {}

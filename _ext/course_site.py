@@ -30,9 +30,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sphinx.errors import ExtensionError
-
 from course_lite import lite_link  # _ext/ is on the path (a local extension)
+from sphinx.errors import ExtensionError
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -100,8 +99,13 @@ def _command(language: str, code: str, path: str, fallback: str,
 
 
 def _config_inited(app, config) -> None:
-    from coursesite import (PLACEHOLDER, check_site_url, kit_wheel_name, placeholder_warning,
-                            warn_if_placeholder)
+    from coursesite import (
+        PLACEHOLDER,
+        check_site_url,
+        kit_wheel_name,
+        placeholder_warning,
+        warn_if_placeholder,
+    )
 
     try:
         site = check_site_url(config.html_baseurl)

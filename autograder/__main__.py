@@ -30,8 +30,16 @@ from __future__ import annotations
 
 import argparse
 
-from autograder.commands import (check_problem_set, export, formgrader, grade, new, new_term,
-                                 release, similarity)
+from autograder.commands import (
+    check_problem_set,
+    export,
+    formgrader,
+    grade,
+    new,
+    new_term,
+    release,
+    similarity,
+)
 
 #: The subcommands, in the order ``--help`` lists them.
 COMMANDS = {"grade": grade, "release": release, "new": new,

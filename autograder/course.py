@@ -32,9 +32,8 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursesite import problem_sets
-
 from autograder import settings
+from coursesite import problem_sets
 
 __all__ = ["Course", "CODE_PACKAGE"]
 

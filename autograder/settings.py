@@ -10,7 +10,8 @@ another. It and the project root (:data:`ROOT`, the checkout holding this packag
 and the course data) are :mod:`coursesite`'s, which the book reads too.
 """
 
-from coursesite import COURSE_DIR, ROOT
+from coursesite import COURSE_DIR as COURSE_DIR  # re-exported: the grader's settings hold both
+from coursesite import ROOT as ROOT
 
 #: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
 CELL_TIMEOUT_S = 30.0

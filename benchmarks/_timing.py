@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
-from typing import Callable
+from collections.abc import Callable
 
 
 def best_of(fn: Callable[[], object], repeat: int = 5) -> float:

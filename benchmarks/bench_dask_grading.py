@@ -29,9 +29,9 @@ from _timing import case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.psharness: the nbgrader release
 
+from autograder.grading.problemset import ProblemSet  # noqa: E402
 from autograder.run.batch import grade_class  # noqa: E402
 from autograder.run.task import GradingOptions  # noqa: E402
-from autograder.grading.problemset import ProblemSet  # noqa: E402
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
 N = int(os.environ.get("GRADING_BENCH_N", "200"))
@@ -60,8 +60,8 @@ def _gradebook_write_s(base: Path, correct: bytes, record: dict, n: int = 200) -
     """Seconds the coordinator spends per result on the gradebook: the writer's cost per result
     (feedback, record, nbgrader's notebook copies, batched transactions) with the gradebook,
     minus its cost without."""
-    from autograder.intake.collect import Submission
     from autograder.gradebook.writer import GradebookWriter
+    from autograder.intake.collect import Submission
     from autograder.run.output import OutputWriter
 
     course = base / "gradebook-course"

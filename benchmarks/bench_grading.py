@@ -32,12 +32,12 @@ from _timing import case
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.run.batch import grade_class  # noqa: E402
-from autograder.grading.record import load_record  # noqa: E402
 from autograder.gradebook.writer import GradebookWriter  # noqa: E402
-from autograder.grading.problemset import ProblemSet
-from autograder.settings import COURSE_DIR  # noqa: E402
+from autograder.grading.problemset import ProblemSet  # noqa: E402
+from autograder.grading.record import load_record  # noqa: E402
+from autograder.run.batch import grade_class  # noqa: E402
 from autograder.sandbox import kernel_environment  # noqa: E402
+from autograder.settings import COURSE_DIR  # noqa: E402
 from tests.psharness import generate_release  # noqa: E402
 from tests.submissions import Builder, to_bytes  # noqa: E402
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.stats
-
 from _timing import best_of, case, peak_memory_mb
+
 from solutions.kde import KernelDensity
 
 N_POINTS = 10_000

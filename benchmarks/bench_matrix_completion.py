@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-
 from _timing import best_of, case, peak_memory_mb
+
 from solutions.matrix_completion import ALS
 
 N_FACTORS, REG, N_ITERS, SEED = 20, 5.0, 10, 0
@@ -101,7 +101,7 @@ def _plain_numpy_against_compiled(R: sp.csr_matrix) -> tuple[float, float]:
         for kernels in (plain, compiled):
             mc.ridge_rows, mc.pair_dot = kernels.ridge_rows, kernels.pair_dot
             model = ALS(N_FACTORS, REG, N_ITERS, random_state=SEED)
-            times.append(best_of(lambda: model.fit(R), repeat=3))
+            times.append(best_of(lambda model=model: model.fit(R), repeat=3))
             factors.append(model.user_factors_)
     finally:
         mc.ridge_rows, mc.pair_dot = compiled.ridge_rows, compiled.pair_dot

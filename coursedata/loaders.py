@@ -67,7 +67,7 @@ class MovieLens:
     source : str
     """
 
-    ratings: "scipy.sparse.csr_matrix"  # noqa: F821 - imported where it is built
+    ratings: scipy.sparse.csr_matrix  # noqa: F821 - imported where it is built
     user_ids: np.ndarray
     movie_ids: np.ndarray
     titles: np.ndarray
@@ -225,7 +225,8 @@ def load_titanic() -> Dataset:
     X -= X.min(axis=0)
     y = df["survived"].to_numpy(dtype=np.int64)
     return Dataset(X, y, ["class", "age", "sex"], ["died", "survived"],
-                   "Titanic passengers, British Board of Trade (1990) inquiry report, via the R package causaldata.")
+                   "Titanic passengers, British Board of Trade (1990) inquiry report, via the R "
+                   "package causaldata.")
 
 
 def _sklearn_csv(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -118,10 +118,10 @@ class Rules:
     forbid: tuple[str, ...]
     allow: tuple[str, ...] = ()
     statement: str = ""
-    questions: Mapping[str, "Rules"] = field(default_factory=dict)
+    questions: Mapping[str, Rules] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data, where: str = "rules") -> "Rules":
+    def from_dict(cls, data, where: str = "rules") -> Rules:
         """Read a declaration; raise :class:`RulesError` with the reason when it is malformed."""
         if not isinstance(data, Mapping):
             raise RulesError(f"{where} must be a mapping")
@@ -141,7 +141,7 @@ class Rules:
                    _names(data.get("allow"), f"{where}.allow"), statement.strip(), parsed)
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping) -> "Rules | None":
+    def from_metadata(cls, metadata: Mapping) -> Rules | None:
         """The rules a notebook's metadata declares, or None when it declares none."""
         node = metadata
         for key in METADATA_KEY:
@@ -160,13 +160,13 @@ class Rules:
 
     def policy(self, question: str | None = None) -> Policy:
         """The rules in force in the answer cell ``question`` (None: the problem set's own)."""
-        entries = {name: True for name in self.forbid}
-        entries.update({name: False for name in self.allow})
+        entries = dict.fromkeys(self.forbid, True)
+        entries.update(dict.fromkeys(self.allow, False))
         statement = self.statement
         override = self.questions.get(question) if question is not None else None
         if override is not None:
-            entries.update({name: True for name in override.forbid})
-            entries.update({name: False for name in override.allow})
+            entries.update(dict.fromkeys(override.forbid, True))
+            entries.update(dict.fromkeys(override.allow, False))
             statement = f"{override.statement} ({self.statement})"
         return Policy(tuple(entries.items()), statement)
 

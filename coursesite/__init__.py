@@ -55,7 +55,7 @@ def problem_sets(course: str | Path = COURSE_DIR) -> list[str]:
                   if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
 
 
-def check_site_url(url: str) -> str:
+def check_site_url(url: str | None) -> str:
     """Return ``url`` if it is a usable site address (http(s), ending with ``/``); else raise."""
     if not _URL.match(str(url or "")):
         raise ValueError(f"the course site's address must be an http(s) URL ending with '/' "

@@ -23,8 +23,8 @@ Every group is first factorised by a batched Cholesky :func:`numpy.linalg.choles
 test of singularity (a pivot not above ``n * eps`` times its diagonal entry); only if that fails
 (possible only with :math:`\lambda = 0`) is the group walked row by row to find the first singular
 row, as the kernel reports it. The group's systems are then solved by one batched
-:func:`numpy.linalg.solve` (LU; equal to the Cholesky solution to rounding). The gathered arrays hold ``nnz * D`` numbers in all (16 MB for MovieLens with
-``D = 20``), processed one group at a time.
+:func:`numpy.linalg.solve` (LU; equal to the Cholesky solution to rounding). The gathered arrays
+hold ``nnz * D`` numbers in all (16 MB for MovieLens with ``D = 20``), processed one group at a time.
 
 ``tests/test_matrix_completion.py`` checks that this path gives the compiled kernels' factors,
 losses and predictions to 1e-10; ``benchmarks/bench_matrix_completion.py`` times it against them.

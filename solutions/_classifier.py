@@ -33,13 +33,15 @@ class ProbabilisticClassifier(ABC):
 
     #: whether ``fit`` and ``predict`` accept a scipy.sparse matrix
     _accept_sparse = False
+    #: the class labels, set by ``fit`` (declared here for the methods that read them)
+    classes_: np.ndarray
 
     @abstractmethod
     def _class_scores(self, X) -> np.ndarray:
         r"""Return scores of shape ``(n_rows, n_classes)``, :math:`\log p(y=c \mid \mathbf x)`
         up to a constant per row, for a validated ``X`` (see :meth:`_check_X`)."""
 
-    def _check_feature_values(self, X) -> None:
+    def _check_feature_values(self, X) -> None:  # noqa: B027 (a hook: no check by default)
         """Variant-specific checks of the values of a validated ``X`` (fit and predict)."""
 
     def _check_X(self, X):

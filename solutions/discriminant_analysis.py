@@ -29,6 +29,8 @@ Public API
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy import linalg
 
@@ -73,6 +75,9 @@ def _gaussian_log_density(X: np.ndarray, mean: np.ndarray, chol: np.ndarray) -> 
 
 class _GaussianClassifier(ProbabilisticClassifier):
     """Shared fitting of priors and means; subclasses set the covariances."""
+
+    #: the Cholesky factor of class ``c``'s covariance, given by each subclass
+    _chol: Callable[[int], np.ndarray]
 
     def _fit_moments(self, X, y):
         X, classes, y_idx, counts = _validate_Xy(X, y)

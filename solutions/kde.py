@@ -31,7 +31,8 @@ References
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -367,7 +368,8 @@ class KernelDensity:
         (Silverman 1986, eq. 3.28). Scott's rule rounds that constant :math:`(4/3)^{1/5} \approx
         1.06` down to 1 (Scott 1992, section 6.2), so it is slightly smaller than the optimum
         even for Gaussian data. With the box or Epanechnikov kernel both rules are applied
-        unchanged, so ``h`` then is the same number but not that kernel's optimum. They oversmooth multimodal data;
+        unchanged, so ``h`` then is the same number but not that kernel's optimum. They
+        oversmooth multimodal data;
         :func:`select_bandwidth` adapts to the data instead. (Silverman's book also gives the
         more robust :math:`0.9\min(\hat\sigma, \mathrm{IQR}/1.34)N^{-1/5}`, which is *not* the
         rule used here or by SciPy.)
@@ -397,7 +399,7 @@ class KernelDensity:
         self.kernel = kernel
         self.bandwidth = bandwidth
 
-    def fit(self, x, y=None) -> "KernelDensity":
+    def fit(self, x, y=None) -> KernelDensity:
         """Store the sample and resolve the bandwidth.
 
         Parameters

@@ -24,6 +24,7 @@ but fit the weights differently:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy.optimize import minimize
@@ -47,6 +48,11 @@ __all__ = [
 # ====================================================================== linear scores
 class _LinearScores:
     """``decision_function`` of a fitted linear classifier (``coef_``, ``intercept_``)."""
+
+    #: set by the classifier's ``fit``, and its input check: what the mixin reads
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    _check_X: Callable[[object], np.ndarray]
 
     def _logits(self, X) -> np.ndarray:
         return X @ self.coef_.T + self.intercept_

@@ -73,10 +73,14 @@ from solutions._validation import (
     check_is_fitted,
     check_positive,
 )
+
 try:
     from solutions._als_kernels import pair_dot, ridge_rows
 except ImportError:  # no Numba (a browser's Pyodide): the same results in plain NumPy, slower
-    from solutions._als_numpy import pair_dot, ridge_rows
+    from solutions._als_numpy import (  # type: ignore[assignment]  # same signatures, no Numba
+        pair_dot,
+        ridge_rows,
+    )
 
 __all__ = ["ALS", "objective", "rmse", "train_test_split_ratings"]
 

@@ -215,7 +215,8 @@ class ProbabilisticPCA:
         return W @ W.T + self.noise_variance_ * np.eye(self.n_features_in_)
 
     def transform(self, X) -> np.ndarray:
-        r"""Posterior mean of the codes, :math:`\mathbb E[\mathbf z\mid\mathbf x] = M^{-1}W^\top(\mathbf x - \boldsymbol\mu)`.
+        r"""Posterior mean of the codes,
+        :math:`\mathbb E[\mathbf z\mid\mathbf x] = M^{-1}W^\top(\mathbf x - \boldsymbol\mu)`.
 
         Parameters
         ----------

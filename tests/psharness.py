@@ -19,11 +19,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.grading.problemset import ProblemSet
 from autograder.authoring.release import strip_declarations
-from autograder.settings import COURSE_DIR
-from autograder.grading.scoring import CellScore, score_results
 from autograder.checks.declared import write_inputs
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.scoring import CellScore, score_results
+from autograder.settings import COURSE_DIR
 from coursedata.grading import RESULTS_ENV
 
 
@@ -62,7 +62,7 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout
                 write_inputs(ps.source, results)  # as the grader does before a run
                 reset = nbformat.v4.new_code_cell(
                     f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
-                cells = [reset] + [c for c in nb.cells]
+                cells = [reset, *nb.cells]
                 host.cells = cells
                 for index, cell in enumerate(cells):
                     if cell.cell_type == "code":
@@ -79,9 +79,19 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout
 import re as _re  # noqa: E402
 
 from autograder.authoring.variants import (  # noqa: E402,F401
-    EQUIVALENT, MALFORMED, TRANSFORMS, Subset, case_functions, cases_read, generic_variants,
-    n_outputs, score_equivalent_forms, score_generic_variants, score_malformed, write_variant)
-
+    EQUIVALENT,
+    MALFORMED,
+    TRANSFORMS,
+    Subset,
+    case_functions,
+    cases_read,
+    generic_variants,
+    n_outputs,
+    score_equivalent_forms,
+    score_generic_variants,
+    score_malformed,
+    write_variant,
+)
 
 # ============================================================================================
 # Equivalent forms in a real kernel: the reference, returning lists, ints or rounded values

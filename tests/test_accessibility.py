@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.pages.feedback import feedback_html, marking_scheme_html
 from autograder.authoring.release import ROOT
+from autograder.pages.feedback import feedback_html, marking_scheme_html
 from autograder.pages.report import report_html
 from tests.browser import chromium
 from tests.environment import skip_unless

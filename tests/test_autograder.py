@@ -28,8 +28,8 @@ import nbformat
 import pytest
 
 import autograder
-from autograder.intake.collect import collect_submissions
 from autograder.grading.problemset import ProblemSet
+from autograder.intake.collect import collect_submissions
 from autograder.sandbox import sandbox_available
 from autograder.status import Status
 from tests import submissions as sb

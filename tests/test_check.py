@@ -23,10 +23,9 @@ import nbformat
 import psutil
 import pytest
 
+from autograder.grading.problemset import ProblemSet
 from coursedata.cells import findings, nbgrader_checksum, read_cells
 from coursedata.runner import GRACE
-
-from autograder.grading.problemset import ProblemSet
 from tests.psharness import generate_release
 
 PS = "ps3_mle"

@@ -281,8 +281,8 @@ def test_an_extension_for_a_name_that_is_no_student_is_named(tmp_path):
     ``smithjohn-107`` and ``smithjohn-108`` is told that the extension applies to nobody."""
     from datetime import datetime, timezone
 
-    from autograder.run.batch import extension_notes
     from autograder.intake.late import LateRule
+    from autograder.run.batch import extension_notes
 
     found = collect_submissions(_zip(tmp_path / "canvas.zip", {
         "smithjohn_107_5007_ps3_mle.ipynb": b"a", "smithjohn_108_5008_ps3_mle.ipynb": b"b"}), NB)

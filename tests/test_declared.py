@@ -23,12 +23,19 @@ import numpy as np
 import pytest
 
 from autograder.checks import load_checks
-from autograder.checks.registry import checks_for
 from autograder.checks.answers import Answers
-from autograder.checks.declared import (DeclarationError, build_checks, case_inputs,
-                                        declarations, declared_cases, equivalent_forms, strip,
-                                        write_inputs)
+from autograder.checks.declared import (
+    DeclarationError,
+    build_checks,
+    case_inputs,
+    declarations,
+    declared_cases,
+    equivalent_forms,
+    strip,
+    write_inputs,
+)
 from autograder.checks.inventory import inventory, problems
+from autograder.checks.registry import checks_for
 from autograder.course import Course
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade as grade_submission

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import autograder.run.task as task
-from autograder.run.output import OutputWriter
-from autograder.run.task import GRADE_DECIDING, grader_fingerprint
-from autograder.intake.collect import Submission
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
+from autograder.intake.collect import Submission
+from autograder.run.output import OutputWriter
+from autograder.run.task import GRADE_DECIDING, grader_fingerprint
 from autograder.settings import COURSE_DIR
 
 ROOT = Path(task.__file__).resolve().parents[2]

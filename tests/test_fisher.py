@@ -44,7 +44,7 @@ def expected_outer_score(logpdf, pdf, params, lo, hi):
     for i in range(k):
         for j in range(k):
             out[i, j] = integrate.quad(
-                lambda x: score_fd(logpdf, x, params)[i] * score_fd(logpdf, x, params)[j]
+                lambda x, i=i, j=j: score_fd(logpdf, x, params)[i] * score_fd(logpdf, x, params)[j]
                 * pdf(x, *params), lo, hi, limit=200)[0]
     return out
 

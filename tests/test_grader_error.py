@@ -13,10 +13,10 @@ import pytest
 import autograder.run.batch as batch
 import autograder.run.output as output
 from autograder.__main__ import main
+from autograder.grading.problemset import ProblemSet
+from autograder.intake.collect import Submission
 from autograder.run.output import OutputWriter
 from autograder.run.task import GradingOptions, grade_task
-from autograder.intake.collect import Submission
-from autograder.grading.problemset import ProblemSet
 
 PS = ProblemSet("ps1_pca")
 pytestmark = pytest.mark.slow  # one real (unsandboxed) kernel: the reference notebook

@@ -26,9 +26,8 @@ import pytest
 import yaml
 
 import coursedata
-
-from autograder.grading.problemset import list_problem_sets
 from autograder.authoring.release import ROOT, kit_wheel_name
+from autograder.grading.problemset import list_problem_sets
 from tests.browser import offline_browser, serve, settle, third_party
 
 sys.path.insert(0, str(ROOT / "_ext"))

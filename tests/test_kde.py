@@ -224,7 +224,8 @@ def test_loo_gaussian_matches_scipy_refits():
     x = np.random.default_rng(8).exponential(size=15)
     h = 0.4
     expected = sum(
-        np.log(scipy.stats.gaussian_kde(np.delete(x, i), bw_method=h / np.std(np.delete(x, i), ddof=1))(x[i])[0])
+        np.log(scipy.stats.gaussian_kde(np.delete(x, i),
+                                        bw_method=h / np.std(np.delete(x, i), ddof=1))(x[i])[0])
         for i in range(x.size)
     )
     assert loo_log_likelihood(x, h) == pytest.approx(expected, rel=1e-10)

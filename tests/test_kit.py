@@ -22,19 +22,28 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 
+from autograder.authoring.release import (
+    PLACEHOLDER,
+    PLACEHOLDER_SITE,
+    REQUIRE_SITE,
+    ROOT,
+    kit_url,
+    kit_version,
+    kit_wheel_name,
+    placeholder_warning,
+    site_url,
+    warn_if_placeholder,
+)
 from autograder.grading.problemset import SOURCE_DIR, list_problem_sets
 from coursedata.cells import is_test_code
-from autograder.authoring.release import (
-    PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, ROOT, kit_url, kit_version, kit_wheel_name,
-    placeholder_warning, site_url, warn_if_placeholder)
 
 PROBLEM_SETS = list_problem_sets()
 KIT_DIR = ROOT / "_build" / "kit"
@@ -346,7 +355,8 @@ def test_kit_environment_holds_the_kit_and_its_dependencies_only(kit_venv):
     assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
     py = str(kit_venv / "bin" / "python")
     listed = subprocess.run([py, "-m", "pip", "list", "--format=json",
-                             "--disable-pip-version-check"], env=clean_env(kit_venv), capture_output=True, text=True, check=True)
+                             "--disable-pip-version-check"], env=clean_env(kit_venv),
+                            capture_output=True, text=True, check=True)
     names = {p["name"].lower() for p in json.loads(listed.stdout)}
     assert "mfpm-kit" in names and "mfpm-course" not in names, names
     assert {"numpy", "scipy", "matplotlib", "ipykernel", "nbclient"} <= names

@@ -15,11 +15,11 @@ import ast
 import json
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 
 from tests.test_kit import secret_lines
@@ -243,7 +243,7 @@ def _chapter_imports(chapter: Path) -> set[str]:
     for cell in jupytext.read(chapter).cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith("%"))
+        source = "\n".join(ln for ln in cell.source.splitlines() if not ln.lstrip().startswith("%"))
         tree = ast.parse(source)
         optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _catches_import(t)
                     for stmt in t.body for n in ast.walk(stmt)}

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import check_grad
 from scipy.stats import norm
-from sklearn import datasets
-from sklearn import linear_model
+from sklearn import datasets, linear_model
 from sklearn import naive_bayes as sknb
 from sklearn.preprocessing import StandardScaler
 
@@ -141,7 +140,8 @@ def test_shared_variance_nb_value_errors():
     with pytest.raises(ValueError, match="pooled within-class variance is 0"):
         SharedVarianceGaussianNB().fit(np.repeat([[0.0], [1.0]], 3, axis=0), np.repeat([0, 1], 3))
     clf = SharedVarianceGaussianNB().fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 columns, but this SharedVarianceGaussianNB has n_features_in_=4"):
+    with pytest.raises(ValueError, match="X has 2 columns, but this SharedVarianceGaussianNB has "
+                                         "n_features_in_=4"):
         clf.decision_function(X[:, :2])
     with pytest.raises(ValueError, match="single class"):
         SharedVarianceGaussianNB().fit(X, np.zeros(len(y)))
@@ -280,7 +280,8 @@ def test_logistic_value_errors(wine_std):
     with pytest.raises(ValueError, match="2-D"):
         LogisticRegression().fit(X[:, 0], y)
     clf = LogisticRegression().fit(X, y)
-    with pytest.raises(ValueError, match="X has 4 columns, but this LogisticRegression has n_features_in_=13"):
+    with pytest.raises(ValueError,
+                       match="X has 4 columns, but this LogisticRegression has n_features_in_=13"):
         clf.predict_proba(X[:, :4])
     with pytest.raises(ValueError, match="mismatched lengths"):
         clf.score(X, y[:-1])

@@ -16,22 +16,28 @@ import json
 import subprocess
 import sys
 import zipfile
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 import autograder
-from autograder.intake.collect import collect_submissions
-from autograder.exports import (canvas_column, results_json, write_canvas_csv,
-                                write_feedback_archive, write_gradescope, write_moodle_gradebook,
-                                write_moodle_worksheet)
+from autograder.exports import (
+    canvas_column,
+    results_json,
+    write_canvas_csv,
+    write_feedback_archive,
+    write_gradescope,
+    write_moodle_gradebook,
+    write_moodle_worksheet,
+)
 from autograder.grades import summarize
-from autograder.intake.late import load_policy
 from autograder.grading.problemset import ProblemSet
-from autograder.sandbox import sandbox_available
+from autograder.intake.collect import collect_submissions
+from autograder.intake.late import load_policy
 from autograder.pages.visibility import Visibility, load_visibility
+from autograder.sandbox import sandbox_available
 from tests import submissions as sb
 from tests.environment import require
 from tests.psharness import generate_release

@@ -20,7 +20,8 @@ from solutions.map_estimation import (
 
 def numerical_beta_mode(alpha, beta):
     res = minimize_scalar(
-        lambda t: -st.beta.logpdf(t, alpha, beta), bounds=(1e-12, 1 - 1e-12), method="bounded", options={"xatol": 1e-12}
+        lambda t: -st.beta.logpdf(t, alpha, beta), bounds=(1e-12, 1 - 1e-12), method="bounded",
+        options={"xatol": 1e-12}
     )
     return res.x
 
@@ -45,7 +46,8 @@ def numerical_dirichlet_mode(post):
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n1, n0, a, b", [(55, 45, 2, 2), (0, 10, 2, 3), (3, 0, 1.5, 1.5), (7, 2, 0.5, 0.8), (1, 1, 10, 1)])
+@pytest.mark.parametrize("n1, n0, a, b",
+                         [(55, 45, 2, 2), (0, 10, 2, 3), (3, 0, 1.5, 1.5), (7, 2, 0.5, 0.8), (1, 1, 10, 1)])
 def test_beta_map_is_the_posterior_mode(n1, n0, a, b):
     theta = beta_bernoulli_map(n1, n0, a, b)
     assert isinstance(theta, float)
@@ -54,7 +56,8 @@ def test_beta_map_is_the_posterior_mode(n1, n0, a, b):
 
 @pytest.mark.parametrize("n1, n0, a, b", [(55, 45, 2, 2), (0, 0, 0.5, 0.5), (3, 0, 1, 1), (7, 2, 0.3, 8)])
 def test_beta_posterior_mean_matches_scipy(n1, n0, a, b):
-    assert beta_bernoulli_posterior_mean(n1, n0, a, b) == pytest.approx(st.beta(n1 + a, n0 + b).mean(), rel=1e-12)
+    assert beta_bernoulli_posterior_mean(n1, n0, a, b) == pytest.approx(
+        st.beta(n1 + a, n0 + b).mean(), rel=1e-12)
 
 
 def test_beta_map_add_one_smoothing_and_uniform_prior():
@@ -184,7 +187,8 @@ def test_dirichlet_map_per_class_counts_and_add_one():
         np.testing.assert_allclose(theta[c], numerical_dirichlet_mode(counts[c] + 2.0), atol=1e-6)
     # alpha = 1: the MLE from labels
     labels = np.random.default_rng(1).integers(0, 6, size=100)
-    np.testing.assert_allclose(dirichlet_categorical_map(np.bincount(labels, minlength=6), 1), np.bincount(labels, minlength=6) / 100)
+    np.testing.assert_allclose(dirichlet_categorical_map(np.bincount(labels, minlength=6), 1),
+                               np.bincount(labels, minlength=6) / 100)
 
 
 def test_dirichlet_map_with_two_categories_is_the_beta_map():
@@ -235,4 +239,5 @@ def test_dirichlet_map_undefined_cases():
     with pytest.raises(ValueError, match="denominator.*uniform"):
         dirichlet_categorical_map([[1, 1, 1], [0, 0, 0]], 1.0)
     # the posterior mean is defined in both cases
-    np.testing.assert_allclose(dirichlet_categorical_posterior_mean([3, 0, 2], 0.5), [3.5 / 6.5, 0.5 / 6.5, 2.5 / 6.5])
+    np.testing.assert_allclose(dirichlet_categorical_posterior_mean([3, 0, 2], 0.5),
+                               [3.5 / 6.5, 0.5 / 6.5, 2.5 / 6.5])

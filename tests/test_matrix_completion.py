@@ -589,14 +589,14 @@ def test_weighted_lambda_user_update_is_the_minimiser():
     reg, k = 0.7, 3
     for n in (1, 2, 5):
         Z, r = rng.normal(size=(n, k)), rng.uniform(1, 5, size=n)
-        def J(u):
+        def J(u, r=r, Z=Z, n=n):
             return 0.5 * np.sum((r - Z @ u) ** 2) + 0.5 * reg * n * u @ u
         u_formula = np.linalg.solve(Z.T @ Z + reg * n * np.eye(k), Z.T @ r)
         u_numeric = minimize(J, np.zeros(k), method="BFGS", options={"gtol": 1e-10}).x
         np.testing.assert_allclose(u_formula, u_numeric, atol=1e-6)
     z, r = 1.3, 4.0                                    # k = 1, n equal ratings of one movie
     for n in (1, 10, 1000):
-        def J1(u, weight):
+        def J1(u, weight, n=n):
             return 0.5 * n * (r - u[0] * z) ** 2 + 0.5 * reg * weight * u[0] ** 2
         u_weighted = minimize(J1, [0.0], args=(n,), method="BFGS", options={"gtol": 1e-10}).x[0]
         u_plain = minimize(J1, [0.0], args=(1,), method="BFGS", options={"gtol": 1e-10}).x[0]

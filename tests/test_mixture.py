@@ -16,8 +16,14 @@ from scipy import integrate, stats
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
 from coursedata import load_faithful
-from solutions.mixture import (ConvergenceWarning, GaussianMixture, em, fit_mixture, m_step,
-                               responsibilities)
+from solutions.mixture import (
+    ConvergenceWarning,
+    GaussianMixture,
+    em,
+    fit_mixture,
+    m_step,
+    responsibilities,
+)
 
 
 def two_groups(n=500, seed=0):

@@ -69,7 +69,8 @@ def test_bernoulli_mle_maximises_log_likelihood_on_a_fine_grid():
 
 def test_bernoulli_log_likelihood_derivative_zero_at_mle():
     theta, h = bernoulli_mle(COIN), 1e-6
-    derivative = (bernoulli_log_likelihood(theta + h, COIN) - bernoulli_log_likelihood(theta - h, COIN)) / (2 * h)
+    derivative = (bernoulli_log_likelihood(theta + h, COIN)
+                  - bernoulli_log_likelihood(theta - h, COIN)) / (2 * h)
     assert abs(derivative) < 1e-5
     # ... and not zero elsewhere: N_H/theta - N_T/(1 - theta) at 0.5 is 55/0.5 - 45/0.5 = 20
     d_half = (bernoulli_log_likelihood(0.5 + h, COIN) - bernoulli_log_likelihood(0.5 - h, COIN)) / (2 * h)
@@ -103,7 +104,8 @@ def test_bernoulli_bad_x(x, match):
         bernoulli_log_likelihood(0.5, x)
 
 
-@pytest.mark.parametrize("theta, match", [(-0.1, r"\[0, 1\]"), (1.5, r"\[0, 1\]"), ([0.5, 2], r"\[0, 1\]"), (np.nan, "NaN")])
+@pytest.mark.parametrize("theta, match", [(-0.1, r"\[0, 1\]"), (1.5, r"\[0, 1\]"),
+                                          ([0.5, 2], r"\[0, 1\]"), (np.nan, "NaN")])
 def test_bernoulli_log_likelihood_bad_theta(theta, match):
     with pytest.raises(ValueError, match=match):
         bernoulli_log_likelihood(theta, COIN)
@@ -157,12 +159,15 @@ def test_gaussian_known_sigma_grid_argmax_is_the_mean():
 def test_gaussian_gradient_zero_at_joint_mle():
     mu, sigma = gaussian_mle(TORONTO)
     h = 1e-6
-    d_mu = (gaussian_log_likelihood(TORONTO, mu + h, sigma) - gaussian_log_likelihood(TORONTO, mu - h, sigma)) / (2 * h)
-    d_sigma = (gaussian_log_likelihood(TORONTO, mu, sigma + h) - gaussian_log_likelihood(TORONTO, mu, sigma - h)) / (2 * h)
+    d_mu = (gaussian_log_likelihood(TORONTO, mu + h, sigma)
+            - gaussian_log_likelihood(TORONTO, mu - h, sigma)) / (2 * h)
+    d_sigma = (gaussian_log_likelihood(TORONTO, mu, sigma + h)
+               - gaussian_log_likelihood(TORONTO, mu, sigma - h)) / (2 * h)
     assert abs(d_mu) < 1e-6 and abs(d_sigma) < 1e-6
     # the joint MLE beats nearby points
     for dm, ds in [(0.1, 0), (-0.1, 0), (0, 0.1), (0, -0.1)]:
-        assert gaussian_log_likelihood(TORONTO, mu + dm, sigma + ds) < gaussian_log_likelihood(TORONTO, mu, sigma)
+        assert gaussian_log_likelihood(TORONTO, mu + dm, sigma + ds) < \
+            gaussian_log_likelihood(TORONTO, mu, sigma)
 
 
 @settings(max_examples=40, deadline=None)
@@ -182,7 +187,8 @@ def test_gaussian_mle_affine_equivariance(seed, n, c, d):
 
 @pytest.mark.parametrize(
     "x, match",
-    [([], "empty"), ([1.0, np.inf], "NaN or infinite"), (np.ones((3, 2)), "1-D"), ([2.0, 2.0, 2.0], "all equal"), ([4.2], "all equal")],
+    [([], "empty"), ([1.0, np.inf], "NaN or infinite"), (np.ones((3, 2)), "1-D"),
+     ([2.0, 2.0, 2.0], "all equal"), ([4.2], "all equal")],
 )
 def test_gaussian_mle_bad_x(x, match):
     with pytest.raises(ValueError, match=match):
@@ -260,7 +266,9 @@ def test_categorical_mle_errors(x, k, match):
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed, shape, scale, n", [(0, 0.3, 2.0, 100), (1, 1.0, 1.0, 30), (2, 2.5, 0.1, 500), (3, 8.0, 10.0, 50), (4, 60.0, 0.01, 200)])
+@pytest.mark.parametrize("seed, shape, scale, n", [(0, 0.3, 2.0, 100), (1, 1.0, 1.0, 30),
+                                                   (2, 2.5, 0.1, 500), (3, 8.0, 10.0, 50),
+                                                   (4, 60.0, 0.01, 200)])
 def test_gamma_mle_matches_scipy_fit(seed, shape, scale, n):
     x = np.random.default_rng(seed).gamma(shape, scale, size=n)
     a, b = gamma_mle(x)
@@ -330,7 +338,9 @@ def test_gamma_mle_history():
     assert 2 <= hist["shape"].size <= 8  # Newton from a good start converges in a few steps
     assert hist["shape"].shape == hist["rate"].shape == hist["log_likelihood"].shape
     np.testing.assert_allclose(
-        hist["log_likelihood"], [st.gamma.logpdf(x, ai, scale=1 / bi).sum() for ai, bi in zip(hist["shape"], hist["rate"])], rtol=1e-11
+        hist["log_likelihood"],
+        [st.gamma.logpdf(x, ai, scale=1 / bi).sum() for ai, bi in zip(hist["shape"], hist["rate"])],
+        rtol=1e-11
     )
     assert np.all(np.diff(hist["log_likelihood"][1:]) >= -1e-9)
     # the same estimate with and without the history

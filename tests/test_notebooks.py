@@ -21,10 +21,10 @@ sys.path.insert(0, str(ROOT / "_ext"))
 
 from course_notebooks import (  # noqa: E402
     References,
+    _State,
     convert_markdown,
     convert_notebook,
     leftover_myst,
-    _State,
 )
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))

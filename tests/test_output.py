@@ -15,15 +15,15 @@ import warnings
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.run.batch import _roster_notes
-from autograder.intake.collect import Collection, Submission, Unmatched
 from autograder.gradebook.writer import GradebookWriter
-from autograder.run.output import OutputWriter
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
+from autograder.intake.collect import Collection, Submission, Unmatched
+from autograder.run.batch import _roster_notes
+from autograder.run.output import OutputWriter
 from autograder.run.schedule import _Flight, _with_wait
-from autograder.status import Status
 from autograder.run.task import failed_record
+from autograder.status import Status
 from tests.psharness import generate_release
 
 PS = ProblemSet("ps1_pca")

@@ -18,17 +18,23 @@ import warnings
 import nbformat
 import pytest
 
+from autograder.authoring.variants import case_functions
+from autograder.checks.registry import equivalent_forms
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade as grade_submission
-from autograder.checks.registry import equivalent_forms
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.scoring import check_coverage, failed_visible_cells
 from autograder.status import Status
-from autograder.authoring.variants import case_functions
 from coursedata.cells import is_test_code
 from tests.mutantruns import mutant_secrets, mutants_of
-from tests.psharness import (equivalent_form, generate_release, run_variants,
-                             score_equivalent_forms, score_generic_variants, score_malformed)
+from tests.psharness import (
+    equivalent_form,
+    generate_release,
+    run_variants,
+    score_equivalent_forms,
+    score_generic_variants,
+    score_malformed,
+)
 
 PROBLEM_SETS = list_problem_sets()
 #: How a hidden checks' slot reads in the student's notebook.
@@ -87,9 +93,11 @@ class ProblemSetTests:
                    and c.metadata.get("nbgrader", {}).get("solution")]
         assert 1 <= len(answers) <= 8, f"{len(answers)} code answers; 1 to 8 expected"
         if len(answers) < 4:  # legitimate (a short set), but worth a second look
-            warnings.warn(f"{ps.name} has {len(answers)} code answers; most sets have 4 to 8")
+            warnings.warn(f"{ps.name} has {len(answers)} code answers; most sets have 4 to 8",
+                          stacklevel=2)
         if all(c.autograded for c in ps.grade_cells):  # legitimate too (a short set)
-            warnings.warn(f"{ps.name} has no answer graded by hand; most sets have one")
+            warnings.warn(f"{ps.name} has no answer graded by hand; most sets have one",
+                          stacklevel=2)
         auto = [c for c in ps.grade_cells if c.autograded]
         assert all(c.grade_id.endswith(("_visible", "_hidden")) for c in auto)
         hidden = sum(c.points for c in auto if c.grade_id.endswith("_hidden"))
@@ -188,7 +196,8 @@ class ProblemSetTests:
                               "function's answers in a hidden part")
         if generic_only:
             warnings.warn(f"{ps.name}: {sorted(generic_only)} only face the generic wrong answers; "
-                          "a realistic mistake declared next to each would test its check more")
+                          "a realistic mistake declared next to each would test its check more",
+                          stacklevel=2)
 
     @pytest.mark.slow
     def test_every_mutant_loses_points_on_its_question(self, ps, mutant_runs):
@@ -233,7 +242,7 @@ class ProblemSetTests:
         test in a real kernel and keeps full marks."""
         forms = ["list", "ints", "rounding"]
         variants = [ps.assemble(equivalent_form(ps, form)).notebook for form in forms]
-        for form, (scores, executed) in zip(forms, run_variants(ps, variants)):
+        for form, (scores, _executed) in zip(forms, run_variants(ps, variants)):
             wrong = [(s.grade_id, s.points, s.message) for s in scores
                      if s.points is not None and s.points != s.max_points]
             assert not wrong, (form, wrong)

@@ -27,9 +27,9 @@ import autograder
 from autograder.__main__ import main
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record, RecordError, load_record, load_records
+from autograder.run.task import grader_fingerprint
 from autograder.sandbox import sandbox_available
 from autograder.status import RECORDED, Status
-from autograder.run.task import grader_fingerprint
 from tests.environment import require
 
 ROOT = Path(autograder.__file__).resolve().parents[1]

@@ -2,8 +2,9 @@
 
 The mutants declared next to the answers (``metadata.course.mutants`` of the source notebooks)
 are realistic mistakes. Each is made by two students: one on the reference solution, one whose
-other answers are the honest "route" answers of ``course/honest`` (so only the mistake is shared). Graded with the production scoring and summed
-up with :mod:`autograder.grading.recorded`, the two must fall in one group of wrong answers wherever they
+other answers are the honest "route" answers of ``course/honest`` (so only the mistake is
+shared). Graded with the production scoring and summed up with
+:mod:`autograder.grading.recorded`, the two must fall in one group of wrong answers wherever they
 lose points, and two mistakes whose checks say different things must not.
 """
 
@@ -14,7 +15,6 @@ import random
 import re
 import subprocess
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -221,7 +221,7 @@ def test_the_page_for_300_students(with_values):
     status = page.split("id='status'")[1].split("<h2")[0]
     for word, k in Counter(r["status"] for r in records).items():
         assert f"<td>{word}</td><td class='num'>{k}</td>" in status
-    assert status.count("<details") == len(set(r["status"] for r in records))
+    assert status.count("<details") == len({r["status"] for r in records})
     # slowest submissions with their phases; the stopped ones listed
     time_part = page.split("id='time'")[1]
     assert "student299" in time_part.split("</table>")[0] and "sandbox start" in time_part

@@ -28,8 +28,8 @@ from autograder.grading.executors import sandbox_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.pages.report import report_html
-from autograder.sandbox import SandboxConfig, sandbox_available
 from autograder.run.preload import grading_preload
+from autograder.sandbox import SandboxConfig, sandbox_available
 from coursedata.reading import StudentCell, read_cells
 from coursedata.rules import Rules, RulesError
 from tests.environment import require

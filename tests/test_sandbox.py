@@ -23,8 +23,7 @@ import numpy as np
 import pytest
 
 import autograder
-from autograder.sandbox import (ExecutionResult, SandboxConfig, execute_notebook,
-                                sandbox_available)
+from autograder.sandbox import ExecutionResult, SandboxConfig, execute_notebook, sandbox_available
 from tests.environment import require
 
 ROOT = Path(autograder.__file__).resolve().parents[1]  # the project root, wherever it is

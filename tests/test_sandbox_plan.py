@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import plan
-from autograder.sandbox import SandboxConfig, SandboxError
+from autograder.sandbox import SandboxConfig, SandboxError, plan
 
 
 def _ops(args: list[str]) -> list[tuple]:

@@ -37,8 +37,12 @@ import nbformat
 import pytest
 
 import autograder
-from autograder.grading.sanitize import SHOWN_AS_TEXT, clean_markdown, safe_notebook_bytes, \
-    sanitize_notebook
+from autograder.grading.sanitize import (
+    SHOWN_AS_TEXT,
+    clean_markdown,
+    safe_notebook_bytes,
+    sanitize_notebook,
+)
 from tests import submissions as sb
 from tests.browser import chromium, dump_dom
 from tests.psharness import generate_release

@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 from autograder.__main__ import main
+from autograder.authoring.validate import problems
 from autograder.checks.inventory import inventory
 from autograder.checks.mutants import mutants
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR, ROOT
-from autograder.authoring.validate import problems
 from coursesite import problem_sets as site_problem_sets
 
 NAME = "demo"

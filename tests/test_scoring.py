@@ -9,8 +9,12 @@ import pytest
 
 from autograder.checks import load_checks
 from autograder.grading.problemset import ProblemSet
-from autograder.grading.scoring import (GRADER_FAULT, VISIBLE_FAILED, failed_visible_cells,
-                                score_results)
+from autograder.grading.scoring import (
+    GRADER_FAULT,
+    VISIBLE_FAILED,
+    failed_visible_cells,
+    score_results,
+)
 
 PS = "ps3_mle"
 

@@ -25,8 +25,15 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.problemset import ProblemSet
-from autograder.grading.similarity import (StudentCode, _release_lines, _segments, _tokens,
-                                           _winnow, find_similar, student_code)
+from autograder.grading.similarity import (
+    StudentCode,
+    _release_lines,
+    _segments,
+    _tokens,
+    _winnow,
+    find_similar,
+    student_code,
+)
 from autograder.pages.similarity import write_similarity
 from tests.honest import builder, honest_notebooks, with_honest_answers
 from tests.submissions import _gid, to_bytes
@@ -190,7 +197,8 @@ def test_only_student_written_code_counts():
     starter = _release_lines(ps)
     assert student_code(ps, "x", blank, starter).fingerprints == {}
     assert find_similar([student_code(ps, s, blank, starter) for s in "xyz"]) == []
-    source = 'def center(X):\n    """Centre the columns."""\n    # YOUR CODE HERE\n    m = X.mean(0)  # mine\n    return X - m, m\n'
+    source = ('def center(X):\n    """Centre the columns."""\n    # YOUR CODE HERE\n'
+              "    m = X.mean(0)  # mine\n    return X - m, m\n")
     tokens = [t[0] for t in _tokens(source, starter)]
     assert tokens == ["V", "=", "V", ".", "mean", "(", "0", ")",
                       "return", "V", "-", "V", ",", "V"]

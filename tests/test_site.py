@@ -18,9 +18,9 @@ import http.server
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
-import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
@@ -29,9 +29,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.grading.problemset import list_problem_sets
 from autograder.authoring.release import (
-    PLACEHOLDER, ROOT, kit_url, kit_wheel_name, placeholder_warning, site_url)
+    PLACEHOLDER,
+    ROOT,
+    kit_url,
+    kit_wheel_name,
+    placeholder_warning,
+    site_url,
+)
+from autograder.grading.problemset import list_problem_sets
 from tests.browser import chromium, dump_dom, offline_browser, serve, settle, third_party
 
 pytestmark = pytest.mark.slow

@@ -17,11 +17,11 @@ import nbformat
 import pytest
 
 import autograder
-from autograder.grading.problemset import ProblemSet, list_problem_sets
-from autograder.course import Course
 from autograder.authoring.release import release
-from autograder.settings import COURSE_DIR
 from autograder.authoring.validate import problems
+from autograder.course import Course
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.settings import COURSE_DIR
 
 ROOT = Path(autograder.__file__).resolve().parents[1]
 PS = "ps3_mle"

@@ -23,9 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.sandbox import SandboxConfig, execute_notebook, sandbox_available
 from autograder.run.preload import course_imports, grading_preload
-from autograder.sandbox import warm
+from autograder.sandbox import SandboxConfig, execute_notebook, sandbox_available, warm
 from tests.environment import require
 
 AVAILABLE, REASON = sandbox_available()

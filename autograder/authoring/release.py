@@ -32,14 +32,22 @@ from pathlib import Path
 
 import nbformat
 
-from coursesite import (PLACEHOLDER, PLACEHOLDER_SITE, REQUIRE_SITE, check_site_url, kit_url,
-                        kit_version, kit_wheel_name, placeholder_warning, site_url,
-                        warn_if_placeholder)
-
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.rulebook import declaration_problems
 from autograder.settings import COURSE_DIR, ROOT
+from coursesite import (
+    PLACEHOLDER,
+    PLACEHOLDER_SITE,
+    REQUIRE_SITE,
+    check_site_url,
+    kit_url,
+    kit_version,
+    kit_wheel_name,
+    placeholder_warning,
+    site_url,
+    warn_if_placeholder,
+)
 
 # The site and kit settings of coursesite are the release's too (re-exported here).
 __all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",

@@ -237,7 +237,7 @@ maximum-likelihood variance, and compare the divisors $N$ and $N - 1$ for the se
 |---:|---|
 | 1 | Part 1: the decomposition (or $\\mathbb E[\\bar x^2] = \\mu^2 + \\sigma^2/N$) with the reason (independence), leading to $\\frac{{N-1}}{{N}}\\sigma^2$. |
 | 1 | Part 2: about 8 % (the factor $\\sqrt{{7/6}}$), and that it matters only for small $N$. |
-"""
+"""  # noqa: E501 (a marking scheme's table rows are one line each)
 
 
 def _nbgrader(grade_id: str, *, points: int | None = None, solution: bool = False) -> dict:

@@ -165,8 +165,8 @@ def _kit_inputs(ps: ProblemSet, scratch: Path):
     """Write every declared case's inputs as the grader does before a run, read them back as the
     student's kernel does (``coursedata.grading.inputs``, the kit's reader) and compare them with
     the grader's own; return the problems and what was compared."""
-    from coursedata.grading import RESULTS_ENV
     from autograder.checks.declaration import case_inputs, declared_cases, write_inputs
+    from coursedata.grading import RESULTS_ENV
 
     cases = declared_cases(ps.source)
     folder = scratch / "kit-inputs"
@@ -194,8 +194,8 @@ def _read_back(name: str, case: str, made: dict) -> str | None:
 
 
 def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
-    from autograder.checks.registry import equivalent_forms
     from autograder.authoring.variants import score_equivalent_forms, score_generic_variants
+    from autograder.checks.registry import equivalent_forms
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
     where = (" (tighten the check: a tolerance or a case of its course.check, or the Python check "

@@ -19,8 +19,9 @@ the cell or case and what to change:
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
 come from :attr:`autograder.grading.problemset.ProblemSet.grade_cells`, their cases from
-:func:`autograder.checks.record_calls.record_calls`, what the checks read from :func:`check_reads`; a problem set whose checks
-are made elsewhere (declared rather than written) passes its own ``checks`` mapping.
+:func:`autograder.checks.record_calls.record_calls`, what the checks read from
+:func:`check_reads`; a problem set whose checks are made elsewhere (declared rather than
+written) passes its own ``checks`` mapping.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from autograder.checks.registry import checks_for
+from autograder.checks.answers import Answers
 from autograder.checks.declared import DeclarationError, build_checks, declared_cases
 from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.record_calls import record_calls
-from autograder.checks.answers import Answers
+from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 
 __all__ = ["Problem", "problems", "grading_problems", "check_reads",
@@ -253,7 +254,7 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
                                f"the cells of question {n} carry {_num(questions[n][1])}",
                                f"Write {_num(questions[n][1])} there, or change the cells' "
                                "points."))
-    for n, (heading, points, manual) in questions.items():
+    for heading, points, manual in questions.values():
         m = _QUESTION.match(heading)
         if not m:
             if points:

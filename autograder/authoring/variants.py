@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks.registry import checks_for
+from autograder.checks.answers import Answers
 from autograder.checks.declared import declared_cases
 from autograder.checks.record_calls import cases_by_function
-from autograder.checks.answers import Answers
+from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import score_results
 from autograder.naming import VISIBLE, test_kind

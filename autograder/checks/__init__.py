@@ -56,9 +56,10 @@ def load_checks(problem_set: str, course: Course | None = None) -> ModuleType:
         if exc.name not in (name, f"{CODE_PACKAGE}.checks"):
             raise
         module = ModuleType(name)
-        module.PROBLEM_SET, module.CHECKS = problem_set, {}
+        setattr(module, "PROBLEM_SET", problem_set)  # noqa: B010 (a module made here)
+        setattr(module, "CHECKS", {})  # noqa: B010
     if getattr(module, "PROBLEM_SET", None) != problem_set or not isinstance(
             getattr(module, "CHECKS", None), dict):
-        raise ValueError(f"{name} ({module.__file__}) must define PROBLEM_SET = "
+        raise ValueError(f"{name} ({getattr(module, '__file__', None)}) must define PROBLEM_SET = "
                          f"{problem_set!r} and a dict CHECKS")
     return module

@@ -98,10 +98,9 @@ from pathlib import Path
 
 import numpy as np
 
-from coursedata.grading import INPUTS_FOLDER
-
 from autograder.course import CODE_PACKAGE, Course
 from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
+from coursedata.grading import INPUTS_FOLDER
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Input", "Case", "Declaration",
            "DeclarationError", "declarations", "declared_cases", "resolve", "generate",
@@ -408,7 +407,7 @@ def _names(key, taken: set, where: str) -> tuple[str, ...]:
 def _inputs(args: Mapping, where: str) -> tuple[Input, ...]:
     """The inputs of a case from ``{key: input}``, a key naming one argument or several drawn
     together by one generator."""
-    out, taken = [], set()
+    out, taken = [], set[str]()
     for key, spec in args.items():
         names = _names(key, taken, where)
         if len(names) > 1 and not isinstance(spec, Mapping):
@@ -524,6 +523,9 @@ def generate_input(given: Input, where: str = "") -> dict:
             if not where:  # the caller names the cell, the case and the key
                 raise
             raise DeclarationError(f"{prefix}: {exc}") from None
+    if not isinstance(given.spec, Mapping):
+        raise DeclarationError(f"{prefix} names {len(given.names)} arguments, so its input is "
+                               f"one {{generator: parameters}}; got {given.spec!r}")
     values = _call(given.spec)
     if not isinstance(values, (tuple, list)) or len(values) != len(given.names):
         got = (f"{len(values)} values" if isinstance(values, (tuple, list))

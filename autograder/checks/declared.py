@@ -17,12 +17,27 @@ import numpy as np
 
 from autograder.checks import compare as cmp
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.declaration import (COMPARISONS, GENERATORS, INPUTS_FOLDER, KEY, Case,
-                                           dataset_name, is_checked,
-                                           Declaration, DeclarationError, Output, case_inputs,
-                                           declarations, declared_cases, generate,
-                                           generate_case, generate_input, resolve, strip,
-                                           write_inputs)
+from autograder.checks.declaration import (
+    COMPARISONS,
+    GENERATORS,
+    INPUTS_FOLDER,
+    KEY,
+    Case,
+    Declaration,
+    DeclarationError,
+    Output,
+    case_inputs,
+    dataset_name,
+    declarations,
+    declared_cases,
+    generate,
+    generate_case,
+    generate_input,
+    is_checked,
+    resolve,
+    strip,
+    write_inputs,
+)
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 
 __all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
@@ -85,7 +100,7 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
         problem = cmp.check_shape(np.asarray(got), (), what)
         if problem:
             return problem
-    tol = {"rtol": output.rtol, "atol": output.atol}
+    tol: dict[str, float] = {"rtol": output.rtol, "atol": output.atol}
     kind = output.compare
     if kind == "close":
         return cmp.compare(got, expected, what, **tol)
@@ -101,13 +116,15 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
         return (cmp.check_shape(np.asarray(got), np.shape(expected), what)
                 or cmp.log_probability_rows(got, what) or cmp.compare(got, expected, what, **tol))
     if kind == "rows_up_to_constant":
-        return cmp.rows_up_to_constant(got, expected, what, **tol)
+        return cmp.rows_up_to_constant(got, expected, what, rtol=output.rtol, atol=output.atol)
     return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign
 
 
 def _problems(case: Case, answers: Answers) -> list[str | None]:
     """One message (or ``None`` when right) per output of ``case``."""
     inputs = generate_case(case)
+    if case.reference is None:  # inputs only: a Python check scores this case
+        raise DeclarationError(f"case {case.name!r} declares no reference to compare with")
     expected = resolve(case.reference)(**inputs)
     outputs = case.outputs
     expected = expected if len(outputs) > 1 else (expected,)
@@ -149,6 +166,8 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
                  "rows_up_to_constant": "shifted"}
     out = {}
     for case in declared_cases(notebook).values():
+        if case.reference is None:  # inputs only: no declared comparison
+            continue
         for i, o in enumerate(case.outputs):
             if o.compare in transform:
                 index = None if len(case.outputs) == 1 else i

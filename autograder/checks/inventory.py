@@ -16,9 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.checks import load_checks
+from autograder.checks.declared import (
+    DeclarationError,
+    build_checks,
+    declarations,
+    generate_input,
+    resolve,
+)
 from autograder.checks.record_calls import cases_by_cell
-from autograder.checks.declared import (DeclarationError, build_checks, declarations,
-                                        generate_input, resolve)
 
 __all__ = ["CellInventory", "inventory", "problems", "cell_faults"]
 

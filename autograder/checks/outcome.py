@@ -26,11 +26,11 @@ class Outcome:
             raise ValueError(f"fraction must lie in [0, 1]; got {self.fraction}")
 
     @classmethod
-    def passed(cls, message: str = "correct") -> "Outcome":
+    def passed(cls, message: str = "correct") -> Outcome:
         return cls(1.0, message)
 
     @classmethod
-    def failed(cls, message: str) -> "Outcome":
+    def failed(cls, message: str) -> Outcome:
         return cls(0.0, message)
 
 

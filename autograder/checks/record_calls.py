@@ -51,8 +51,8 @@ def record_calls(notebook) -> list[RecordCall]:
 def cases_by_cell(notebook) -> dict[str, tuple[str, ...]]:
     """``{grade_id: the cases it records, in order}`` over the notebook's graded code cells
     (a cell that records nothing maps to ``()``)."""
-    out = {gid: () for cell in notebook.cells
-           if cell.cell_type == "code" and (gid := _grade_id(cell))}
+    out: dict[str, tuple[str, ...]] = {gid: () for cell in notebook.cells
+                                       if cell.cell_type == "code" and (gid := _grade_id(cell))}
     for call in record_calls(notebook):
         out[call.grade_id] += (call.case,)
     return out

@@ -46,5 +46,5 @@ def _refuse(message: str, answers) -> Outcome:
 def equivalent_forms(problem_set) -> dict:
     """The answers' symmetries, ``{(function, output, transform): reason}``: those declared in
     the source notebook and the module's ``EQUIVALENT_FORMS``."""
-    return {**declared_forms(problem_set.source),
-            **getattr(load_checks(problem_set.name, getattr(problem_set, "course", None)), "EQUIVALENT_FORMS", {})}
+    python = load_checks(problem_set.name, getattr(problem_set, "course", None))
+    return {**declared_forms(problem_set.source), **getattr(python, "EQUIVALENT_FORMS", {})}

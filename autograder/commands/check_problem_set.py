@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.authoring.selfcheck import Step, self_check
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
-from autograder.authoring.selfcheck import Step, self_check
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

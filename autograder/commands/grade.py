@@ -25,9 +25,9 @@ from pathlib import Path
 from autograder import settings
 from autograder.commands import chosen_course
 from autograder.grading.problemset import list_problem_sets
+from autograder.pages.visibility import MODES
 from autograder.settings import COURSE_DIR
 from autograder.status import Status
-from autograder.pages.visibility import MODES
 
 __all__ = ["add_parser", "main"]
 
@@ -84,8 +84,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def main(args) -> int:
     """The ``grade`` subcommand; returns the exit code (see the module docstring)."""
-    from autograder.run.batch import grade_class
     from autograder.grading.problemset import ProblemSet
+    from autograder.run.batch import grade_class
     from autograder.run.task import GradingOptions
 
     course = chosen_course(args)
@@ -109,10 +109,10 @@ def main(args) -> int:
         if value is not None and value <= 0:
             print(f"error: {name} must be positive; got {value}", file=sys.stderr)
             return 2
-    from autograder.run.export import read_records
     from autograder.intake.late import load_policy
-    from autograder.run.regrade import diff_records, format_diff
     from autograder.pages.visibility import load_visibility
+    from autograder.run.export import read_records
+    from autograder.run.regrade import diff_records, format_diff
 
     try:
         policy = load_policy(args.late_policy, course=course)

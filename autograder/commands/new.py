@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.course import Course
 from autograder.authoring.scaffold import ScaffoldError, create
+from autograder.course import Course
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

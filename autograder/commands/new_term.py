@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.settings import COURSE_DIR
 from autograder.gradebook.term import archive_term
+from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]
 

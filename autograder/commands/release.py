@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.grading.problemset import list_problem_sets
 from autograder.authoring.release import kit_url, release, site_url, warn_if_placeholder
+from autograder.grading.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
 
 __all__ = ["add_parser", "main"]

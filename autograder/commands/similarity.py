@@ -36,8 +36,8 @@ def add_parser(sub):
 
 def main(args) -> int:
     """The ``similarity`` subcommand (arguments declared by :func:`add_parser`)."""
-    from autograder.intake.collect import collect_submissions
     from autograder.grading.problemset import ProblemSet
+    from autograder.intake.collect import collect_submissions
     from autograder.pages.similarity import write_similarity
 
     course = chosen_course(args)

@@ -24,8 +24,8 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.grades.summary import number, summarize
-from autograder.pages.style import cell_title
 from autograder.grading.record import Record, as_record
+from autograder.pages.style import cell_title
 from autograder.pages.visibility import Visibility, is_hidden
 
 __all__ = ["results_json", "write_gradescope", "VISIBILITIES"]

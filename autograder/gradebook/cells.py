@@ -17,9 +17,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import nbformat
-from sqlalchemy.exc import SAWarning
-
 from nbgrader.api import Comment, Grade, Gradebook
+from sqlalchemy.exc import SAWarning
 
 from autograder.grading.problemset import ProblemSet
 

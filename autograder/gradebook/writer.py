@@ -5,8 +5,9 @@ writes its scores where nbgrader keeps them: a ``Grade`` row per graded cell (``
 written answers are flagged ``needs_manual_grade`` for formgrader), the check's message as the
 cell's automatic comment, and the submitted and executed notebooks under ``submitted/`` and
 ``autograded/``, where formgrader looks for them. Those two are copies without active content
-(:func:`autograder.grading.sanitize.formgrader_copies`, made by the grading worker): formgrader shows a notebook's HTML as it is,
-in the instructor's logged-in session. A submission that is not a readable notebook is not copied.
+(:func:`autograder.grading.sanitize.formgrader_copies`, made by the grading worker): formgrader
+shows a notebook's HTML as it is, in the instructor's logged-in session. A submission that is
+not a readable notebook is not copied.
 
 Regrading keeps the hand-grading: a hand-given score (``Grade.manual_score``, from the
 formgrader) stays, and a written answer whose text is unchanged since the copy under
@@ -21,11 +22,20 @@ import sys
 import warnings
 from pathlib import Path
 
+from nbgrader.api import (
+    Assignment,
+    BaseCell,
+    Comment,
+    Grade,
+    Gradebook,
+    MissingEntry,
+    Notebook,
+    Student,
+    SubmittedAssignment,
+    SubmittedNotebook,
+)
 from sqlalchemy import update
 from sqlalchemy.exc import SAWarning
-
-from nbgrader.api import (Assignment, BaseCell, Comment, Grade, Gradebook, MissingEntry, Notebook,
-                          Student, SubmittedAssignment, SubmittedNotebook)
 
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record, as_record

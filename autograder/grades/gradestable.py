@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Set
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
@@ -23,7 +24,7 @@ COLUMNS = ["autograded_total", "autograded_max", "manual_max", "manual_total", "
 
 
 def write_grades_csv(records: list[Record | dict], cells: list[str], path: str | Path,
-                     absent: set[str] = frozenset()) -> None:
+                     absent: Set[str] = frozenset()) -> None:
     """Write ``grades.csv`` atomically; ``absent`` students (no file in the latest input) keep
     their row with a note."""
     lines = [["student_id", "status", *cells, *COLUMNS]]

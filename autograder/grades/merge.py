@@ -21,8 +21,8 @@ import dataclasses
 from collections.abc import Collection
 from pathlib import Path
 
-from autograder.intake.late import LatePolicy, LateRule, load_policy
 from autograder.grading.record import Record, as_record
+from autograder.intake.late import LatePolicy, LateRule, load_policy
 from autograder.status import Status
 
 __all__ = ["manual_scores", "annotate"]
@@ -34,8 +34,14 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
     db = Path(course) / "gradebook.db"
     if not db.is_file():
         return {}
-    from nbgrader.api import (Assignment, BaseCell, Grade, Gradebook, SubmittedAssignment,
-                              SubmittedNotebook)
+    from nbgrader.api import (
+        Assignment,
+        BaseCell,
+        Grade,
+        Gradebook,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
 
     found: dict[str, dict[str, float]] = {}
     with Gradebook(f"sqlite:///{db}") as gb:

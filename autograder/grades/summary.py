@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.intake.late import penalty_points
 from autograder.grading.record import Record, as_record
+from autograder.intake.late import penalty_points
 from autograder.status import Status
 
 __all__ = ["Summary", "summarize", "number", "inert"]
@@ -63,9 +63,9 @@ def summarize(record: Record | dict) -> Summary:
     status, given = record.status, record.manual
     hand = record.hand_graded
     auto = None if not status.scored else sum(
-        record.points(s) for s in record.scores if s.points is not None)
+        p for s in record.scores if s.points is not None and (p := record.points(s)) is not None)
     if status == Status.INVALID:  # nothing was handed in that a human could grade
-        manual, pending = float(sum(given.get(g) or 0.0 for g in hand)), ()
+        manual, pending = float(sum(given.get(g) or 0.0 for g in hand)), tuple[str, ...]()
     else:
         manual = float(sum(given[g] for g in hand if given.get(g) is not None))
         pending = tuple(g for g in hand if given.get(g) is None)

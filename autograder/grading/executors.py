@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import nbformat
 
@@ -66,9 +67,9 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
 def sandbox_executor(config=None) -> Callable:
     """An executor that runs the notebook in the bubblewrap sandbox (:mod:`autograder.sandbox`).
 
-    The environment ``env`` given by :func:`autograder.grading.pipeline.execute` (the results folder) is added to the
-    sandbox's own, which is otherwise cleared; it is passed apart from the configuration, so every
-    submission's kernel is forked from the same warm zygote.
+    The environment ``env`` given by :func:`autograder.grading.pipeline.execute` (the results
+    folder) is added to the sandbox's own, which is otherwise cleared; it is passed apart from the
+    configuration, so every submission's kernel is forked from the same warm zygote.
     """
     from autograder.sandbox import SandboxConfig, execute_notebook
 

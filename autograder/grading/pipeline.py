@@ -53,21 +53,21 @@ from pathlib import Path
 
 import nbformat
 
-from coursedata.grading import RESULTS_ENV
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
-from autograder.grading.recorded import signatures
 from autograder.grading.record import Record
+from autograder.grading.recorded import signatures
 from autograder.grading.rulebook import LOG_NAME, Verdict, kernel_env
 from autograder.grading.rulebook import judge as judge_rules
-from autograder.sandbox.config import ExecutionResult
 from autograder.grading.sanitize import formgrader_copies
 from autograder.grading.scoring import CellScore, score_results
 from autograder.grading.similarity import StudentCode, code_of
+from autograder.sandbox.config import ExecutionResult
 from autograder.status import Status
+from coursedata.grading import RESULTS_ENV
 
 __all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores",
            "GRADER_FAILED"]

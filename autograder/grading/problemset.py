@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from coursedata.rules import Rules
-
 from autograder.checks.declared import strip
 from autograder.course import Course
 from autograder.naming import TestKind, question_of, test_kind
+from coursedata.rules import Rules
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
            "list_problem_sets"]

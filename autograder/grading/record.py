@@ -24,8 +24,8 @@ On disk, ``records/<student>.json`` is the JSON object of :meth:`Record.to_json`
 field, named as the field (``lms`` and ``late`` as the dicts of
 :class:`~autograder.intake.lms.LmsInfo` and :class:`~autograder.intake.late.Lateness`, each score as
 ``{grade_id, points, max_points, message, error}``), plus ``total``, ``max_auto`` and
-``max_manual``, written for the reader of the file and never read back. Records written before this type existed
-(a plain dict built key by key) have the same keys, some of them missing; they load with the
+``max_manual``, written for the reader of the file and never read back. Records written before
+this type existed (a plain dict built key by key) have the same keys, some of them missing; they load with the
 defaults of the fields (no signatures, flags or breaches, no lateness, no hand-graded score).
 A record whose ``student_id``, ``problem_set``, ``status`` or ``scores`` is missing, whose
 status is not a :class:`~autograder.status.Status`, or which holds a key no field has (one
@@ -42,10 +42,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.intake.lms import LmsInfo
-from autograder.intake.late import Lateness
 from autograder.grading.rulebook import Breach
 from autograder.grading.scoring import CellScore
+from autograder.intake.late import Lateness
+from autograder.intake.lms import LmsInfo
 from autograder.status import RECORDED, Status
 
 __all__ = ["Record", "CellScore", "RecordError", "load_record", "save_record", "load_records",

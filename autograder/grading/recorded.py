@@ -10,6 +10,7 @@ group wrong answers by mistake. It decides no grade: a failure here gives no sig
 from __future__ import annotations
 
 import hashlib
+
 import numpy as np
 
 from autograder.checks.record_calls import cases_by_cell
@@ -58,7 +59,7 @@ def signatures(ps: ProblemSet, results) -> dict[str, str]:
         The results folder, or its answers as the checks read them (each file is then read once
         for both).
     """
-    from autograder.checks.answers import AnswerUnavailable, Answers
+    from autograder.checks.answers import Answers, AnswerUnavailable
     from autograder.checks.declared import declared_cases
 
     answers = (results if isinstance(results, Answers)

@@ -24,12 +24,11 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.checks.record_calls import cases_by_function
+from autograder.grading.problemset import ProblemSet
 from coursedata.guard import kernel_config, read_log
 from coursedata.reading import Finding, Reading, StudentCell, read_cells
 from coursedata.rules import Rules, covers
-
-from autograder.checks.record_calls import cases_by_function
-from autograder.grading.problemset import ProblemSet
 
 __all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cells",
            "declaration_problems"]

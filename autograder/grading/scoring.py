@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from autograder.checks import Answers
-from autograder.checks.registry import checks_for
-from autograder.checks.declared import declared_cases
 from autograder.checks.answers import AnswerUnavailable
+from autograder.checks.declared import declared_cases
+from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.recorded import cell_cases
 from autograder.naming import VISIBLE, test_kind

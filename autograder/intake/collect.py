@@ -52,10 +52,11 @@ import hashlib
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from autograder.intake import canvas, moodle
 from autograder.intake.lms import LmsInfo, lms_student

@@ -36,10 +36,11 @@ the table and the key named.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import tomllib
 
 from autograder.course import Course
 

@@ -1,5 +1,6 @@
 """Feedback for one student and the marking scheme, as self-contained HTML pages
-(:mod:`autograder.pages.style`: the style and policy the class report, :mod:`autograder.pages.report`, shares).
+(:mod:`autograder.pages.style`: the style and policy the class report,
+:mod:`autograder.pages.report`, shares).
 
 Feedback lists, per graded cell, the points and the trusted check's message: what passed and what
 failed, in words a student can act on. It never contains the source of a check (hidden or not):
@@ -20,8 +21,8 @@ from __future__ import annotations
 import html
 
 from autograder.grades.summary import number, summarize
-from autograder.pages.style import cell_title, page
 from autograder.grading.record import Record, as_record
+from autograder.pages.style import cell_title, page
 
 __all__ = ["feedback_html", "marking_scheme_html"]
 

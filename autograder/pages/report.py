@@ -27,10 +27,10 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from autograder.pages.style import cell_title, page
 from autograder.grading.record import Record, as_record
-from autograder.status import RECORDED
 from autograder.naming import question_of
+from autograder.pages.style import cell_title, page
+from autograder.status import RECORDED
 
 __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 
@@ -256,7 +256,8 @@ def _top_mistakes(clusters: dict[str, list[Cluster]], scored: int, top: int = 10
                 "than one student.</p>")
     rows = "".join(f"<tr><td class='num'><b>{len(c.students)}</b></td>"
                    f"<td>{html.escape(cell_title(c.grade_id))}</td>"
-                   f"<td class='msg'>{_esc(c.message)}</td><td>{_students(c.students)}</td></tr>" for c in flat)
+                   f"<td class='msg'>{_esc(c.message)}</td><td>{_students(c.students)}</td></tr>"
+                   for c in flat)
     return (f"<h2 id='mistakes'>Most common mistakes</h2><p>The wrong answers most students gave "
             f"(out of {scored} scored submissions); the same mistake on the same inputs gives the "
             f"same values.</p><table><tr><th class='num'>students</th><th>check</th>"

@@ -13,9 +13,21 @@ from collections import defaultdict
 from pathlib import Path
 
 from autograder.grading.problemset import ProblemSet
-from autograder.grading.similarity import (K, KNOWN_MIN, KNOWN_SHARE, W, KnownMatch, Pair,
-                                           StudentCode, common_limit, find_known, find_similar,
-                                           known_sources, starter_lines, student_code)
+from autograder.grading.similarity import (
+    KNOWN_MIN,
+    KNOWN_SHARE,
+    K,
+    KnownMatch,
+    Pair,
+    StudentCode,
+    W,
+    common_limit,
+    find_known,
+    find_similar,
+    known_sources,
+    starter_lines,
+    student_code,
+)
 from autograder.pages.style import page
 
 __all__ = ["similarity_html", "write_similarity"]

@@ -18,12 +18,13 @@ for the others), else ``full``.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import tomllib
 
 from autograder.course import Course
 from autograder.naming import HIDDEN, test_kind
@@ -111,7 +112,8 @@ def load_visibility(problem_set: str, override: str | None = None,
         try:
             release = datetime.fromisoformat(release)
         except ValueError:
-            raise ValueError(f"{path}: [{name}] release_at: {release!r} is not a date-time")
+            raise ValueError(f"{path}: [{name}] release_at: {release!r} is not a date-time") \
+                from None
     if release is not None and not isinstance(release, datetime):
         raise ValueError(f"{path}: [{name}] release_at: {release!r} is not a date-time")
     try:

@@ -18,14 +18,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.intake.collect import Collection, Submission, collect_submissions
 from autograder.course import Course
-from autograder.run.output import OutputWriter, write_atomic
-from autograder.run.pool import LocalPool
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.run.schedule import default_deadline, run_tasks
+from autograder.intake.collect import Collection, Submission, collect_submissions
 from autograder.pages.similarity import write_similarity
+from autograder.run.output import OutputWriter, write_atomic
+from autograder.run.pool import LocalPool
+from autograder.run.schedule import default_deadline, run_tasks
 from autograder.run.task import GradingOptions, grader_fingerprint
 
 __all__ = ["grade_class", "instructor_folders"]

@@ -41,9 +41,14 @@ import threading
 import time
 import uuid
 
-from autograder.run.task import (GradingOptions, TaskFailed, grade_task, grader_fingerprint,
-                             problem_set_for)
 from autograder.intake.collect import Submission
+from autograder.run.task import (
+    GradingOptions,
+    TaskFailed,
+    grade_task,
+    grader_fingerprint,
+    problem_set_for,
+)
 from autograder.status import Status
 
 __all__ = ["ClusterError", "WorkerUnfit", "DaskBackend", "worker_report", "grade_on_worker",

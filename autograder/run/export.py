@@ -32,12 +32,12 @@ from autograder.course import Course
 from autograder.exports.archive import write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
-from autograder.grades.merge import annotate
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
+from autograder.grades.merge import annotate
 from autograder.grades.summary import summarize
-from autograder.intake.late import load_policy
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record, load_records
+from autograder.intake.late import load_policy
 from autograder.pages.visibility import load_visibility
 from autograder.run.output import rewrite_merged
 

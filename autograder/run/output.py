@@ -24,16 +24,16 @@ import os
 import time
 from pathlib import Path
 
-from autograder.intake.collect import Submission, Unmatched
 from autograder.grades.gradestable import write_grades_csv
 from autograder.grades.merge import annotate
-from autograder.pages.feedback import feedback_html, marking_scheme_html
-from autograder.intake.late import LatePolicy, load_policy
-from autograder.pages.report import report_html
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record, RecordError, load_record, load_records, save_record
-from autograder.run.task import failed_record
+from autograder.intake.collect import Submission, Unmatched
+from autograder.intake.late import LatePolicy, load_policy
+from autograder.pages.feedback import feedback_html, marking_scheme_html
+from autograder.pages.report import report_html
 from autograder.pages.visibility import Visibility, load_visibility
+from autograder.run.task import failed_record
 
 __all__ = ["OutputWriter", "rewrite_merged", "write_atomic", "inert"]
 

@@ -23,8 +23,8 @@ __all__ = ["Backend", "LocalPool"]
 class Backend(Protocol):
     """Where :func:`grade_task` runs: :class:`LocalPool` or :class:`.cluster.DaskBackend`.
 
-    A backend only runs tasks; :func:`autograder.run.schedule.run_tasks` decides what runs when, and the coordinator
-    writes every result.
+    A backend only runs tasks; :func:`autograder.run.schedule.run_tasks` decides what runs when,
+    and the coordinator writes every result.
     """
 
     def slots(self) -> int:

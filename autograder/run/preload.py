@@ -26,7 +26,7 @@ SCIENTIFIC_PRELOAD = (
     "pandas", "sklearn", "sklearn.datasets", "sklearn.utils", "coursedata")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def course_imports(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
     """Modules imported by the course's source notebooks outside their solution cells.
 

@@ -12,12 +12,12 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from autograder.intake.collect import Submission
-from autograder.run.pool import Backend
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.status import Status
+from autograder.intake.collect import Submission
+from autograder.run.pool import Backend
 from autograder.run.task import WORKER_LOST, GradingOptions, TaskFailed, failed_record
+from autograder.status import Status
 
 __all__ = ["run_tasks", "default_deadline"]
 

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import settings
-from autograder.intake.collect import Submission
 from autograder.course import Course
 from autograder.grading.executors import local_executor, sandbox_executor
 from autograder.grading.pipeline import grade, to_record, zero_scores
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
+from autograder.intake.collect import Submission
 from autograder.status import Status
 
 __all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
@@ -77,7 +77,8 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     -------
     str
         16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING`, of
-        the problem set's source folder and of its course's ``checks/``, and the installed versions of :data:`DATA_PACKAGES`.
+        the problem set's source folder and of its course's ``checks/``, and the installed
+        versions of :data:`DATA_PACKAGES`.
         A change to any of them makes a resumed run grade every submission again, and a cluster
         worker whose fingerprint differs is refused.
     """
@@ -101,8 +102,8 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
 def _executor(options: GradingOptions, course: Course):
     if options.unsafe:
         return local_executor(timeout=options.cell_timeout_s)
-    from autograder.sandbox import SandboxConfig
     from autograder.run.preload import grading_preload
+    from autograder.sandbox import SandboxConfig
 
     defaults = SandboxConfig()
     # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.

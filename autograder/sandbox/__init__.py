@@ -80,8 +80,13 @@ returns), :mod:`~autograder.sandbox.plan` (the pure bubblewrap command and mount
 sandboxes) and :mod:`~autograder.sandbox.execute` (the orchestration).
 """
 
-from autograder.sandbox.config import (PROJECT_ROOT, ExecutionResult, SandboxConfig,
-                                       SandboxError, kernel_environment)
+from autograder.sandbox.config import (
+                                       PROJECT_ROOT,
+                                       ExecutionResult,
+                                       SandboxConfig,
+                                       SandboxError,
+                                       kernel_environment,
+)
 from autograder.sandbox.execute import execute_notebook, sandbox_available
 
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "sandbox_available",

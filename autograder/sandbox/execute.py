@@ -21,25 +21,38 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
-from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
-
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
-from autograder.sandbox.kernel import (_INTERRUPT_GRACE_S, _describe_exit, _end_sandbox,
-                                       _kernel_spec, _KernelStuck, _open_sandbox_process,
-                                       _SandboxClient, _SandboxKernelManager, _TolerantChannel,
-                                       _wait_for_ready)
+from autograder.sandbox.kernel import (
+    _INTERRUPT_GRACE_S,
+    _describe_exit,
+    _end_sandbox,
+    _kernel_spec,
+    _KernelStuck,
+    _open_sandbox_process,
+    _SandboxClient,
+    _SandboxKernelManager,
+    _TolerantChannel,
+    _wait_for_ready,
+)
 from autograder.sandbox.plan import _hidden_folders, _kernel_env, _sandbox_argv, _sandbox_uid
-from autograder.sandbox.warm import (WarmUnavailable, Zygote, _WarmKernelManager, stop_zygote,
-                                     warm_request, warm_zygote)
+from autograder.sandbox.warm import (
+    WarmUnavailable,
+    Zygote,
+    _WarmKernelManager,
+    stop_zygote,
+    warm_request,
+    warm_zygote,
+)
 from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
 from autograder.status import Status
+from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
 
 __all__ = ["sandbox_available", "execute_notebook"]
 
 log = logging.getLogger("autograder.sandbox")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sandbox_available() -> tuple[bool, str]:
     """Whether the sandbox can be built on this machine.
 

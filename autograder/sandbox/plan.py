@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from autograder.sandbox.config import _MiB, SandboxConfig, SandboxError, _real
+from autograder.sandbox.config import SandboxConfig, SandboxError, _MiB, _real
 
 # Unprivileged user ids for kernels started by a root grader: far above ordinary accounts and the
 # usual subordinate-id ranges of containers. 64 ids per grader process (pid_max is at most 2**22).

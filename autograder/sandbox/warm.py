@@ -34,7 +34,7 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.sandbox.config import _MiB, SandboxConfig, SandboxError, _real
+from autograder.sandbox.config import SandboxConfig, SandboxError, _MiB, _real
 from autograder.sandbox.kernel import _SandboxKernelManager
 from autograder.sandbox.plan import _limits, _zygote_argv
 

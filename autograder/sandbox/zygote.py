@@ -68,7 +68,9 @@ def _check(result, what):
 
 
 def _mount(source, target, fstype, flags, data=None):
-    enc = (lambda s: None if s is None else s.encode())
+    def enc(s):
+        return None if s is None else s.encode()
+
     _check(libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
            f"mount {fstype or ''} {target}")
 

@@ -7,10 +7,10 @@ log-likelihoods to ``rtol=1e-8``, since a sum of N terms in double precision in 
 far better; the Gamma MLE, an iterative root, to a relative ``1e-7``, far looser than rounding
 error and far tighter than an unconverged Newton iteration) and the weights.
 
-The score (question 5: `gamma_score_visible`, `gamma_score_hidden`) stays here: it is close to zero near the MLE, so each entry is compared
-with an absolute tolerance scaled by the size of the terms it is a difference of, a formula of
-the inputs that a declaration does not state. Its inputs are declared in the notebook like the
-others' (``answers.inputs(case)`` reads them).
+The score (question 5: `gamma_score_visible`, `gamma_score_hidden`) stays here: it is close to
+zero near the MLE, so each entry is compared with an absolute tolerance scaled by the size of
+the terms it is a difference of, a formula of the inputs that a declaration does not state. Its
+inputs are declared in the notebook like the others' (``answers.inputs(case)`` reads them).
 """
 
 from __future__ import annotations

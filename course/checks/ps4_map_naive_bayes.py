@@ -25,7 +25,7 @@ cannot express and the references that are not a public function of :mod:`soluti
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy import stats
@@ -181,7 +181,7 @@ def joint_with_neginf(seed: int, n: int, n_classes: int, mean: float, sd: float)
 _DATA = {"spam": "load_spam_email", "titanic": "load_titanic"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _subsets(name: str, seed: int, sizes: tuple) -> list:
     import coursedata
 

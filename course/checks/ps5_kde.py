@@ -77,7 +77,7 @@ def _outlier_sample(seed: int) -> np.ndarray:
     return np.concatenate([rng.normal(0.0, 0.3, 40), [6.0, -9.5]])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _faithful_column(column: int) -> np.ndarray:
     from coursedata import load_faithful
 
@@ -98,7 +98,7 @@ def _geomspace(start: float, stop: float, num: int) -> np.ndarray:
     return np.geomspace(start, stop, num)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _wine_arrays() -> tuple[np.ndarray, np.ndarray]:
     from coursedata import load_wine
 

@@ -47,8 +47,13 @@ from scipy.stats import norm
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.compare import check_shape, compare, rows_up_to_constant
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from solutions.linear_classifiers import (LogisticRegression, SharedVarianceGaussianNB,
-                                          log_softmax, softmax, softmax_cross_entropy)
+from solutions.linear_classifiers import (
+    LogisticRegression,
+    SharedVarianceGaussianNB,
+    log_softmax,
+    softmax,
+    softmax_cross_entropy,
+)
 from solutions.naive_bayes import GaussianNB
 
 PROBLEM_SET = "ps6_generative_discriminative"
@@ -60,7 +65,7 @@ PROBLEM_SET = "ps6_generative_discriminative"
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _standardised(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Features standardised over the whole data set (mean 0, sd 1 per column), and labels."""
     import coursedata

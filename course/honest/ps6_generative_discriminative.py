@@ -119,7 +119,8 @@ def shared_variance_weights(X, y):
 def cross_entropy_and_gradient(W, b, X, Y, reg):
     logits = X @ W.T + b
     P = softmax(logits)
-    value = np.sum(np.logaddexp.reduce(logits, axis=1)) - np.einsum("nc,nc->", Y, logits) + reg / 2 * np.vdot(W, W)
+    value = (np.sum(np.logaddexp.reduce(logits, axis=1)) - np.einsum("nc,nc->", Y, logits)
+             + reg / 2 * np.vdot(W, W))
     return float(value), (P - Y).T @ X + reg * W, (P - Y).sum(axis=0)
 ''',
     "fit_logistic_regression": '''\
