@@ -42,9 +42,16 @@ from autograder.commands import (
 )
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS = {"grade": grade, "release": release, "new": new,
-            "check-problem-set": check_problem_set, "new-term": new_term,
-            "similarity": similarity, "export": export, "formgrader": formgrader}
+COMMANDS = {
+    "grade": grade,
+    "release": release,
+    "new": new,
+    "check-problem-set": check_problem_set,
+    "new-term": new_term,
+    "similarity": similarity,
+    "export": export,
+    "formgrader": formgrader,
+}
 
 
 def _parser() -> argparse.ArgumentParser:

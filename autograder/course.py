@@ -120,8 +120,9 @@ class Course:
         current = sys.modules.get(CODE_PACKAGE)
         if current is not None and list(getattr(current, "__path__", [])) == [str(self.root)]:
             return
-        for loaded in [m for m in sys.modules
-                       if m == CODE_PACKAGE or m.startswith(CODE_PACKAGE + ".")]:
+        for loaded in [
+            m for m in sys.modules if m == CODE_PACKAGE or m.startswith(CODE_PACKAGE + ".")
+        ]:
             del sys.modules[loaded]
         package = types.ModuleType(CODE_PACKAGE, f"The course's own Python, from {self.root}.")
         package.__path__ = [str(self.root)]

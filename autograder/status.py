@@ -64,8 +64,12 @@ class Status(StrEnum):
     def ran(self) -> bool:
         """Whether the scores say how the student's answers did: not where nothing ran (no
         notebook, an unreadable or invalid file) or the grader failed."""
-        return self not in (Status.INVALID, Status.UNREADABLE, Status.UNMATCHED,
-                            Status.GRADER_ERROR)
+        return self not in (
+            Status.INVALID,
+            Status.UNREADABLE,
+            Status.UNMATCHED,
+            Status.GRADER_ERROR,
+        )
 
     @property
     def stopped(self) -> bool:
@@ -102,23 +106,23 @@ RECORDED = tuple(s for s in Status if s is not Status.OK)
 _EXPLANATION = {
     Status.GRADED: "Every question was scored, the written answers included.",
     Status.AWAITING_MANUAL: "All autograded questions were scored. Your written answers are "
-                            "graded by hand; their points are added later.",
+    "graded by hand; their points are added later.",
     Status.MISSING_ANSWER: "An answer cell was missing from your notebook (deleted or changed "
-                           "beyond recognition), so that question scored 0; an instructor will "
-                           "look at it.",
+    "beyond recognition), so that question scored 0; an instructor will "
+    "look at it.",
     Status.TIMEOUT: "Your notebook did not finish within the time limit; answers recorded before "
-                    "that were scored.",
+    "that were scored.",
     Status.CRASHED: "Your notebook's kernel stopped (it crashed or exited); answers recorded "
-                    "before that were scored.",
+    "before that were scored.",
     Status.INVALID: "Your file could not be read as a Jupyter notebook, so nothing was scored.",
     Status.UNMATCHED: "We found no notebook for this problem set among the files you handed in, "
-                      "so nothing was scored; the files are named below.",
+    "so nothing was scored; the files are named below.",
     Status.UNREADABLE: "The file you handed in could not be read from the course's download (it "
-                       "arrived damaged or incomplete), so nothing was scored yet. This is not a "
-                       "mark against your work: your instructor will ask you for it again.",
+    "arrived damaged or incomplete), so nothing was scored yet. This is not a "
+    "mark against your work: your instructor will ask you for it again.",
     Status.GRADER_ERROR: "The grader failed on your submission (a fault of the grader, not of "
-                         "your work), so your score is not final. Your instructor has been told "
-                         "and will grade it again.",
+    "your work), so your score is not final. Your instructor has been told "
+    "and will grade it again.",
 }
 
 _UNSCORED = {

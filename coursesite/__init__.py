@@ -27,9 +27,21 @@ import sys
 import textwrap
 from pathlib import Path
 
-__all__ = ["ROOT", "COURSE_DIR", "problem_sets", "PLACEHOLDER", "PLACEHOLDER_SITE",
-           "REQUIRE_SITE", "check_site_url", "site_url", "placeholder_warning",
-           "warn_if_placeholder", "kit_version", "kit_wheel_name", "kit_url"]
+__all__ = [
+    "ROOT",
+    "COURSE_DIR",
+    "problem_sets",
+    "PLACEHOLDER",
+    "PLACEHOLDER_SITE",
+    "REQUIRE_SITE",
+    "check_site_url",
+    "site_url",
+    "placeholder_warning",
+    "warn_if_placeholder",
+    "kit_version",
+    "kit_wheel_name",
+    "kit_url",
+]
 
 #: The project root (the checkout holding the book, the grader, the reference and the course).
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,15 +63,18 @@ def problem_sets(course: str | Path = COURSE_DIR) -> list[str]:
     source = Path(course) / "source"
     if not source.is_dir():
         return []
-    return sorted(p.name for p in source.iterdir()
-                  if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+    return sorted(
+        p.name for p in source.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").is_file()
+    )
 
 
 def check_site_url(url: str | None) -> str:
     """Return ``url`` if it is a usable site address (http(s), ending with ``/``); else raise."""
     if not _URL.match(str(url or "")):
-        raise ValueError(f"the course site's address must be an http(s) URL ending with '/' "
-                         f"(e.g. https://example.org/mfpm/); got {url!r}")
+        raise ValueError(
+            f"the course site's address must be an http(s) URL ending with '/' "
+            f"(e.g. https://example.org/mfpm/); got {url!r}"
+        )
     return str(url)
 
 
@@ -78,12 +93,14 @@ def placeholder_warning(url: str) -> str | None:
     """The instructor's warning if ``url`` is still :data:`PLACEHOLDER_SITE`, else ``None``."""
     if url.rstrip("/") != PLACEHOLDER_SITE.rstrip("/"):
         return None
-    return (f"the course site's address is still the placeholder {PLACEHOLDER_SITE} "
-            "(_config.yml, html: baseurl:). Every released notebook tells students to install "
-            f"the kit from {PLACEHOLDER_SITE}kit/..., which is not your course's site. Set "
-            "html: baseurl: to the address where you publish _build/html, then run make book "
-            "again (it releases the problem sets again). The book's own pages work wherever they "
-            "are served.")
+    return (
+        f"the course site's address is still the placeholder {PLACEHOLDER_SITE} "
+        "(_config.yml, html: baseurl:). Every released notebook tells students to install "
+        f"the kit from {PLACEHOLDER_SITE}kit/..., which is not your course's site. Set "
+        "html: baseurl: to the address where you publish _build/html, then run make book "
+        "again (it releases the problem sets again). The book's own pages work wherever they "
+        "are served."
+    )
 
 
 def warn_if_placeholder(url: str, stream=None) -> None:
@@ -97,8 +114,11 @@ def warn_if_placeholder(url: str, stream=None) -> None:
     if os.environ.get(REQUIRE_SITE, "").strip() not in ("", "0"):
         raise ValueError(f"{message} (Refused, as {REQUIRE_SITE} is set.)")
     rule = "=" * 78
-    body = textwrap.fill(f"WARNING: {message} ({REQUIRE_SITE}=1 makes this an error.)",
-                         width=78, break_on_hyphens=False)
+    body = textwrap.fill(
+        f"WARNING: {message} ({REQUIRE_SITE}=1 makes this an error.)",
+        width=78,
+        break_on_hyphens=False,
+    )
     print(f"{rule}\n{body}\n{rule}", file=stream or sys.stderr, flush=True)
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 #: Where the formatter's layout is the rule.
-FORMATTED = ["autograder/naming.py", "tests/test_conventions.py"]
+FORMATTED = ["autograder", "course/checks", "coursesite", "tests/test_conventions.py"]
 
 
 def _tool(name: str) -> str:

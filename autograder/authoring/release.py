@@ -50,9 +50,23 @@ from coursesite import (
 )
 
 # The site and kit settings of coursesite are the release's too (re-exported here).
-__all__ = ["PLACEHOLDER", "PLACEHOLDER_SITE", "REQUIRE_SITE", "ROOT", "check_site_url",
-           "site_url", "placeholder_warning", "warn_if_placeholder", "kit_version",
-           "kit_wheel_name", "kit_url", "release", "register", "strip_declarations", "substitute"]
+__all__ = [
+    "PLACEHOLDER",
+    "PLACEHOLDER_SITE",
+    "REQUIRE_SITE",
+    "ROOT",
+    "check_site_url",
+    "site_url",
+    "placeholder_warning",
+    "warn_if_placeholder",
+    "kit_version",
+    "kit_wheel_name",
+    "kit_url",
+    "release",
+    "register",
+    "strip_declarations",
+    "substitute",
+]
 
 
 def substitute(path: Path, url: str) -> int:
@@ -72,8 +86,10 @@ def substitute(path: Path, url: str) -> int:
                 meta["checksum"] = compute_checksum(cell)
             changed += 1
     if not changed:
-        raise ValueError(f"{path}: no cell names {PLACEHOLDER}; the setup cell must start with "
-                         "the guard that tells students how to install the kit")
+        raise ValueError(
+            f"{path}: no cell names {PLACEHOLDER}; the setup cell must start with "
+            "the guard that tells students how to install the kit"
+        )
     nbformat.write(nb, path)
     return changed
 
@@ -82,8 +98,13 @@ def substitute(path: Path, url: str) -> int:
 _SUBMISSIONS_REFUSAL = "because there are submissions associated with it"
 
 
-def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
-            url: str | None = None, validate: bool = True) -> Path:
+def release(
+    name: str,
+    course: Path = COURSE_DIR,
+    db_url: str | None = None,
+    url: str | None = None,
+    validate: bool = True,
+) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
     The problem set is validated first (:func:`autograder.authoring.validate.problems`: a problem
@@ -96,8 +117,10 @@ def release(name: str, course: Path = COURSE_DIR, db_url: str | None = None,
     from autograder.authoring.validate import problems, refusal
 
     if name not in list_problem_sets(course):
-        raise ValueError(f"unknown problem set {name!r} in {course}; choose one of "
-                         f"{', '.join(list_problem_sets(course))}")
+        raise ValueError(
+            f"unknown problem set {name!r} in {course}; choose one of "
+            f"{', '.join(list_problem_sets(course))}"
+        )
     ps = ProblemSet(name, Course(course))
     problems_found = declaration_problems(ps)
     if problems_found:
@@ -136,9 +159,17 @@ def _generate(name: str, course: Path, release_dir: str, db_url: str | None) -> 
     """``nbgrader generate_assignment`` of ``name`` into ``course/release_dir/name``."""
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",
-               "--log-level=WARN", f"--CourseDirectory.root={course}",
-               f"--CourseDirectory.release_directory={release_dir}"]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "generate_assignment",
+        name,
+        "--force",
+        "--log-level=WARN",
+        f"--CourseDirectory.root={course}",
+        f"--CourseDirectory.release_directory={release_dir}",
+    ]
     if db_url:
         command.append(f"--CourseDirectory.db_url={db_url}")
     done = subprocess.run(command, cwd=course, env=env, capture_output=True, text=True)
@@ -151,7 +182,8 @@ def _generate(name: str, course: Path, release_dir: str, db_url: str | None) -> 
             f"nbgrader will not change the cells of {name} in the gradebook ({gradebook}) "
             f"because it holds submissions of an earlier term: archive that term with "
             f"`python -m autograder new-term --course {course}` and release again (nothing "
-            f"published was changed)")
+            f"published was changed)"
+        )
     raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{output[-3000:]}")
 
 

@@ -31,8 +31,16 @@ from pathlib import Path
 
 from autograder.course import Course
 
-__all__ = ["NAME", "Scaffold", "ScaffoldError", "check_name", "create", "default_title", "notebook",
-           "rubric_section"]
+__all__ = [
+    "NAME",
+    "Scaffold",
+    "ScaffoldError",
+    "check_name",
+    "create",
+    "default_title",
+    "notebook",
+    "rubric_section",
+]
 
 #: A problem set's name: what ``coursedata.grading.inputs`` accepts, and a Python identifier.
 NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -80,8 +88,8 @@ RULES = {
     "forbid": ["scipy.stats", "sklearn", "solutions"],
     "allow": ["numpy"],
     "statement": "Write your code only where it says `YOUR CODE HERE`, with `numpy` imported "
-                 "below (no `scipy.stats`, `sklearn` or the course package `solutions` in your "
-                 "answers: the point is to write the estimators yourself).",
+    "below (no `scipy.stats`, `sklearn` or the course package `solutions` in your "
+    "answers: the point is to write the estimators yourself).",
 }
 
 _HEADER = """# {title}
@@ -159,7 +167,7 @@ _Q1_SOLUTION = '''def gaussian_mle(x):
     return mu, sigma
     ### END SOLUTION'''
 
-_Q1_VISIBLE = '''### BEGIN HIDDEN TESTS
+_Q1_VISIBLE = """### BEGIN HIDDEN TESTS
 from coursedata.grading import inputs, record
 record("sample", gaussian_mle, **inputs("{name}", "sample"))
 ### END HIDDEN TESTS
@@ -167,15 +175,15 @@ mu_hat, sigma_hat = gaussian_mle(temps)
 assert np.isclose(mu_hat, -5.9714286, atol=1e-6), (
     f"μ̂ for the temperatures is their mean −5.9714; yours is {{mu_hat}}")
 assert np.isclose(sigma_hat, 4.5524606, atol=1e-6), (
-    f"σ̂ for the temperatures is 4.5525 (divisor N = 7, not N − 1); yours is {{sigma_hat}}")'''
+    f"σ̂ for the temperatures is 4.5525 (divisor N = 7, not N − 1); yours is {{sigma_hat}}")"""
 
-_Q1_HIDDEN = '''### BEGIN HIDDEN TESTS
+_Q1_HIDDEN = """### BEGIN HIDDEN TESTS
 from coursedata.grading import inputs, record
 record("sample_small", gaussian_mle, **inputs("{name}", "sample_small"))
 record("sample_far", gaussian_mle, **inputs("{name}", "sample_far"))
 ### END HIDDEN TESTS
 # Hidden tests run here when your notebook is graded. Nothing to do in this cell: the grader
-# runs its own copy of it, so edits here change nothing.'''
+# runs its own copy of it, so edits here change nothing."""
 
 #: Question 1's declarations: what its two test cells compare (see
 #: :mod:`autograder.checks.declaration`). The hidden cell takes the reference, the outputs and
@@ -183,21 +191,30 @@ record("sample_far", gaussian_mle, **inputs("{name}", "sample_far"))
 VISIBLE_CHECK = {
     "reference": "solutions.mle:gaussian_mle",
     "outputs": ["μ̂", "σ̂ (divisor N)"],
-    "rtol": 1e-8, "atol": 1e-10,
+    "rtol": 1e-8,
+    "atol": 1e-10,
     "cases": {"sample": {"x": {"normal": {"seed": 1, "n": 30, "mean": 10, "sd": 3}}}},
 }
 HIDDEN_CHECK = {
-    "cases": {"sample_small": {"x": {"normal": {"seed": 2, "n": 3, "mean": -2, "sd": 1.5}}},
-              "sample_far": {"x": {"normal": {"seed": 3, "n": 2000, "mean": 1e4, "sd": 0.01}}}},
+    "cases": {
+        "sample_small": {"x": {"normal": {"seed": 2, "n": 3, "mean": -2, "sd": 1.5}}},
+        "sample_far": {"x": {"normal": {"seed": 3, "n": 2000, "mean": 1e4, "sd": 0.01}}},
+    },
     "weights": {"sample": 1, "sample_small": 1, "sample_far": 1},
 }
 #: Realistic mistakes in question 1's answer, each of which its tests must catch
 #: (:mod:`autograder.checks.mutants`; ``check-problem-set NAME --mutants`` grades them).
 MUTANTS = [
-    {"name": "one-pass variance (cancels for a large mean)",
-     "find": "np.sqrt(np.mean((x - mu) ** 2))", "replace": "np.sqrt(np.mean(x ** 2) - mu ** 2)"},
-    {"name": "median instead of mean", "find": "mu = float(np.mean(x))",
-     "replace": "mu = float(np.median(x))"},
+    {
+        "name": "one-pass variance (cancels for a large mean)",
+        "find": "np.sqrt(np.mean((x - mu) ** 2))",
+        "replace": "np.sqrt(np.mean(x ** 2) - mu ** 2)",
+    },
+    {
+        "name": "median instead of mean",
+        "find": "mu = float(np.mean(x))",
+        "replace": "mu = float(np.median(x))",
+    },
 ]
 
 _Q2_TEXT = """## Question 2 — Why divide by $N$? ({q2} points, graded by hand)
@@ -241,8 +258,14 @@ maximum-likelihood variance, and compare the divisors $N$ and $N - 1$ for the se
 
 
 def _nbgrader(grade_id: str, *, points: int | None = None, solution: bool = False) -> dict:
-    meta = {"grade": points is not None, "grade_id": grade_id, "locked": not solution,
-            "schema_version": 3, "solution": solution, "task": False}
+    meta = {
+        "grade": points is not None,
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -252,8 +275,12 @@ def _cell(kind: str, grade_id: str, source: str, *, course: dict | None = None, 
     meta = _nbgrader(grade_id, **nbgrader)
     if course is not None:
         meta["course"] = course
-    cell = {"cell_type": kind, "id": grade_id.replace("_", "-"), "metadata": meta,
-            "source": source.splitlines(keepends=True)}
+    cell = {
+        "cell_type": kind,
+        "id": grade_id.replace("_", "-"),
+        "metadata": meta,
+        "source": source.splitlines(keepends=True),
+    }
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     return cell
@@ -267,26 +294,48 @@ def default_title(name: str) -> str:
 def notebook(name: str, title: str) -> dict:
     """The source notebook of a new problem set ``name`` (nbformat 4.5, as plain JSON data)."""
     q1, q2 = VISIBLE_POINTS + HIDDEN_POINTS, WRITTEN_POINTS
-    header = _HEADER.format(title=title, auto=q1, hand=q2, total=q1 + q2, q1=q1, q2=q2,
-                            name=name, statement=RULES["statement"])
+    header = _HEADER.format(
+        title=title,
+        auto=q1,
+        hand=q2,
+        total=q1 + q2,
+        q1=q1,
+        q2=q2,
+        name=name,
+        statement=RULES["statement"],
+    )
     cells = [
         _cell("markdown", "header", header),
         _cell("code", "setup", _SETUP),
         _cell("markdown", "q1_text", _Q1_TEXT.format(q1=q1)),
         _cell("code", "gaussian_mle", _Q1_SOLUTION, solution=True, course={"mutants": MUTANTS}),
-        _cell("code", "gaussian_mle_visible", _Q1_VISIBLE.format(name=name),
-              points=VISIBLE_POINTS, course={"check": VISIBLE_CHECK}),
-        _cell("code", "gaussian_mle_hidden", _Q1_HIDDEN.format(name=name),
-              points=HIDDEN_POINTS, course={"check": HIDDEN_CHECK}),
+        _cell(
+            "code",
+            "gaussian_mle_visible",
+            _Q1_VISIBLE.format(name=name),
+            points=VISIBLE_POINTS,
+            course={"check": VISIBLE_CHECK},
+        ),
+        _cell(
+            "code",
+            "gaussian_mle_hidden",
+            _Q1_HIDDEN.format(name=name),
+            points=HIDDEN_POINTS,
+            course={"check": HIDDEN_CHECK},
+        ),
         _cell("markdown", "q2_text", _Q2_TEXT.format(q2=q2)),
         _cell("markdown", WRITTEN_ID, "YOUR ANSWER HERE", points=q2, solution=True),
     ]
-    return {"cells": cells,
-            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                        "name": "python3"},
-                         "language_info": {"name": "python"},
-                         "course": {"rules": RULES}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "course": {"rules": RULES},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def rubric_section() -> str:
@@ -300,22 +349,30 @@ def check_name(name: str, course: Course) -> None:
         raise ScaffoldError(
             f"{name!r} cannot name a problem set: use lower-case letters, digits and "
             f"underscores, starting with a letter, at most {_MAX_NAME} characters, not a Python "
-            f"keyword (for example ps7_mixtures)")
+            f"keyword (for example ps7_mixtures)"
+        )
     if not course.source_dir.is_dir():
-        raise ScaffoldError(f"{course.root} is no course folder (it has no source/ folder); "
-                            "give the course with --course")
+        raise ScaffoldError(
+            f"{course.root} is no course folder (it has no source/ folder); "
+            "give the course with --course"
+        )
     folder = course.source_dir / name
     if folder.exists():
-        raise ScaffoldError(f"the problem set {name!r} exists already ({folder}); nothing was "
-                            "changed. Choose another name, or edit that notebook")
+        raise ScaffoldError(
+            f"the problem set {name!r} exists already ({folder}); nothing was "
+            "changed. Choose another name, or edit that notebook"
+        )
     rubric = course.rubric(name)
     if rubric.exists() and f"## `{WRITTEN_ID}`" in rubric.read_text(encoding="utf-8"):
-        raise ScaffoldError(f"{rubric} already has a section for `{WRITTEN_ID}`; nothing was "
-                            "changed. Move that file away, or choose another name")
+        raise ScaffoldError(
+            f"{rubric} already has a section for `{WRITTEN_ID}`; nothing was "
+            "changed. Move that file away, or choose another name"
+        )
 
 
-def create(name: str, course: Course | str | Path | None = None,
-           title: str | None = None) -> Scaffold:
+def create(
+    name: str, course: Course | str | Path | None = None, title: str | None = None
+) -> Scaffold:
     """Create the problem set ``name`` in ``course`` (default: the default course).
 
     Writes ``source/NAME/NAME.ipynb`` and creates ``rubrics/NAME.md`` (or appends the written
@@ -327,8 +384,9 @@ def create(name: str, course: Course | str | Path | None = None,
     title = (title or "").strip() or default_title(name)
     path = course.source_notebook(name)
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(notebook(name, title), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(notebook(name, title), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     rubric = course.rubric(name)
     created = not rubric.exists()
     rubric.parent.mkdir(parents=True, exist_ok=True)

@@ -49,8 +49,10 @@ from autograder.status import Status
 __all__ = ["Step", "LEAKS", "self_check"]
 
 #: Lines of the source that must not reach students.
-LEAKS = re.compile(r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
-                   r"coursedata\.grading|\brecord\(|import solutions|from solutions")
+LEAKS = re.compile(
+    r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
+    r"coursedata\.grading|\brecord\(|import solutions|from solutions"
+)
 
 
 @dataclass
@@ -96,15 +98,20 @@ def _reference(ps: ProblemSet, work: Path):
 
     result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
     auto = [s for s in result.scores if s.points is not None]
-    problems = [f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
-                f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
-                f". Fix the reference answer (its solution cell), the check in "
-                f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
-                for s in auto if s.points != s.max_points]
+    problems = [
+        f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
+        f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
+        f". Fix the reference answer (its solution cell), the check in "
+        f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
+        for s in auto
+        if s.points != s.max_points
+    ]
     if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
-        problems.append(f"the reference notebook ended '{result.status}': "
-                        f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
-                        "fails.")
+        problems.append(
+            f"the reference notebook ended '{result.status}': "
+            f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
+            "fails."
+        )
     earned = sum(s.points for s in auto)
     return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
 
@@ -118,21 +125,31 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
     if config.is_file():
         shutil.copy(config, course)
     shutil.copytree(ps.path.parent, course / "source" / ps.name)
-    folder = release(ps.name, course, db_url=f"sqlite:///{scratch / 'gradebook.db'}",
-                     url=kit_url(), validate=False)
+    folder = release(
+        ps.name,
+        course,
+        db_url=f"sqlite:///{scratch / 'gradebook.db'}",
+        url=kit_url(),
+        validate=False,
+    )
     notebook = folder / ps.notebook_name
-    problems = [f"the release ships {p.name} beside the notebook: remove it from "
-                f"source/{ps.name}/" for p in sorted(folder.iterdir()) if p != notebook]
+    problems = [
+        f"the release ships {p.name} beside the notebook: remove it from source/{ps.name}/"
+        for p in sorted(folder.iterdir())
+        if p != notebook
+    ]
     released = json.loads(notebook.read_text())
     for cell in released["cells"]:
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         leak = LEAKS.search(text)
         if leak:
             gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id", "a cell")
-            problems.append(f"{ps.notebook_name}, cell `{gid}`: the student version keeps "
-                            f"{leak.group(0)!r}. Put it between ### BEGIN/END SOLUTION or "
-                            "### BEGIN/END HIDDEN TESTS, in a cell marked as a solution or test "
-                            "in the nbgrader metadata.")
+            problems.append(
+                f"{ps.notebook_name}, cell `{gid}`: the student version keeps "
+                f"{leak.group(0)!r}. Put it between ### BEGIN/END SOLUTION or "
+                "### BEGIN/END HIDDEN TESTS, in a cell marked as a solution or test "
+                "in the nbgrader metadata."
+            )
     return problems, notebook
 
 
@@ -141,10 +158,13 @@ def _blank(ps: ProblemSet, notebook: Path, work: Path) -> list[str]:
     from autograder.grading.pipeline import grade as grade_submission
 
     result = grade_submission(ps, notebook.read_bytes(), local_executor(), workdir=work)
-    return [f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "
-            f"{s.max_points:g}. Its check must give nothing for a function that raises "
-            f"NotImplementedError ({ps.course.checks_label(ps.name)})."
-            for s in result.scores if s.points]
+    return [
+        f"{ps.notebook_name}, cell `{s.grade_id}`: the blank release scored {s.points:g} of "
+        f"{s.max_points:g}. Its check must give nothing for a function that raises "
+        f"NotImplementedError ({ps.course.checks_label(ps.name)})."
+        for s in result.scores
+        if s.points
+    ]
 
 
 def _same_inputs(read: dict, made: dict) -> bool:
@@ -155,8 +175,12 @@ def _same_inputs(read: dict, made: dict) -> bool:
     for key, value in made.items():
         a, b = np.asarray(read[key]), np.asarray(value)
         same_type = isinstance(value, np.ndarray) or type(read[key]) is type(value)
-        if not (same_type and a.dtype == b.dtype and a.shape == b.shape
-                and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")):
+        if not (
+            same_type
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        ):
             return False
     return True
 
@@ -184,12 +208,16 @@ def _read_back(name: str, case: str, made: dict) -> str | None:
     try:
         read = inputs(name, case)
     except Exception as exc:  # noqa: BLE001 - every student's run would fail here
-        return (f"case {case!r}: the kernel cannot read its inputs ({type(exc).__name__}: "
-                f"{exc}); declare numbers or numeric arrays")
+        return (
+            f"case {case!r}: the kernel cannot read its inputs ({type(exc).__name__}: "
+            f"{exc}); declare numbers or numeric arrays"
+        )
     if not _same_inputs(read, made):
-        return (f"case {case!r}: the kernel reads other inputs than the grader makes (a value, "
-                "dtype or type changes on the way through the input files); declare numbers or "
-                "numeric arrays")
+        return (
+            f"case {case!r}: the kernel reads other inputs than the grader makes (a value, "
+            "dtype or type changes on the way through the input files); declare numbers or "
+            "numeric arrays"
+        )
     return None
 
 
@@ -198,13 +226,18 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
     from autograder.checks.registry import equivalent_forms
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
-    where = (" (tighten the check: a tolerance or a case of its course.check, or the Python check "
-             f"in {ps.course.checks_label(ps.name)}; or state the symmetry the answer may have: a "
-             "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)")
-    return [p + where for p in (score_generic_variants(ps, results, scratch / "generic",
-                                                       exemptions)
-                                + score_equivalent_forms(ps, results, scratch / "forms",
-                                                         exemptions))]
+    where = (
+        " (tighten the check: a tolerance or a case of its course.check, or the Python check "
+        f"in {ps.course.checks_label(ps.name)}; or state the symmetry the answer may have: a "
+        "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)"
+    )
+    return [
+        p + where
+        for p in (
+            score_generic_variants(ps, results, scratch / "generic", exemptions)
+            + score_equivalent_forms(ps, results, scratch / "forms", exemptions)
+        )
+    ]
 
 
 def _mutants(ps: ProblemSet, work: Path | None = None):
@@ -234,32 +267,39 @@ def _mutant_problems(ps: ProblemSet, mutant, notebook, work: Path) -> list[str]:
     from autograder.grading.pipeline import grade as grade_submission
     from autograder.grading.scoring import failed_visible_cells
 
-    result = grade_submission(ps, nbformat.writes(notebook).encode(), local_executor(),
-                              workdir=work)
+    result = grade_submission(
+        ps, nbformat.writes(notebook).encode(), local_executor(), workdir=work
+    )
     scores = {s.grade_id: s for s in result.scores}
 
     def kept(cells) -> bool:
-        return sum(scores[c].points or 0 for c in cells) >= sum(scores[c].max_points
-                                                                for c in cells)
-    where = (f"{ps.notebook_name}, cell `{mutant.cell}`, mutant {mutant.name!r} "
-             f"({mutant.find!r} -> {mutant.replace!r})")
+        return sum(scores[c].points or 0 for c in cells) >= sum(scores[c].max_points for c in cells)
+
+    where = (
+        f"{ps.notebook_name}, cell `{mutant.cell}`, mutant {mutant.name!r} "
+        f"({mutant.find!r} -> {mutant.replace!r})"
+    )
     problems = []
     if kept(mutant.loses):
-        problems.append(f"{where}: kept every point of {', '.join(mutant.loses)}. Add a case "
-                        f"this mistake gets wrong to the declaration of {mutant.loses[-1]} (or "
-                        "tighten its check), or correct the mutant in the metadata of "
-                        f"`{mutant.cell}`.")
+        problems.append(
+            f"{where}: kept every point of {', '.join(mutant.loses)}. Add a case "
+            f"this mistake gets wrong to the declaration of {mutant.loses[-1]} (or "
+            "tighten its check), or correct the mutant in the metadata of "
+            f"`{mutant.cell}`."
+        )
     seen_by = mutant.seen_by
-    if seen_by and (kept([seen_by]) or seen_by not in failed_visible_cells(
-            result.executed or {})):
-        problems.append(f"{where}: the visible test `{seen_by}` lets it pass. Add an assert "
-                        "that this mistake fails to that cell (a rule the question states), or "
-                        "drop \"visible\": true from the mutant.")
+    if seen_by and (kept([seen_by]) or seen_by not in failed_visible_cells(result.executed or {})):
+        problems.append(
+            f"{where}: the visible test `{seen_by}` lets it pass. Add an assert "
+            "that this mistake fails to that cell (a rule the question states), or "
+            'drop "visible": true from the mutant.'
+        )
     return problems
 
 
-def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, *,
-               mutants: bool = False) -> list[Step]:
+def self_check(
+    ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, *, mutants: bool = False
+) -> list[Step]:
     """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends;
     ``mutants`` also grades the declared mutants."""
     steps = []
@@ -273,29 +313,41 @@ def self_check(ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, 
 
     with tempfile.TemporaryDirectory(prefix=f"check-{ps.name}-") as tmp:
         scratch = Path(tmp)
-        if run("the source is consistent (checks, cases, points, marking scheme)",
-               lambda: _consistency(ps)).detail == GRADING_FAULT:
+        if (
+            run(
+                "the source is consistent (checks, cases, points, marking scheme)",
+                lambda: _consistency(ps),
+            ).detail
+            == GRADING_FAULT
+        ):
             return steps
-        run("the reference answers earn full marks",
-            lambda: _reference(ps, scratch / "reference"))
+        run("the reference answers earn full marks", lambda: _reference(ps, scratch / "reference"))
         released: dict = {}
 
         def release_step():
             problems, released["notebook"] = _release(ps, scratch)
             return problems
-        run("the release holds no solution or hidden-test line, and only the notebook",
-            release_step)
+
+        run(
+            "the release holds no solution or hidden-test line, and only the notebook", release_step
+        )
         if released.get("notebook"):
-            run("the blank release earns zero", lambda: _blank(ps, released["notebook"],
-                                                               scratch / "blank"))
+            run(
+                "the blank release earns zero",
+                lambda: _blank(ps, released["notebook"], scratch / "blank"),
+            )
         run("the kit and the grader see the same inputs", lambda: _kit_inputs(ps, scratch))
         results = scratch / "reference" / "results"
         if results.is_dir():
-            run("generic wrong answers lose their points; equivalent forms keep them",
-                lambda: _variants(ps, results, scratch))
+            run(
+                "generic wrong answers lose their points; equivalent forms keep them",
+                lambda: _variants(ps, results, scratch),
+            )
         if mutants:
-            run("every declared mutant loses points where it says",
-                lambda: _mutants(ps, scratch / "mutants"))
+            run(
+                "every declared mutant loses points where it says",
+                lambda: _mutants(ps, scratch / "mutants"),
+            )
         else:
             run("the declared mutants can be made", lambda: _mutants(ps))
     return steps

@@ -41,14 +41,17 @@ from autograder.checks.record_calls import record_calls
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 
-__all__ = ["Problem", "problems", "grading_problems", "check_reads",
-           "question_points", "refusal"]
+__all__ = ["Problem", "problems", "grading_problems", "check_reads", "question_points", "refusal"]
 
-_HEADER = re.compile(r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
-                     r"(?P<hand>\d+(?:\.\d+)?)\s+graded by hand\s*=\s*(?P<total>\d+(?:\.\d+)?)")
+_HEADER = re.compile(
+    r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
+    r"(?P<hand>\d+(?:\.\d+)?)\s+graded by hand\s*=\s*(?P<total>\d+(?:\.\d+)?)"
+)
 _TOTAL = re.compile(r"\*\*Points:\*\*\s*(?P<total>\d+(?:\.\d+)?)\s*\.")
-_QUESTION = re.compile(r"^##\s+Question\s+(?P<n>\d+)\b.*?\((?:[^()]*,\s*)?"
-                       r"(?P<points>\d+(?:\.\d+)?)\s+points?(?P<hand>,\s*graded by hand)?\)\s*$")
+_QUESTION = re.compile(
+    r"^##\s+Question\s+(?P<n>\d+)\b.*?\((?:[^()]*,\s*)?"
+    r"(?P<points>\d+(?:\.\d+)?)\s+points?(?P<hand>,\s*graded by hand)?\)\s*$"
+)
 _ROW = re.compile(r"^\|\s*(?P<n>\d+)\s*\|.*\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|\s*$")
 _RUBRIC = re.compile(r"^##\s+`(?P<gid>[^`]+)`\s+—\s+(?P<points>\d+(?:\.\d+)?)\s+points?\b", re.M)
 
@@ -116,8 +119,11 @@ def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
             tree = ast.parse(inspect.getsource(module))
         except (OSError, TypeError, SyntaxError):
             continue
-        names |= {n.value for n in ast.walk(tree)
-                  if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        names |= {
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        }
     return names
 
 
@@ -130,19 +136,32 @@ def check_problems(ps: ProblemSet, checks: Mapping[str, Callable]) -> list[Probl
     """Autograded cells without a check, and checks without a cell."""
     where = ps.course.checks_label(ps.name)
     cells = [c.grade_id for c in ps.grade_cells if c.autograded]
-    out = [Problem(f"{ps.notebook_name}, cell `{gid}`", "this autograded cell has no trusted "
-                   "check, so every student would get a grader error on it",
-                   "Declare its check in the cell's metadata (course.check), or add "
-                   f"`{gid!r}: <check function>` to CHECKS in {where}{_near(gid, checks)}.")
-           for gid in cells if gid not in checks]
-    out += [Problem(f"{where}, CHECKS[{gid!r}]", "no autograded cell of the notebook has this "
-                    "grade_id", f"Rename it to the cell's grade_id{_near(gid, cells)} or remove "
-                    "it.") for gid in checks if gid not in cells]
+    out = [
+        Problem(
+            f"{ps.notebook_name}, cell `{gid}`",
+            "this autograded cell has no trusted "
+            "check, so every student would get a grader error on it",
+            "Declare its check in the cell's metadata (course.check), or add "
+            f"`{gid!r}: <check function>` to CHECKS in {where}{_near(gid, checks)}.",
+        )
+        for gid in cells
+        if gid not in checks
+    ]
+    out += [
+        Problem(
+            f"{where}, CHECKS[{gid!r}]",
+            "no autograded cell of the notebook has this grade_id",
+            f"Rename it to the cell's grade_id{_near(gid, cells)} or remove it.",
+        )
+        for gid in checks
+        if gid not in cells
+    ]
     return out
 
 
-def case_problems(ps: ProblemSet, checks: Mapping[str, Callable],
-                  declared: Mapping[str, Callable]) -> list[Problem]:
+def case_problems(
+    ps: ProblemSet, checks: Mapping[str, Callable], declared: Mapping[str, Callable]
+) -> list[Problem]:
     """Cases recorded under another case's inputs or another problem set's, and cases a Python
     check reads that nobody records (or records that no Python check reads); ``declared`` are
     the declared checks (their cases are :func:`declared_problems`')."""
@@ -154,28 +173,47 @@ def case_problems(ps: ProblemSet, checks: Mapping[str, Callable],
     for r in every:
         where = f"{ps.notebook_name}, cell `{r.grade_id}`, record({r.case!r}, ...)"
         if r.inputs_case is not None and r.inputs_case != r.case:
-            out.append(Problem(where, f"it records case {r.case!r} with the inputs of case "
-                               f"{r.inputs_case!r}, but the check regenerates the inputs of "
-                               f"{r.case!r}", "Use the same name in record(...) and inputs(...)."))
+            out.append(
+                Problem(
+                    where,
+                    f"it records case {r.case!r} with the inputs of case "
+                    f"{r.inputs_case!r}, but the check regenerates the inputs of "
+                    f"{r.case!r}",
+                    "Use the same name in record(...) and inputs(...).",
+                )
+            )
         if r.inputs_problem_set is not None and r.inputs_problem_set != ps.name:
-            out.append(Problem(where, f"its inputs are those of {r.inputs_problem_set!r}",
-                               f"Write inputs({ps.name!r}, {r.case!r})."))
+            out.append(
+                Problem(
+                    where,
+                    f"its inputs are those of {r.inputs_problem_set!r}",
+                    f"Write inputs({ps.name!r}, {r.case!r}).",
+                )
+            )
     reads = check_reads(ps, checks)
     recorded_anywhere = {r.case for r in every}  # a declared cell's case may be read here too
     for gid, read in reads.items():
         for case in sorted(read - recorded_anywhere):
-            out.append(Problem(f"{ps.course.checks_label(ps.name)}, check `{gid}`",
-                               f"it reads case {case!r}, which no cell records, so it would "
-                               "take the points of every correct student",
-                               f"Record {case!r} in the cell `{gid}`{_near(case, names)}, or "
-                               "read the case the cell records."))
+            out.append(
+                Problem(
+                    f"{ps.course.checks_label(ps.name)}, check `{gid}`",
+                    f"it reads case {case!r}, which no cell records, so it would "
+                    "take the points of every correct student",
+                    f"Record {case!r} in the cell `{gid}`{_near(case, names)}, or "
+                    "read the case the cell records.",
+                )
+            )
     read_any = set().union(*reads.values()) | _named_in_checks(checks) if reads else set()
     for r in recorded:
         if r.case not in read_any:
-            out.append(Problem(f"{ps.notebook_name}, cell `{r.grade_id}`, "
-                               f"record({r.case!r}, ...)", "no check reads this case",
-                               f"Read it in the check of `{r.grade_id}`, or fix its name"
-                               f"{_near(r.case, read_any)}."))
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, cell `{r.grade_id}`, record({r.case!r}, ...)",
+                    "no check reads this case",
+                    f"Read it in the check of `{r.grade_id}`, or fix its name"
+                    f"{_near(r.case, read_any)}.",
+                )
+            )
     return out
 
 
@@ -184,18 +222,28 @@ def declared_problems(ps: ProblemSet) -> list[Problem]:
     recorded but declared nowhere, declared but never recorded, scored but never recorded, a
     reference that does not resolve, an input that cannot be made, a cell with both kinds of
     check."""
-    return [Problem(f"{ps.notebook_name}, course.check", message.removeprefix(f"{ps.name}: "),
-                    _declared_hint(message)) for message in inventory_problems(ps)]
+    return [
+        Problem(
+            f"{ps.notebook_name}, course.check",
+            message.removeprefix(f"{ps.name}: "),
+            _declared_hint(message),
+        )
+        for message in inventory_problems(ps)
+    ]
 
 
 def _declared_hint(message: str) -> str:
     """What to change for one of :func:`declared_problems`' messages."""
     if "argument key" in message or "generator returns" in message:
-        return ("Give each argument once; a key naming several (\"X, y\") names one argument "
-                "per value its generator returns, in order (autograder/checks/declaration.py).")
+        return (
+            'Give each argument once; a key naming several ("X, y") names one argument '
+            "per value its generator returns, in order (autograder/checks/declaration.py)."
+        )
     if "cannot be made" in message:
-        return ("Name a generator and the parameters it takes (autograder/checks/declaration.py "
-                "lists them).")
+        return (
+            "Name a generator and the parameters it takes (autograder/checks/declaration.py "
+            "lists them)."
+        )
     return "Make the declaration and the cell's record(...) lines name the same cases."
 
 
@@ -228,18 +276,29 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
     out = []
     header = _HEADER.search(intro)
     if header:
-        for key, actual, what in (("auto", auto, "autograded"), ("hand", hand, "graded by hand"),
-                                  ("total", auto + hand, "in all")):
+        for key, actual, what in (
+            ("auto", auto, "autograded"),
+            ("hand", hand, "graded by hand"),
+            ("total", auto + hand, "in all"),
+        ):
             if float(header[key]) != actual:
-                out.append(Problem(f"{nb}, the header's **Points:** line",
-                                   f"it says {header[key]} {what}, the cells' metadata "
-                                   f"{_num(actual)}", f"Write {_num(auto)} autograded + "
-                                   f"{_num(hand)} graded by hand = {_num(auto + hand)}, or "
-                                   "change the cells' points."))
+                out.append(
+                    Problem(
+                        f"{nb}, the header's **Points:** line",
+                        f"it says {header[key]} {what}, the cells' metadata {_num(actual)}",
+                        f"Write {_num(auto)} autograded + "
+                        f"{_num(hand)} graded by hand = {_num(auto + hand)}, or "
+                        "change the cells' points.",
+                    )
+                )
     elif (total := _TOTAL.search(intro)) and float(total["total"]) != auto + hand:
-        out.append(Problem(f"{nb}, the header's **Points:** line", f"it says "
-                           f"{total['total']}, the cells' metadata {_num(auto + hand)}",
-                           f"Write {_num(auto + hand)}, or change the cells' points."))
+        out.append(
+            Problem(
+                f"{nb}, the header's **Points:** line",
+                f"it says {total['total']}, the cells' metadata {_num(auto + hand)}",
+                f"Write {_num(auto + hand)}, or change the cells' points.",
+            )
+        )
     questions = question_points(ps)
     for line in intro.splitlines():
         row = _ROW.match(line.strip())
@@ -247,30 +306,53 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
             continue
         n, stated = int(row["n"]), float(row["points"])
         if n not in questions:
-            out.append(Problem(f"{nb}, the table's row {n}", "there is no ## Question "
-                               f"{n} heading", "Remove the row or add the question."))
+            out.append(
+                Problem(
+                    f"{nb}, the table's row {n}",
+                    f"there is no ## Question {n} heading",
+                    "Remove the row or add the question.",
+                )
+            )
         elif stated != questions[n][1]:
-            out.append(Problem(f"{nb}, the table's row {n}", f"it says {_num(stated)} points, "
-                               f"the cells of question {n} carry {_num(questions[n][1])}",
-                               f"Write {_num(questions[n][1])} there, or change the cells' "
-                               "points."))
+            out.append(
+                Problem(
+                    f"{nb}, the table's row {n}",
+                    f"it says {_num(stated)} points, "
+                    f"the cells of question {n} carry {_num(questions[n][1])}",
+                    f"Write {_num(questions[n][1])} there, or change the cells' points.",
+                )
+            )
     for heading, points, manual in questions.values():
         m = _QUESTION.match(heading)
         if not m:
             if points:
-                out.append(Problem(f"{nb}, heading {heading!r}", "it states no points",
-                                   f"End it with ({_num(points)} points"
-                                   f"{', graded by hand' if manual else ''})."))
+                out.append(
+                    Problem(
+                        f"{nb}, heading {heading!r}",
+                        "it states no points",
+                        f"End it with ({_num(points)} points"
+                        f"{', graded by hand' if manual else ''}).",
+                    )
+                )
             continue
         if float(m["points"]) != points:
-            out.append(Problem(f"{nb}, heading {heading!r}", f"it says {m['points']} points, "
-                               f"its cells carry {_num(points)}", f"Write ({_num(points)} "
-                               "points) there, or change the cells' points."))
+            out.append(
+                Problem(
+                    f"{nb}, heading {heading!r}",
+                    f"it says {m['points']} points, its cells carry {_num(points)}",
+                    f"Write ({_num(points)} points) there, or change the cells' points.",
+                )
+            )
         if bool(m["hand"]) != manual:
-            out.append(Problem(f"{nb}, heading {heading!r}", "it says graded by hand" if
-                               m["hand"] else "its answer is graded by hand but the heading "
-                               "does not say so", "Say ', graded by hand' exactly when the "
-                               "question's answer is written."))
+            out.append(
+                Problem(
+                    f"{nb}, heading {heading!r}",
+                    "it says graded by hand"
+                    if m["hand"]
+                    else "its answer is graded by hand but the heading does not say so",
+                    "Say ', graded by hand' exactly when the question's answer is written.",
+                )
+            )
     return out
 
 
@@ -282,28 +364,44 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
     if not written:
         return []
     if not path.is_file():
-        return [Problem(where, "the marking scheme is missing, and the problem set has written "
-                        f"answers ({', '.join(c.grade_id for c in written)})",
-                        f"Write {path} with a section ## `<grade_id>` — N points per answer.")]
+        return [
+            Problem(
+                where,
+                "the marking scheme is missing, and the problem set has written "
+                f"answers ({', '.join(c.grade_id for c in written)})",
+                f"Write {path} with a section ## `<grade_id>` — N points per answer.",
+            )
+        ]
     sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(path.read_text())}
     orphans = sorted(set(sections) - {c.grade_id for c in written})
-    rename = (f" (or rename ## `{orphans[0]}`, which is no written answer's)"
-              if len(orphans) == 1 else "")
+    rename = (
+        f" (or rename ## `{orphans[0]}`, which is no written answer's)" if len(orphans) == 1 else ""
+    )
     out = []
     for cell in written:
         if cell.grade_id not in sections:
-            out.append(Problem(where, f"the written answer `{cell.grade_id}` has no section",
-                               f"Add ## `{cell.grade_id}` — {_num(cell.points)} points with its "
-                               f"model answer and marking scheme{rename}."))
+            out.append(
+                Problem(
+                    where,
+                    f"the written answer `{cell.grade_id}` has no section",
+                    f"Add ## `{cell.grade_id}` — {_num(cell.points)} points with its "
+                    f"model answer and marking scheme{rename}.",
+                )
+            )
         elif sections[cell.grade_id] != cell.points:
-            out.append(Problem(f"{where}, ## `{cell.grade_id}`", f"it says "
-                               f"{_num(sections[cell.grade_id])} points, the cell carries "
-                               f"{_num(cell.points)}", "Make them agree."))
+            out.append(
+                Problem(
+                    f"{where}, ## `{cell.grade_id}`",
+                    f"it says "
+                    f"{_num(sections[cell.grade_id])} points, the cell carries "
+                    f"{_num(cell.points)}",
+                    "Make them agree.",
+                )
+            )
     return out
 
 
-def grading_problems(ps: ProblemSet,
-                     checks: Mapping[str, Callable] | None = None) -> list[Problem]:
+def grading_problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None) -> list[Problem]:
     """The reasons ``ps`` would score answers wrongly: a graded cell without a check, a case
     recorded, declared or read where the others do not match, a declaration that cannot be read
     or evaluated (``checks`` as in :func:`problems`)."""
@@ -316,12 +414,16 @@ def grading_problems(ps: ProblemSet,
             checks = checks_for(ps)
         except ModuleNotFoundError:
             checks = {}
-    return [*check_problems(ps, checks), *case_problems(ps, checks, declared),
-            *declared_problems(ps)]
+    return [
+        *check_problems(ps, checks),
+        *case_problems(ps, checks, declared),
+        *declared_problems(ps),
+    ]
 
 
-def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
-             rubric: bool = True) -> list[Problem]:
+def problems(
+    ps: ProblemSet, checks: Mapping[str, Callable] | None = None, rubric: bool = True
+) -> list[Problem]:
     """Every reason ``ps`` would mis-grade (see the module docstring); empty when it is sound.
 
     Parameters
@@ -336,12 +438,17 @@ def problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = None,
         scheme is never released, and a course may keep it elsewhere).
     """
     ps.course.use_code()
-    return [*grading_problems(ps, checks), *points_problems(ps),
-            *(rubric_problems(ps) if rubric else [])]
+    return [
+        *grading_problems(ps, checks),
+        *points_problems(ps),
+        *(rubric_problems(ps) if rubric else []),
+    ]
 
 
 def refusal(ps: ProblemSet, found: list[Problem]) -> str:
     """The message of a release refused for ``found``."""
     lines = "\n".join(f"  - {p}" for p in found)
-    return (f"{ps.name} would mis-grade, so it was not released ({len(found)} problem"
-            f"{'s' if len(found) != 1 else ''}; nothing published was changed):\n{lines}")
+    return (
+        f"{ps.name} would mis-grade, so it was not released ({len(found)} problem"
+        f"{'s' if len(found) != 1 else ''}; nothing published was changed):\n{lines}"
+    )

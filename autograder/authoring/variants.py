@@ -25,10 +25,18 @@ from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import score_results
 from autograder.naming import VISIBLE, test_kind
 
-__all__ = ["TRANSFORMS", "EQUIVALENT", "MALFORMED", "case_functions", "cases_read",
-           "write_variant", "generic_variants", "score_generic_variants",
-           "score_equivalent_forms", "score_malformed"]
-
+__all__ = [
+    "TRANSFORMS",
+    "EQUIVALENT",
+    "MALFORMED",
+    "case_functions",
+    "cases_read",
+    "write_variant",
+    "generic_variants",
+    "score_generic_variants",
+    "score_equivalent_forms",
+    "score_malformed",
+]
 
 
 def case_functions(ps: ProblemSet) -> dict[str, list[str]]:
@@ -77,8 +85,14 @@ TRANSFORMS = {
 
 #: Answers in another form that must keep full marks (a function of the right answer).
 EQUIVALENT = {
-    "ints": lambda x: x.astype(np.int64) if x.dtype.kind == "f" and np.all(np.isfinite(x))
-    and np.all(x == np.round(x)) and np.all(np.abs(x) < 2**53) else x,
+    "ints": lambda x: (
+        x.astype(np.int64)
+        if x.dtype.kind == "f"
+        and np.all(np.isfinite(x))
+        and np.all(x == np.round(x))
+        and np.all(np.abs(x) < 2**53)
+        else x
+    ),
     "rounding": lambda x: x * (1 + 1e-12) if x.dtype.kind == "f" else x,
 }
 
@@ -166,13 +180,13 @@ def score_generic_variants(ps: ProblemSet, reference_results, workdir, exemption
     problems = []
     for i, (func, output, tname) in enumerate(generic_variants(ps, reference_results)):
         if func == "*":  # every function at once, except those for which tname is a symmetry
-            cases = [c for f, cs in functions.items() if (f, None, tname) not in exemptions
-                     for c in cs]
+            cases = [
+                c for f, cs in functions.items() if (f, None, tname) not in exemptions for c in cs
+            ]
         else:
             cases = functions[func]
         folder = Path(workdir) / f"v{i}"
-        changed, whole = write_variant(reference_results, folder, cases, TRANSFORMS[tname],
-                                       output)
+        changed, whole = write_variant(reference_results, folder, cases, TRANSFORMS[tname], output)
         affected = [g for g in cells if reads[g] & changed]
         if not affected:
             continue
@@ -182,15 +196,18 @@ def score_generic_variants(ps: ProblemSet, reference_results, workdir, exemption
         exempt = (func, output, tname) in exemptions
         # A transform that is a symmetry of one of the arrays leaves that part of the answer right.
         partly_exempt = output is None and any(
-            func in (f, "*") and t == tname for f, o, t in exemptions if o is not None)
+            func in (f, "*") and t == tname for f, o, t in exemptions if o is not None
+        )
         for gid in affected:
             s = scores[gid]
             if s.error:
                 problems.append(f"{label}: {gid} had a grader error: {s.error.splitlines()[-1]}")
             elif exempt:
                 if s.points != s.max_points:
-                    problems.append(f"{label} (an equivalent form): {gid} scored {s.points} "
-                                    f"of {s.max_points}: {s.message}")
+                    problems.append(
+                        f"{label} (an equivalent form): {gid} scored {s.points} "
+                        f"of {s.max_points}: {s.message}"
+                    )
             elif test_kind(gid) == VISIBLE or (reads[gid] <= whole and not partly_exempt):
                 if s.points != 0:
                     problems.append(f"{label}: {gid} scored {s.points} of {s.max_points}")
@@ -205,16 +222,19 @@ def score_equivalent_forms(ps: ProblemSet, reference_results, workdir, exemption
     functions = case_functions(ps)
     every = [c for cases in functions.values() for c in cases]
     forms = [(label, every, fn, None) for label, fn in EQUIVALENT.items()]
-    forms += [(f"{t} {f}" + ("" if o is None else f"[{o}]"), functions[f], TRANSFORMS[t], o)
-              for f, o, t in exemptions]
+    forms += [
+        (f"{t} {f}" + ("" if o is None else f"[{o}]"), functions[f], TRANSFORMS[t], o)
+        for f, o, t in exemptions
+    ]
     problems = []
     for i, (label, cases, fn, output) in enumerate(forms):
         folder = Path(workdir) / f"e{i}"
         write_variant(reference_results, folder, cases, fn, output)
         for s in score_results(ps, folder, frozenset()):
             if s.points is not None and s.points != s.max_points:
-                problems.append(f"{label}: {s.grade_id} scored {s.points} of {s.max_points}: "
-                                f"{s.message}")
+                problems.append(
+                    f"{label}: {s.grade_id} scored {s.points} of {s.max_points}: {s.message}"
+                )
         shutil.rmtree(folder)
     return problems
 
@@ -241,8 +261,9 @@ def score_malformed(ps: ProblemSet, reference_results, workdir):
     turn malformed answers into a message for the student)."""
     reads = cases_read(ps, reference_results)
     problems = []
-    for i, (func, output, _) in enumerate(v for v in generic_variants(ps, reference_results)
-                                          if v[2] == "nan" and v[0] != "*"):
+    for i, (func, output, _) in enumerate(
+        v for v in generic_variants(ps, reference_results) if v[2] == "nan" and v[0] != "*"
+    ):
         cases = case_functions(ps)[func]
         for kind, fn in MALFORMED.items():
             folder = Path(workdir) / f"m{i}-{kind}"
@@ -250,7 +271,10 @@ def score_malformed(ps: ProblemSet, reference_results, workdir):
             affected = [g for g in reads if reads[g] & set(cases)]
             for s in score_results(Subset(ps, affected), folder, frozenset()):
                 if s.error:
-                    problems.append(f"{kind} {func}" + ("" if output is None else f"[{output}]")
-                                    + f": {s.grade_id}: {s.error.strip().splitlines()[-1]}")
+                    problems.append(
+                        f"{kind} {func}"
+                        + ("" if output is None else f"[{output}]")
+                        + f": {s.grade_id}: {s.error.strip().splitlines()[-1]}"
+                    )
             shutil.rmtree(folder)
     return problems

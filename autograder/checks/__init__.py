@@ -59,7 +59,10 @@ def load_checks(problem_set: str, course: Course | None = None) -> ModuleType:
         setattr(module, "PROBLEM_SET", problem_set)  # noqa: B010 (a module made here)
         setattr(module, "CHECKS", {})  # noqa: B010
     if getattr(module, "PROBLEM_SET", None) != problem_set or not isinstance(
-            getattr(module, "CHECKS", None), dict):
-        raise ValueError(f"{name} ({getattr(module, '__file__', None)}) must define PROBLEM_SET = "
-                         f"{problem_set!r} and a dict CHECKS")
+        getattr(module, "CHECKS", None), dict
+    ):
+        raise ValueError(
+            f"{name} ({getattr(module, '__file__', None)}) must define PROBLEM_SET = "
+            f"{problem_set!r} and a dict CHECKS"
+        )
     return module

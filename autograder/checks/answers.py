@@ -76,8 +76,9 @@ class Answers:
                     if keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys)):
                         value = tuple(np.array(z[k]) for k in keys)
                         if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
-                            raise AnswerUnavailable("your function returned complex numbers; "
-                                                    "the answer is real")
+                            raise AnswerUnavailable(
+                                "your function returned complex numbers; the answer is real"
+                            )
                         value = tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
                         self._cache[case] = value
                         return value
@@ -85,8 +86,9 @@ class Answers:
                 raise
             except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
                 pass
-            raise AnswerUnavailable("your function's result could not be read back; "
-                                    "return numbers or numpy arrays")
+            raise AnswerUnavailable(
+                "your function's result could not be read back; return numbers or numpy arrays"
+            )
         if data.is_file():
             raise AnswerUnavailable("your function returned an object too large to grade")
         if error.is_file() and error.stat().st_size <= 16_384:
@@ -96,8 +98,10 @@ class Answers:
             except (ValueError, UnicodeDecodeError, AttributeError):
                 message = "an error"
             raise AnswerUnavailable(f"your function raised {message}")
-        raise AnswerUnavailable("your function was not run by this check (was it defined, "
-                                "and did the notebook run to this point?)")
+        raise AnswerUnavailable(
+            "your function was not run by this check (was it defined, "
+            "and did the notebook run to this point?)"
+        )
 
 
 def unpack(answers: Answers, case: str, n: int) -> tuple:

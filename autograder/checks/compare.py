@@ -15,9 +15,16 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
-    "check_shape", "compare", "compare_extended", "compare_relative",
-    "columns_up_to_sign", "rows_up_to_sign", "rows_up_to_constant",
-    "probability_rows", "log_probability_rows", "integrates_to_one",
+    "check_shape",
+    "compare",
+    "compare_extended",
+    "compare_relative",
+    "columns_up_to_sign",
+    "rows_up_to_sign",
+    "rows_up_to_constant",
+    "probability_rows",
+    "log_probability_rows",
+    "integrates_to_one",
 ]
 
 
@@ -50,13 +57,16 @@ def compare(got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9)
     bad = np.abs(got - expected) > atol + rtol * np.abs(expected)
     if np.any(bad):
         idx = np.unravel_index(np.argmax(np.abs(got - expected) * bad), got.shape)
-        return (f"{what} is wrong{_at(idx, got.ndim)}: yours is {got[idx]:.6g}, expected about "
-                f"{expected[idx]:.6g} ({int(bad.sum())} of {bad.size} values differ)")
+        return (
+            f"{what} is wrong{_at(idx, got.ndim)}: yours is {got[idx]:.6g}, expected about "
+            f"{expected[idx]:.6g} ({int(bad.sum())} of {bad.size} values differ)"
+        )
     return None
 
 
-def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
-                     atol: float = 1e-9) -> str | None:
+def compare_extended(
+    got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9
+) -> str | None:
     """Like :func:`compare`, but ``-inf`` (the log of probability 0) is a value that must match.
 
     For log-probabilities and log-likelihoods, which are legitimately ``-inf``.
@@ -102,13 +112,14 @@ def compare_extended(got, expected, what: str, *, rtol: float = 1e-6,
     where, yours, exp = _at(idx, got.ndim), got[idx], expected[idx]
     count = f"({int(bad.sum())} of {bad.size} values differ)"
     if finite[idx] and np.isneginf(yours):
-        return (f"{what} is -inf (probability 0){where}, where it should be about {exp:.6g} "
-                f"{count}")
+        return f"{what} is -inf (probability 0){where}, where it should be about {exp:.6g} {count}"
     if np.isneginf(exp) and not np.isnan(yours):
         return f"{what} should be -inf (probability 0){where}; yours is {yours:.6g} {count}"
     detail = " (remember 0 log 0 = 0)" if np.isnan(yours) else ""
-    return (f"{what} is wrong{where}: yours is {yours:.6g}, expected "
-            f"{'about ' if finite[idx] else ''}{exp:.6g}{detail} {count}")
+    return (
+        f"{what} is wrong{where}: yours is {yours:.6g}, expected "
+        f"{'about ' if finite[idx] else ''}{exp:.6g}{detail} {count}"
+    )
 
 
 def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
@@ -126,8 +137,10 @@ def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
     rel = abs(float(got) - expected) / abs(expected)
     if rel <= rtol:
         return None
-    return (f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
-            f"(relative error {rel:.2g}, tolerance {rtol:g})")
+    return (
+        f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
+        f"(relative error {rel:.2g}, tolerance {rtol:g})"
+    )
 
 
 def _align_signs(got: np.ndarray, expected: np.ndarray, axis: int) -> np.ndarray:
@@ -143,8 +156,12 @@ def _up_to_sign(got, expected, what: str, axis: int, **tol) -> str | None:
     if problem:
         return problem
     part = "column" if axis == 0 else "row"
-    return compare(_align_signs(got, expected, axis=axis), expected,
-                   f"{what} (compared up to the sign of each {part})", **tol)
+    return compare(
+        _align_signs(got, expected, axis=axis),
+        expected,
+        f"{what} (compared up to the sign of each {part})",
+        **tol,
+    )
 
 
 def columns_up_to_sign(got, expected, what: str, **tol) -> str | None:
@@ -157,8 +174,9 @@ def rows_up_to_sign(got, expected, what: str, **tol) -> str | None:
     return _up_to_sign(got, expected, what, 1, **tol)
 
 
-def rows_up_to_constant(got, expected, what: str, *, rtol: float, atol: float,
-                        reference: str = "the correct answer") -> str | None:
+def rows_up_to_constant(
+    got, expected, what: str, *, rtol: float, atol: float, reference: str = "the correct answer"
+) -> str | None:
     """Compare row by row up to one additive constant per row (along the last axis).
 
     For log-scores that are only defined up to a constant: intercepts of a softmax (``ln N_c``
@@ -199,8 +217,10 @@ def rows_up_to_constant(got, expected, what: str, *, rtol: float, atol: float,
     mismatch = np.isneginf(got) != np.isneginf(expected)
     if np.any(mismatch):
         idx = tuple(int(i) for i in np.argwhere(mismatch)[0])
-        return (f"{what} should be -inf exactly where {reference} is -inf (probability 0); "
-                f"index {idx} differs")
+        return (
+            f"{what} should be -inf exactly where {reference} is -inf (probability 0); "
+            f"index {idx} differs"
+        )
     finite = np.isfinite(expected)
     diff = np.where(finite, got - np.where(finite, expected, 0.0), np.nan)
     with warnings.catch_warnings():  # a row of -inf only has no finite entry: nothing to compare
@@ -214,9 +234,11 @@ def rows_up_to_constant(got, expected, what: str, *, rtol: float, atol: float,
         return None
     n = tuple(int(i) for i in np.argwhere(bad)[0][:-1])  # the first row that is off; () if 1-D
     where = f" per row: in row {n[0] if len(n) == 1 else n}," if n else ":"
-    return (f"{what} is not {reference} plus one constant{where} yours minus {reference} is "
-            f"{np.round(diff[n], 6).tolist()}, which strays from its median by up to "
-            f"{float(np.nanmax(off[n])):.2g}")
+    return (
+        f"{what} is not {reference} plus one constant{where} yours minus {reference} is "
+        f"{np.round(diff[n], 6).tolist()}, which strays from its median by up to "
+        f"{float(np.nanmax(off[n])):.2g}"
+    )
 
 
 def probability_rows(P, what: str, *, atol: float = 1e-9) -> str | None:
@@ -256,8 +278,10 @@ def log_probability_rows(log_p, what: str, *, atol: float = 1e-8) -> str | None:
     bad = ~(np.abs(totals) <= atol)
     if np.any(bad):
         n = int(np.argmax(np.abs(totals)))  # the row furthest from summing to one
-        return (f"the rows of {what} are not normalised: the probabilities of row {n} sum to "
-                f"{np.exp(totals[n]):.6g}, not 1 ({int(bad.sum())} of {bad.size} rows)")
+        return (
+            f"the rows of {what} are not normalised: the probabilities of row {n} sum to "
+            f"{np.exp(totals[n]):.6g}, not 1 ({int(bad.sum())} of {bad.size} rows)"
+        )
     return None
 
 
@@ -279,6 +303,8 @@ def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | N
         return f"{what} is negative somewhere (down to {values.min():.3g}); a density is not"
     area = float(np.trapezoid(values, grid))
     if abs(area - 1.0) > atol:
-        return (f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "
-                f"a density estimate must integrate to one")
+        return (
+            f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "
+            f"a density estimate must integrate to one"
+        )
     return None

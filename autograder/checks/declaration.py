@@ -102,10 +102,28 @@ from autograder.course import CODE_PACKAGE, Course
 from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
 from coursedata.grading import INPUTS_FOLDER
 
-__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Input", "Case", "Declaration",
-           "DeclarationError", "declarations", "declared_cases", "resolve", "generate",
-           "generate_input", "generate_case", "case_inputs",
-           "write_inputs", "strip", "dataset_name", "is_checked", "INPUTS_FOLDER"]
+__all__ = [
+    "KEY",
+    "GENERATORS",
+    "COMPARISONS",
+    "Output",
+    "Input",
+    "Case",
+    "Declaration",
+    "DeclarationError",
+    "declarations",
+    "declared_cases",
+    "resolve",
+    "generate",
+    "generate_input",
+    "generate_case",
+    "case_inputs",
+    "write_inputs",
+    "strip",
+    "dataset_name",
+    "is_checked",
+    "INPUTS_FOLDER",
+]
 
 
 #: The key of ``metadata.course`` holding a test cell's declaration.
@@ -193,8 +211,14 @@ def dataset_name(name: str, column: int | None = None) -> str:
 
 #: The generators an input may name: ``{"normal": {"seed": 4, "n": 30, "mean": 10, "sd": 3}}``.
 GENERATORS: dict[str, Callable[..., np.ndarray]] = {
-    "normal": _normal, "gamma": _gamma, "poisson": _poisson, "bernoulli": _bernoulli,
-    "categorical": _categorical, "linspace": _linspace, "full": _full, "dataset": _dataset,
+    "normal": _normal,
+    "gamma": _gamma,
+    "poisson": _poisson,
+    "bernoulli": _bernoulli,
+    "categorical": _categorical,
+    "linspace": _linspace,
+    "full": _full,
+    "dataset": _dataset,
     "dirichlet": _dirichlet,
 }
 
@@ -219,8 +243,9 @@ def _call(spec: Mapping):
     [(name, params)] = spec.items()
     make = GENERATORS.get(name) or (resolve(name) if ":" in name else None)
     if make is None:
-        raise DeclarationError(f"unknown generator {name!r}; known: {sorted(GENERATORS)} "
-                               "or 'module:function'")
+        raise DeclarationError(
+            f"unknown generator {name!r}; known: {sorted(GENERATORS)} or 'module:function'"
+        )
     try:
         return make(**dict(params or {}))
     except TypeError as exc:
@@ -233,9 +258,11 @@ def generate(spec):
     if isinstance(spec, Mapping):
         value = _call(spec)
         if isinstance(value, tuple):  # np.asarray would stack the arguments into one array
-            raise DeclarationError(f"its generator returns {len(value)} values; declare them "
-                                   "under one key naming one argument per value, in order "
-                                   "(\"R, mask\")")
+            raise DeclarationError(
+                f"its generator returns {len(value)} values; declare them "
+                "under one key naming one argument per value, in order "
+                '("R, mask")'
+            )
         return np.asarray(value)
     if isinstance(spec, list):
         return np.asarray(spec)
@@ -250,8 +277,17 @@ def generate(spec):
 
 
 #: Comparison kinds an output may declare, and the extra keyword arguments they take.
-COMPARISONS = ("close", "log", "relative", "integer", "rows_up_to_sign", "columns_up_to_sign",
-               "rows_up_to_constant", "permutation", "log_probability_rows")
+COMPARISONS = (
+    "close",
+    "log",
+    "relative",
+    "integer",
+    "rows_up_to_sign",
+    "columns_up_to_sign",
+    "rows_up_to_constant",
+    "permutation",
+    "log_probability_rows",
+)
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
 _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
 
@@ -370,14 +406,21 @@ def _output(entry, defaults: dict, where: str) -> Output:
     spec = {"name": entry} if isinstance(entry, str) else dict(entry)
     unknown = set(spec) - _COMPARE_KEYS - {"name", "weight"}
     weight = spec.get("weight", 1)
-    if unknown or "name" not in spec or not (isinstance(weight, (int, float))
-                                             and 0 < weight < float("inf")):
-        raise DeclarationError(f"{where}: an output is a name or {{'name': ..., "
-                               f"{', '.join(sorted(_COMPARE_KEYS))}, weight > 0}}; got {entry!r}")
+    if (
+        unknown
+        or "name" not in spec
+        or not (isinstance(weight, (int, float)) and 0 < weight < float("inf"))
+    ):
+        raise DeclarationError(
+            f"{where}: an output is a name or {{'name': ..., "
+            f"{', '.join(sorted(_COMPARE_KEYS))}, weight > 0}}; got {entry!r}"
+        )
     merged = {k: v for k, v in defaults.items() if k in _COMPARE_KEYS} | spec
     if merged.get("compare", "close") not in COMPARISONS:
-        raise DeclarationError(f"{where}: unknown comparison {merged['compare']!r}; "
-                               f"choose one of {', '.join(COMPARISONS)}")
+        raise DeclarationError(
+            f"{where}: unknown comparison {merged['compare']!r}; "
+            f"choose one of {', '.join(COMPARISONS)}"
+        )
     return Output(**merged)
 
 
@@ -387,20 +430,27 @@ def _names(key, taken: set, where: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in str(key).split(","))
     several = len(names) > 1
     if not all(n.isidentifier() for n in names):
-        raise DeclarationError(f"{where}: argument key {key!r} must be "
-                               + ("argument names separated by commas, none empty" if several
-                                  else "an argument name") + " (keywords of the function)")
+        raise DeclarationError(
+            f"{where}: argument key {key!r} must be "
+            + ("argument names separated by commas, none empty" if several else "an argument name")
+            + " (keywords of the function)"
+        )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise DeclarationError(f"{where}: argument key {key!r} names {repeated} twice; name "
-                               "each argument once")
+        raise DeclarationError(
+            f"{where}: argument key {key!r} names {repeated} twice; name each argument once"
+        )
     if several and "args" in names:
-        raise DeclarationError(f"{where}: argument key {key!r} names 'args', the key of a case's "
-                               "own settings; no argument can be called 'args'")
+        raise DeclarationError(
+            f"{where}: argument key {key!r} names 'args', the key of a case's "
+            "own settings; no argument can be called 'args'"
+        )
     clash = [n for n in names if n in taken]
     if clash:
-        raise DeclarationError(f"{where}: argument key {key!r} names {clash}, which another key "
-                               "of the case gives too; give each argument once")
+        raise DeclarationError(
+            f"{where}: argument key {key!r} names {clash}, which another key "
+            "of the case gives too; give each argument once"
+        )
     return names
 
 
@@ -411,9 +461,11 @@ def _inputs(args: Mapping, where: str) -> tuple[Input, ...]:
     for key, spec in args.items():
         names = _names(key, taken, where)
         if len(names) > 1 and not isinstance(spec, Mapping):
-            raise DeclarationError(f"{where}: argument key {key!r} names {len(names)} arguments, "
-                                   f"so its input is one generator returning {len(names)} "
-                                   f"values; got {spec!r}")
+            raise DeclarationError(
+                f"{where}: argument key {key!r} names {len(names)} arguments, "
+                f"so its input is one generator returning {len(names)} "
+                f"values; got {spec!r}"
+            )
         taken.update(names)
         out.append(Input(names, spec))
     return tuple(out)
@@ -435,9 +487,15 @@ def _case(name: str, spec, defaults: dict, where: str) -> Case:
     reference = settings.get("reference")
     outputs = settings.get("outputs", ["the return value"])
     outputs = [outputs] if isinstance(outputs, (str, Mapping)) else outputs
-    return Case(name, _inputs(args, f"{where}, case {name!r}"), reference,
-                tuple(_output(o, settings, f"{where}, case {name!r}") for o in outputs)
-                if reference else (), where)
+    return Case(
+        name,
+        _inputs(args, f"{where}, case {name!r}"),
+        reference,
+        tuple(_output(o, settings, f"{where}, case {name!r}") for o in outputs)
+        if reference
+        else (),
+        where,
+    )
 
 
 def declarations(notebook) -> dict[str, Declaration]:
@@ -459,14 +517,16 @@ def declarations(notebook) -> dict[str, Declaration]:
             raise DeclarationError(f"a cell without a grade_id declares a check: {found}")
         unknown = set(found) - _KEYS
         if unknown:
-            raise DeclarationError(f"{gid}: unknown keys {sorted(unknown)} in course.check; "
-                                   f"known: {sorted(_KEYS)}")
+            raise DeclarationError(
+                f"{gid}: unknown keys {sorted(unknown)} in course.check; known: {sorted(_KEYS)}"
+            )
         raw[gid] = found
     out: dict[str, Declaration] = {}
     owner: dict[str, Case] = {}
     for gid, spec in raw.items():
-        visible = raw.get(test_id(question_of(gid), VISIBLE), {}) \
-            if test_kind(gid) == HIDDEN else {}
+        visible = (
+            raw.get(test_id(question_of(gid), VISIBLE), {}) if test_kind(gid) == HIDDEN else {}
+        )
         defaults = {k: v for k, v in (visible | spec).items() if k not in ("cases", "weights")}
         cases = {}
         for name, case_spec in dict(spec.get("cases", {})).items():
@@ -476,8 +536,9 @@ def declarations(notebook) -> dict[str, Declaration]:
         weights = spec.get("weights")
         if weights is not None:
             if test_kind(gid) != HIDDEN:
-                raise DeclarationError(f"{gid}: only a _hidden cell has weights (a visible "
-                                       "cell is all or nothing)")
+                raise DeclarationError(
+                    f"{gid}: only a _hidden cell has weights (a visible cell is all or nothing)"
+                )
             total = float(sum(weights.values()))
             if not weights or total <= 0 or any(w < 0 for w in weights.values()):
                 raise DeclarationError(f"{gid}: weights must be non-negative and not all zero")
@@ -489,8 +550,10 @@ def declarations(notebook) -> dict[str, Declaration]:
             raise DeclarationError(f"{gid}: weights name undeclared cases {missing}")
         scored = [owner[c] for c in d.scored]
         if any(c.reference for c in scored) and not all(c.reference for c in scored):
-            raise DeclarationError(f"{gid}: cases {[c.name for c in scored if not c.reference]}"
-                                   " have no reference to be compared with")
+            raise DeclarationError(
+                f"{gid}: cases {[c.name for c in scored if not c.reference]}"
+                " have no reference to be compared with"
+            )
     return out
 
 
@@ -524,14 +587,21 @@ def generate_input(given: Input, where: str = "") -> dict:
                 raise
             raise DeclarationError(f"{prefix}: {exc}") from None
     if not isinstance(given.spec, Mapping):
-        raise DeclarationError(f"{prefix} names {len(given.names)} arguments, so its input is "
-                               f"one {{generator: parameters}}; got {given.spec!r}")
+        raise DeclarationError(
+            f"{prefix} names {len(given.names)} arguments, so its input is "
+            f"one {{generator: parameters}}; got {given.spec!r}"
+        )
     values = _call(given.spec)
     if not isinstance(values, (tuple, list)) or len(values) != len(given.names):
-        got = (f"{len(values)} values" if isinstance(values, (tuple, list))
-               else f"one {type(values).__name__}, not a tuple")
-        raise DeclarationError(f"{prefix} names {len(given.names)} arguments, but its generator "
-                               f"returns {got}; name one argument per value it returns, in order")
+        got = (
+            f"{len(values)} values"
+            if isinstance(values, (tuple, list))
+            else f"one {type(values).__name__}, not a tuple"
+        )
+        raise DeclarationError(
+            f"{prefix} names {len(given.names)} arguments, but its generator "
+            f"returns {got}; name one argument per value it returns, in order"
+        )
     return {name: np.asarray(v) for name, v in zip(given.names, values)}
 
 
@@ -539,8 +609,9 @@ def generate_case(case: Case) -> dict:
     """Fresh inputs of ``case``, ``{argument: value}`` in declared order (the keyword arguments
     of the student's function)."""
     where = f"{case.cell}, case {case.name!r}" if case.cell else f"case {case.name!r}"
-    return {arg: value for given in case.inputs
-            for arg, value in generate_input(given, where).items()}
+    return {
+        arg: value for given in case.inputs for arg, value in generate_input(given, where).items()
+    }
 
 
 def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
@@ -560,9 +631,15 @@ def write_inputs(notebook, results_dir) -> list[str]:
     cases = declared_cases(notebook)
     if not cases:
         return []
-    files = _input_files(json.dumps(
-        {c: [case.cell, [[list(i.names), i.spec] for i in case.inputs]]
-         for c, case in cases.items()}, sort_keys=True))
+    files = _input_files(
+        json.dumps(
+            {
+                c: [case.cell, [[list(i.names), i.spec] for i in case.inputs]]
+                for c, case in cases.items()
+            },
+            sort_keys=True,
+        )
+    )
     folder = Path(results_dir) / INPUTS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for case, data in files.items():

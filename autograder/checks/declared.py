@@ -40,9 +40,26 @@ from autograder.checks.declaration import (
 )
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
 
-__all__ = ["KEY", "GENERATORS", "COMPARISONS", "Output", "Case", "Declaration", "DeclarationError",
-           "declarations", "declared_cases", "resolve", "generate", "generate_input", "case_inputs",
-           "build_checks", "write_inputs", "equivalent_forms", "strip", "INPUTS_FOLDER"]
+__all__ = [
+    "KEY",
+    "GENERATORS",
+    "COMPARISONS",
+    "Output",
+    "Case",
+    "Declaration",
+    "DeclarationError",
+    "declarations",
+    "declared_cases",
+    "resolve",
+    "generate",
+    "generate_input",
+    "case_inputs",
+    "build_checks",
+    "write_inputs",
+    "equivalent_forms",
+    "strip",
+    "INPUTS_FOLDER",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -58,11 +75,13 @@ def _describe(inputs: dict, spec: dict) -> str:
     for arg, value in inputs.items():
         source = spec.get(arg)
         if np.ndim(value) == 0:
-            words.append(f"{arg}={float(value):g}" if not isinstance(value, str)
-                         else f"{arg}={value!r}")
+            words.append(
+                f"{arg}={float(value):g}" if not isinstance(value, str) else f"{arg}={value!r}"
+            )
         elif isinstance(source, Mapping) and "dataset" in source:
-            words.append(f"{arg} = {dataset_name(**source['dataset'])} "
-                         f"({np.shape(value)[0]} values)")
+            words.append(
+                f"{arg} = {dataset_name(**source['dataset'])} ({np.shape(value)[0]} values)"
+            )
         elif np.asarray(value).dtype == bool:  # a mask: how many entries it selects
             words.append(f"{arg} of shape {np.shape(value)} ({int(np.sum(value))} True)")
         else:
@@ -113,8 +132,11 @@ def _compare(output: Output, got, expected, what: str) -> str | None:
     if kind == "permutation":
         return _permutation(got, expected, what, **tol)
     if kind == "log_probability_rows":  # normalised rows: the clearer message, checked first
-        return (cmp.check_shape(np.asarray(got), np.shape(expected), what)
-                or cmp.log_probability_rows(got, what) or cmp.compare(got, expected, what, **tol))
+        return (
+            cmp.check_shape(np.asarray(got), np.shape(expected), what)
+            or cmp.log_probability_rows(got, what)
+            or cmp.compare(got, expected, what, **tol)
+        )
     if kind == "rows_up_to_constant":
         return cmp.rows_up_to_constant(got, expected, what, rtol=output.rtol, atol=output.atol)
     return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign
@@ -129,21 +151,29 @@ def _problems(case: Case, answers: Answers) -> list[str | None]:
     outputs = case.outputs
     expected = expected if len(outputs) > 1 else (expected,)
     if len(expected) != len(outputs):
-        raise DeclarationError(f"case {case.name!r}: {case.reference} returns {len(expected)} "
-                               f"values, but {len(outputs)} outputs are declared")
+        raise DeclarationError(
+            f"case {case.name!r}: {case.reference} returns {len(expected)} "
+            f"values, but {len(outputs)} outputs are declared"
+        )
     about = _describe(inputs, case.sources)
     out = []
     for i, output in enumerate(outputs):
         what = f"{output.name} for {about}" if about else output.name
-        out.append(guarded(lambda i=i, o=output, w=what: _compare(
-            o, unpack(answers, case.name, len(outputs))[i], expected[i], w)))
+        out.append(
+            guarded(
+                lambda i=i, o=output, w=what: _compare(
+                    o, unpack(answers, case.name, len(outputs))[i], expected[i], w
+                )
+            )
+        )
     return out
 
 
 def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers) -> Outcome:
     if declaration.weights is None:  # visible: all or nothing
-        return first_problem(*[p for c in declaration.cases.values()
-                               for p in _problems(c, answers)])
+        return first_problem(
+            *[p for c in declaration.cases.values() for p in _problems(c, answers)]
+        )
     parts = []
     for case, weight in declaration.weights.items():
         problems = _problems(cases[case], answers)
@@ -162,8 +192,11 @@ def build_checks(notebook) -> dict[str, Callable[[Answers], Outcome]]:
 def equivalent_forms(notebook) -> dict[tuple, str]:
     """The declared symmetries as the self-tests' ``EQUIVALENT_FORMS``:
     ``{(function, output, transform): reason}``, the function named as its reference is."""
-    transform = {"rows_up_to_sign": "negated", "columns_up_to_sign": "negated",
-                 "rows_up_to_constant": "shifted"}
+    transform = {
+        "rows_up_to_sign": "negated",
+        "columns_up_to_sign": "negated",
+        "rows_up_to_constant": "shifted",
+    }
     out = {}
     for case in declared_cases(notebook).values():
         if case.reference is None:  # inputs only: no declared comparison
@@ -171,6 +204,7 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
         for i, o in enumerate(case.outputs):
             if o.compare in transform:
                 index = None if len(case.outputs) == 1 else i
-                out[(case.reference.partition(":")[2], index, transform[o.compare])] = \
+                out[(case.reference.partition(":")[2], index, transform[o.compare])] = (
                     f"{o.name}: compared {o.compare.replace('_', ' ')}"
+                )
     return out

@@ -76,8 +76,7 @@ def inventory(problem_set) -> list[CellInventory]:
             kind = "declared" if is_declared else "python" if gid in python else "missing"
         reads = tuple(declared[gid].scored) if is_declared else None
         references = tuple(dict.fromkeys(owner[c].reference for c in reads or ()))
-        out.append(CellInventory(gid, cell.points, kind, records.get(gid, ()), reads,
-                                 references))
+        out.append(CellInventory(gid, cell.points, kind, records.get(gid, ()), reads, references))
     return out
 
 
@@ -97,8 +96,10 @@ def problems(problem_set) -> list[str]:
         if c.check == "both":
             where = getattr(problem_set, "course", None)
             where = where.checks_label(name) if where else f"checks/{name}.py"
-            found.append(f"{name}: {c.grade_id} has both a declared check and a Python one in "
-                         f"{where}; keep one")
+            found.append(
+                f"{name}: {c.grade_id} has both a declared check and a Python one in "
+                f"{where}; keep one"
+            )
         for reference in c.references:
             try:
                 resolve(reference)
@@ -110,8 +111,10 @@ def problems(problem_set) -> list[str]:
                 try:
                     generate_input(given)
                 except Exception as exc:  # noqa: BLE001 - the author's mistake, named
-                    found.append(f"{name}: {d.grade_id}: the inputs of case {case.name!r} cannot "
-                                 f"be made: {exc} (input {given.key!r})")
+                    found.append(
+                        f"{name}: {d.grade_id}: the inputs of case {case.name!r} cannot "
+                        f"be made: {exc} (input {given.key!r})"
+                    )
     found += [message for _, message in _case_faults(problem_set, cells, declared)]
     return found
 
@@ -120,25 +123,41 @@ def _case_faults(problem_set, cells, declared) -> list[tuple[str, str]]:
     """``(grade_id, message)`` for every case recorded, declared or scored where the others do
     not match: the cell named is the one whose points the mismatch would cost."""
     name = problem_set.name
-    recorded = {case: gid for gid, cases in cases_by_cell(problem_set.source).items()
-                for case in cases}
+    recorded = {
+        case: gid for gid, cases in cases_by_cell(problem_set.source).items() for case in cases
+    }
     inputs = {case for d in declared.values() for case in d.cases}  # all declared
     found = []
     for case, gid in sorted(recorded.items()):
         if case not in inputs:
-            found.append((gid, f"{name}: {gid} records case {case!r}, whose inputs are declared "
-                               "nowhere: add it to the cell's course.check cases"))
+            found.append(
+                (
+                    gid,
+                    f"{name}: {gid} records case {case!r}, whose inputs are declared "
+                    "nowhere: add it to the cell's course.check cases",
+                )
+            )
     for d in declared.values():
         for case in d.cases:
             if case not in recorded:
-                found.append((d.grade_id, f"{name}: {d.grade_id} declares case {case!r}, which "
-                                          f"no hidden part records: add record({case!r}, ...) "
-                                          "to its hidden part"))
+                found.append(
+                    (
+                        d.grade_id,
+                        f"{name}: {d.grade_id} declares case {case!r}, which "
+                        f"no hidden part records: add record({case!r}, ...) "
+                        "to its hidden part",
+                    )
+                )
     for c in cells:
         for case in c.reads or ():
             if case not in recorded:
-                found.append((c.grade_id, f"{name}: {c.grade_id} scores case {case!r}, which no "
-                                          "cell records: every student would lose its points"))
+                found.append(
+                    (
+                        c.grade_id,
+                        f"{name}: {c.grade_id} scores case {case!r}, which no "
+                        "cell records: every student would lose its points",
+                    )
+                )
     return found
 
 

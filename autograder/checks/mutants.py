@@ -103,45 +103,64 @@ def _declared(cell) -> list | None:
 
 def _autograded_tests(notebook) -> list[str]:
     """The ``grade_id`` of every autograded test cell (graded, not an answer), in order."""
-    return [_nbgrader(c)["grade_id"] for c in notebook.get("cells", [])
-            if _nbgrader(c).get("grade") and not _nbgrader(c).get("solution")]
+    return [
+        _nbgrader(c)["grade_id"]
+        for c in notebook.get("cells", [])
+        if _nbgrader(c).get("grade") and not _nbgrader(c).get("solution")
+    ]
 
 
 def _mutant(spec, cell: str, source: str, tests: list[str], where: str) -> Mutant:
-    if not isinstance(spec, Mapping) or not {"name", "find", "replace"} <= set(spec) \
-            or set(spec) - _KEYS:
-        raise DeclarationError(f"{where}: a mutant is {{'name', 'find', 'replace'}} with optional "
-                               f"'loses' and 'visible'; got {spec!r}")
+    if (
+        not isinstance(spec, Mapping)
+        or not {"name", "find", "replace"} <= set(spec)
+        or set(spec) - _KEYS
+    ):
+        raise DeclarationError(
+            f"{where}: a mutant is {{'name', 'find', 'replace'}} with optional "
+            f"'loses' and 'visible'; got {spec!r}"
+        )
     name, find, replace = spec["name"], spec["find"], spec["replace"]
     if not all(isinstance(v, str) and v for v in (name, find)) or not isinstance(replace, str):
-        raise DeclarationError(f"{where}: 'name' and 'find' are non-empty strings, 'replace' a "
-                               f"string; got {spec!r}")
+        raise DeclarationError(
+            f"{where}: 'name' and 'find' are non-empty strings, 'replace' a string; got {spec!r}"
+        )
     where = f"{where}, mutant {name!r}"
     found = source.count(find)
     if found != 1:
-        raise DeclarationError(f"{where}: its 'find' text {find!r} occurs {found} times in the "
-                               "cell's source; it must occur exactly once (copy a longer, exact "
-                               "piece of the reference answer)")
+        raise DeclarationError(
+            f"{where}: its 'find' text {find!r} occurs {found} times in the "
+            "cell's source; it must occur exactly once (copy a longer, exact "
+            "piece of the reference answer)"
+        )
     if replace == find:
         raise DeclarationError(f"{where}: 'replace' equals 'find', so the answer is unchanged")
-    loses = spec.get("loses", [t for t in (test_id(cell, VISIBLE), test_id(cell, HIDDEN))
-                               if t in tests])
+    loses = spec.get(
+        "loses", [t for t in (test_id(cell, VISIBLE), test_id(cell, HIDDEN)) if t in tests]
+    )
     if "loses" not in spec and not loses:
-        raise DeclarationError(f"{where}: no test cell {cell}_visible or {cell}_hidden; name the "
-                               "cells it must lose points on in 'loses'")
+        raise DeclarationError(
+            f"{where}: no test cell {cell}_visible or {cell}_hidden; name the "
+            "cells it must lose points on in 'loses'"
+        )
     if not isinstance(loses, list) or not loses:
-        raise DeclarationError(f"{where}: 'loses' is a non-empty list of test cells' grade_id; "
-                               f"got {loses!r}")
+        raise DeclarationError(
+            f"{where}: 'loses' is a non-empty list of test cells' grade_id; got {loses!r}"
+        )
     unknown = [t for t in loses if t not in tests]
     if unknown:
-        raise DeclarationError(f"{where}: 'loses' names {unknown}, which are not autograded test "
-                               f"cells; they are {tests}")
+        raise DeclarationError(
+            f"{where}: 'loses' names {unknown}, which are not autograded test "
+            f"cells; they are {tests}"
+        )
     visible = spec.get("visible", False)
     if not isinstance(visible, bool):
         raise DeclarationError(f"{where}: 'visible' is true or false; got {visible!r}")
     if visible and sum(test_kind(t) == VISIBLE for t in loses) != 1:
-        raise DeclarationError(f"{where}: 'visible': true needs exactly one _visible cell among "
-                               f"the cells it loses on; 'loses' is {list(loses)}")
+        raise DeclarationError(
+            f"{where}: 'visible': true needs exactly one _visible cell among "
+            f"the cells it loses on; 'loses' is {list(loses)}"
+        )
     return Mutant(name, cell, find, replace, tuple(loses), visible)
 
 
@@ -175,17 +194,23 @@ def mutants(notebook, name: str = "the notebook") -> list[Mutant]:
         gid = _nbgrader(cell).get("grade_id")
         where = f"{name}, cell `{gid or _source(cell)[:40]}`"
         if not (gid and _nbgrader(cell).get("solution") and cell.get("cell_type") == "code"):
-            raise DeclarationError(f"{where}: mutants belong in the metadata of an answer cell "
-                                   "(a code cell nbgrader marks as a solution)")
+            raise DeclarationError(
+                f"{where}: mutants belong in the metadata of an answer cell "
+                "(a code cell nbgrader marks as a solution)"
+            )
         if not isinstance(declared, list):
-            raise DeclarationError(f"{where}: metadata.course.{KEY} is a list of mutants; got "
-                                   f"{type(declared).__name__}")
+            raise DeclarationError(
+                f"{where}: metadata.course.{KEY} is a list of mutants; got "
+                f"{type(declared).__name__}"
+            )
         out += [_mutant(spec, gid, _source(cell), tests, where) for spec in declared]
     names = [(m.cell, m.name) for m in out]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise DeclarationError(f"{name}, cell `{twice[0][0]}`: the mutant name {twice[0][1]!r} is "
-                               "used twice in the cell; name each mistake once")
+        raise DeclarationError(
+            f"{name}, cell `{twice[0][0]}`: the mutant name {twice[0][1]!r} is "
+            "used twice in the cell; name each mistake once"
+        )
     return out
 
 
@@ -196,7 +221,9 @@ def mutated(notebook, mutant: Mutant):
     [cell] = [c for c in out["cells"] if _nbgrader(c).get("grade_id") == mutant.cell]
     source = _source(cell)
     if source.count(mutant.find) != 1:
-        raise DeclarationError(f"cell `{mutant.cell}`, mutant {mutant.name!r}: its 'find' text "
-                               f"occurs {source.count(mutant.find)} times; it must occur once")
+        raise DeclarationError(
+            f"cell `{mutant.cell}`, mutant {mutant.name!r}: its 'find' text "
+            f"occurs {source.count(mutant.find)} times; it must occur once"
+        )
     cell["source"] = source.replace(mutant.find, mutant.replace)
     return out

@@ -21,7 +21,8 @@ __all__ = ["RecordCall", "record_calls", "cases_by_cell", "cases_by_function"]
 
 _RECORD = re.compile(
     r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
-    r"""(?:\s*,\s*\*\*inputs\(\s*["'](?P<ps>[^"']+)["']\s*,\s*["'](?P<inputs>[^"']+)["']\s*\))?""")
+    r"""(?:\s*,\s*\*\*inputs\(\s*["'](?P<ps>[^"']+)["']\s*,\s*["'](?P<inputs>[^"']+)["']\s*\))?"""
+)
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,20 @@ def _grade_id(cell) -> str | None:
 
 def record_calls(notebook) -> list[RecordCall]:
     """Every ``record(...)`` of ``notebook``'s graded code cells, in notebook order."""
-    return [RecordCall(gid, m["case"], m["func"], m["inputs"], m["ps"])
-            for cell in notebook.cells if cell.cell_type == "code" and (gid := _grade_id(cell))
-            for m in _RECORD.finditer(cell.source)]
+    return [
+        RecordCall(gid, m["case"], m["func"], m["inputs"], m["ps"])
+        for cell in notebook.cells
+        if cell.cell_type == "code" and (gid := _grade_id(cell))
+        for m in _RECORD.finditer(cell.source)
+    ]
 
 
 def cases_by_cell(notebook) -> dict[str, tuple[str, ...]]:
     """``{grade_id: the cases it records, in order}`` over the notebook's graded code cells
     (a cell that records nothing maps to ``()``)."""
-    out: dict[str, tuple[str, ...]] = {gid: () for cell in notebook.cells
-                                       if cell.cell_type == "code" and (gid := _grade_id(cell))}
+    out: dict[str, tuple[str, ...]] = {
+        gid: () for cell in notebook.cells if cell.cell_type == "code" and (gid := _grade_id(cell))
+    }
     for call in record_calls(notebook):
         out[call.grade_id] += (call.case,)
     return out

@@ -29,7 +29,10 @@ def chosen_course(args):
     known = course.problem_sets()
     if args.assignment not in known:
         where = f"{course.root}/source" if known else f"{course.root} (no source/<name>/ folder)"
-        print(f"error: unknown problem set {args.assignment!r} in {where}; "
-              f"choose one of {', '.join(known) or 'none'}", file=sys.stderr)
+        print(
+            f"error: unknown problem set {args.assignment!r} in {where}; "
+            f"choose one of {', '.join(known) or 'none'}",
+            file=sys.stderr,
+        )
         return None
     return course

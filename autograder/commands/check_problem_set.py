@@ -22,15 +22,23 @@ __all__ = ["add_parser", "main"]
 def add_parser(sub):
     """Declare ``check-problem-set`` and its arguments in ``sub`` (the subparsers of the command
     line)."""
-    check = sub.add_parser("check-problem-set", help="the author's self-check of a problem set: "
-                           "reference full marks, blank zero, points, marking scheme, a clean "
-                           "release, the kit's inputs, generic wrong answers")
-    check.add_argument("name", metavar="NAME", help=f"problem set: {', '.join(list_problem_sets())}")
+    check = sub.add_parser(
+        "check-problem-set",
+        help="the author's self-check of a problem set: "
+        "reference full marks, blank zero, points, marking scheme, a clean "
+        "release, the kit's inputs, generic wrong answers",
+    )
+    check.add_argument(
+        "name", metavar="NAME", help=f"problem set: {', '.join(list_problem_sets())}"
+    )
     check.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
-    check.add_argument("--mutants", action="store_true",
-                       help="also grade the realistic mistakes declared next to the answers "
-                            "(metadata.course.mutants): each must lose points on its question "
-                            "(a graded run each, a minute or more)")
+    check.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also grade the realistic mistakes declared next to the answers "
+        "(metadata.course.mutants): each must lose points on its question "
+        "(a graded run each, a minute or more)",
+    )
     return check
 
 

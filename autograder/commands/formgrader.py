@@ -21,13 +21,21 @@ __all__ = ["add_parser", "main"]
 def add_parser(sub):
     """Declare ``formgrader`` and its arguments in ``sub`` (the subparsers of the command
     line)."""
-    formgrader = sub.add_parser("formgrader", help="open nbgrader's formgrader on the course "
-                                "(hand-grading; its Autograde button points to `grade`)")
-    formgrader.add_argument("--course", type=Path, default=COURSE_DIR,
-                            help=f"nbgrader course folder (default {COURSE_DIR})")
+    formgrader = sub.add_parser(
+        "formgrader",
+        help="open nbgrader's formgrader on the course "
+        "(hand-grading; its Autograde button points to `grade`)",
+    )
+    formgrader.add_argument(
+        "--course",
+        type=Path,
+        default=COURSE_DIR,
+        help=f"nbgrader course folder (default {COURSE_DIR})",
+    )
     formgrader.add_argument("--port", type=int, default=8899, help="port (default 8899)")
-    formgrader.add_argument("--token", default=None,
-                            help="the server's access token (default: a random one, printed)")
+    formgrader.add_argument(
+        "--token", default=None, help="the server's access token (default: a random one, printed)"
+    )
     formgrader.add_argument("--browser", action="store_true", help="open a web browser")
     return formgrader
 
@@ -40,9 +48,11 @@ def main(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"The formgrader of {Path(args.course).resolve()}: "
-          f"http://localhost:{args.port}/formgrader?token={token}\n(stop it with Ctrl-C)",
-          flush=True)
+    print(
+        f"The formgrader of {Path(args.course).resolve()}: "
+        f"http://localhost:{args.port}/formgrader?token={token}\n(stop it with Ctrl-C)",
+        flush=True,
+    )
     # The server takes this process's place: Ctrl-C, SIGTERM and a closed terminal reach it
     # directly, and no server outlives the command that started it.
     os.chdir(Path(args.course).resolve())

@@ -46,39 +46,81 @@ def add_parser(sub) -> argparse.ArgumentParser:
     """Declare ``grade`` and its arguments in ``sub`` (the subparsers of the command line)."""
     grade = sub.add_parser("grade", help="grade every submission of a problem set")
     grade.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
-    grade.add_argument("submissions", type=Path,
-                       help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
+    grade.add_argument(
+        "submissions",
+        type=Path,
+        help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip",
+    )
     grade.add_argument("--out", type=Path, required=True, help="output folder")
-    grade.add_argument("--workers", type=int, default=None,
-                       help="parallel grading processes (default: number of CPUs)")
-    grade.add_argument("--scheduler", type=_scheduler, default=None, metavar="ADDRESS",
-                       help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
-                            "or local:N for a local cluster of N single-threaded workers")
-    grade.add_argument("--timeout", type=float, default=settings.CELL_TIMEOUT_S,
-                       help=f"seconds per cell (default {settings.CELL_TIMEOUT_S:g}); a notebook "
-                            f"gets {settings.NOTEBOOK_CELLS}x that in all")
-    grade.add_argument("--memory", type=int, default=settings.MEMORY_MB,
-                       help=f"MB per kernel (default {settings.MEMORY_MB})")
-    grade.add_argument("--gradebook", action="store_true",
-                       help="also record the scores in the course's nbgrader gradebook (for the "
-                            "formgrader and `nbgrader export`); without it nothing outside --out "
-                            "changes")
-    grade.add_argument("--course", type=Path, default=COURSE_DIR,
-                       help=f"nbgrader course folder: its source notebooks, rubrics, late.toml, "
-                            f"feedback.toml and releases grade, and --gradebook updates its "
-                            f"gradebook (default {COURSE_DIR}, or $AUTOGRADER_COURSE)")
-    grade.add_argument("--dry-run", action="store_true",
-                       help="regrade into a scratch copy and print, per student whose score "
-                            "changes, the old and new score and the cells that changed; write "
-                            "nothing")
-    grade.add_argument("--hidden-feedback", choices=MODES, default=None,
-                       help="what the feedback shows of hidden checks: full messages, "
-                            "pass-fail only, or none (default: course/feedback.toml, else full)")
-    grade.add_argument("--late-policy", type=Path, default=None, metavar="FILE",
-                       help="late policy (default: course/late.toml if it exists, else none)")
+    grade.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="parallel grading processes (default: number of CPUs)",
+    )
+    grade.add_argument(
+        "--scheduler",
+        type=_scheduler,
+        default=None,
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
+        "or local:N for a local cluster of N single-threaded workers",
+    )
+    grade.add_argument(
+        "--timeout",
+        type=float,
+        default=settings.CELL_TIMEOUT_S,
+        help=f"seconds per cell (default {settings.CELL_TIMEOUT_S:g}); a notebook "
+        f"gets {settings.NOTEBOOK_CELLS}x that in all",
+    )
+    grade.add_argument(
+        "--memory",
+        type=int,
+        default=settings.MEMORY_MB,
+        help=f"MB per kernel (default {settings.MEMORY_MB})",
+    )
+    grade.add_argument(
+        "--gradebook",
+        action="store_true",
+        help="also record the scores in the course's nbgrader gradebook (for the "
+        "formgrader and `nbgrader export`); without it nothing outside --out "
+        "changes",
+    )
+    grade.add_argument(
+        "--course",
+        type=Path,
+        default=COURSE_DIR,
+        help=f"nbgrader course folder: its source notebooks, rubrics, late.toml, "
+        f"feedback.toml and releases grade, and --gradebook updates its "
+        f"gradebook (default {COURSE_DIR}, or $AUTOGRADER_COURSE)",
+    )
+    grade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="regrade into a scratch copy and print, per student whose score "
+        "changes, the old and new score and the cells that changed; write "
+        "nothing",
+    )
+    grade.add_argument(
+        "--hidden-feedback",
+        choices=MODES,
+        default=None,
+        help="what the feedback shows of hidden checks: full messages, "
+        "pass-fail only, or none (default: course/feedback.toml, else full)",
+    )
+    grade.add_argument(
+        "--late-policy",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="late policy (default: course/late.toml if it exists, else none)",
+    )
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
-    grade.add_argument("--unsafe", action="store_true",
-                       help="run student code WITHOUT the sandbox (only where it cannot be built)")
+    grade.add_argument(
+        "--unsafe",
+        action="store_true",
+        help="run student code WITHOUT the sandbox (only where it cannot be built)",
+    )
     return grade
 
 
@@ -92,20 +134,29 @@ def main(args) -> int:
     if course is None:
         return 2
     if args.scheduler is not None and args.workers is not None:
-        print("error: --workers sets the local pool; with --scheduler the cluster's workers "
-              "grade (start them with `dask worker ... --nworkers N`)", file=sys.stderr)
+        print(
+            "error: --workers sets the local pool; with --scheduler the cluster's workers "
+            "grade (start them with `dask worker ... --nworkers N`)",
+            file=sys.stderr,
+        )
         return 2
     if not args.unsafe and args.scheduler is None:  # a cluster's workers are checked themselves
         from autograder.sandbox import sandbox_available
 
         ok, reason = sandbox_available()
         if not ok:
-            print(f"error: the sandbox for student code cannot be built here ({reason}).\n"
-                  "Install bubblewrap (Debian: apt-get install bubblewrap) and allow user "
-                  "namespaces, or pass --unsafe to grade without it.", file=sys.stderr)
+            print(
+                f"error: the sandbox for student code cannot be built here ({reason}).\n"
+                "Install bubblewrap (Debian: apt-get install bubblewrap) and allow user "
+                "namespaces, or pass --unsafe to grade without it.",
+                file=sys.stderr,
+            )
             return 2
-    for name, value in (("--workers", args.workers), ("--timeout", args.timeout),
-                        ("--memory", args.memory)):
+    for name, value in (
+        ("--workers", args.workers),
+        ("--timeout", args.timeout),
+        ("--memory", args.memory),
+    ):
         if value is not None and value <= 0:
             print(f"error: {name} must be positive; got {value}", file=sys.stderr)
             return 2
@@ -126,15 +177,28 @@ def main(args) -> int:
             from autograder.gradebook.writer import GradebookWriter
 
             gradebook = GradebookWriter(ps, course.root)
-        options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
-                                 notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
-                                 unsafe=args.unsafe)
+        options = GradingOptions(
+            cell_timeout_s=args.timeout,
+            memory_mb=args.memory,
+            notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
+            unsafe=args.unsafe,
+        )
         log = (lambda *a: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
         try:
-            records = grade_class(ps, args.submissions, args.out,
-                                  workers=args.workers, options=options, gradebook=gradebook,
-                                  quiet=args.quiet, log=log, scheduler=args.scheduler,
-                                  visibility=visibility, policy=policy, course=course)
+            records = grade_class(
+                ps,
+                args.submissions,
+                args.out,
+                workers=args.workers,
+                options=options,
+                gradebook=gradebook,
+                quiet=args.quiet,
+                log=log,
+                scheduler=args.scheduler,
+                visibility=visibility,
+                policy=policy,
+                course=course,
+            )
         finally:
             if gradebook is not None:
                 gradebook.close()
@@ -152,17 +216,26 @@ def main(args) -> int:
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
     if counts[Status.GRADER_ERROR]:
-        print(f"error: the grader failed on {counts[Status.GRADER_ERROR]} submission(s); their "
-              f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
-              f"command again: only those are graded again.", file=sys.stderr)
+        print(
+            f"error: the grader failed on {counts[Status.GRADER_ERROR]} submission(s); their "
+            f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
+            f"command again: only those are graded again.",
+            file=sys.stderr,
+        )
         return 3
-    attention = [f"{counts[s]} handed in no notebook for {args.assignment} ('{s}')"
-                 if s == Status.UNMATCHED else f"{counts[s]} handed in a file that could not be "
-                 f"read ('{s}': ask them for it again)"
-                 for s in (Status.UNMATCHED, Status.UNREADABLE) if counts[s]]
+    attention = [
+        f"{counts[s]} handed in no notebook for {args.assignment} ('{s}')"
+        if s == Status.UNMATCHED
+        else f"{counts[s]} handed in a file that could not be read ('{s}': ask them for it again)"
+        for s in (Status.UNMATCHED, Status.UNREADABLE)
+        if counts[s]
+    ]
     if attention:
-        print(f"warning: students need attention: {'; '.join(attention)}; see their rows in "
-              f"{args.out}/grades.csv and {args.out}/collection.txt", file=sys.stderr)
+        print(
+            f"warning: students need attention: {'; '.join(attention)}; see their rows in "
+            f"{args.out}/grades.csv and {args.out}/collection.txt",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -177,18 +250,33 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
     from autograder.run.regrade import diff_records, format_diff
     from autograder.run.task import GradingOptions
 
-    options = GradingOptions(cell_timeout_s=args.timeout, memory_mb=args.memory,
-                             notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
-                             unsafe=args.unsafe)
+    options = GradingOptions(
+        cell_timeout_s=args.timeout,
+        memory_mb=args.memory,
+        notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
+        unsafe=args.unsafe,
+    )
     with tempfile.TemporaryDirectory(prefix="regrade-") as scratch:
         if (args.out / "records").is_dir():
             shutil.copytree(args.out / "records", Path(scratch) / "records")
-        records = grade_class(args.assignment, args.submissions, scratch, workers=args.workers,
-                              options=options, gradebook=None, quiet=args.quiet,
-                              log=(lambda *a: None), scheduler=args.scheduler,
-                              visibility=visibility, policy=policy, course=course)
+        records = grade_class(
+            args.assignment,
+            args.submissions,
+            scratch,
+            workers=args.workers,
+            options=options,
+            gradebook=None,
+            quiet=args.quiet,
+            log=(lambda *a: None),
+            scheduler=args.scheduler,
+            visibility=visibility,
+            policy=policy,
+            course=course,
+        )
     changes = diff_records(before, {r.student_id: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))
-    print(f"dry run: nothing written (run the same command without --dry-run to write "
-          f"{args.out} and{' the gradebook' if args.gradebook else ' no gradebook'})")
+    print(
+        f"dry run: nothing written (run the same command without --dry-run to write "
+        f"{args.out} and{' the gradebook' if args.gradebook else ' no gradebook'})"
+    )
     return 0

@@ -19,12 +19,19 @@ __all__ = ["add_parser", "main"]
 
 def add_parser(sub):
     """Declare ``new`` and its arguments in ``sub`` (the subparsers of the command line)."""
-    new = sub.add_parser("new", help="create a problem set with one worked autograded question "
-                         "and one written question, ready to edit and release")
+    new = sub.add_parser(
+        "new",
+        help="create a problem set with one worked autograded question "
+        "and one written question, ready to edit and release",
+    )
     new.add_argument("name", metavar="NAME", help="the new problem set's name, e.g. ps7_mixtures")
     new.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
-    new.add_argument("--title", default=None, metavar="TEXT",
-                     help="the notebook's title (default: 'Problem set NAME')")
+    new.add_argument(
+        "--title",
+        default=None,
+        metavar="TEXT",
+        help="the notebook's title (default: 'Problem set NAME')",
+    )
     return new
 
 
@@ -37,16 +44,18 @@ def main(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     rubric = "created" if made.rubric_created else "section appended"
-    print(f"Created the problem set {made.name} "
-          f"({made.autograded} autograded + {made.by_hand} graded by hand = "
-          f"{made.autograded + made.by_hand} points):\n"
-          f"  {made.notebook}\n"
-          f"      question 1: gaussian_mle, a visible and a hidden test checked by declarations\n"
-          f"      (metadata course.check) against solutions.mle:gaussian_mle\n"
-          f"      question 2: a written answer graded by hand\n"
-          f"  {made.rubric} ({rubric}: the marking scheme of question 2)\n"
-          f"Next: edit the notebook into your questions (keep the header's points and table in\n"
-          f"step with the cells), then\n"
-          f"  python -m autograder check-problem-set {made.name} --course {course.root}\n"
-          f"  python -m autograder release {made.name} --course {course.root}")
+    print(
+        f"Created the problem set {made.name} "
+        f"({made.autograded} autograded + {made.by_hand} graded by hand = "
+        f"{made.autograded + made.by_hand} points):\n"
+        f"  {made.notebook}\n"
+        f"      question 1: gaussian_mle, a visible and a hidden test checked by declarations\n"
+        f"      (metadata course.check) against solutions.mle:gaussian_mle\n"
+        f"      question 2: a written answer graded by hand\n"
+        f"  {made.rubric} ({rubric}: the marking scheme of question 2)\n"
+        f"Next: edit the notebook into your questions (keep the header's points and table in\n"
+        f"step with the cells), then\n"
+        f"  python -m autograder check-problem-set {made.name} --course {course.root}\n"
+        f"  python -m autograder release {made.name} --course {course.root}"
+    )
     return 0

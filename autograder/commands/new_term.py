@@ -19,13 +19,27 @@ __all__ = ["add_parser", "main"]
 
 def add_parser(sub):
     """Declare ``new-term`` and its arguments in ``sub`` (the subparsers of the command line)."""
-    term = sub.add_parser("new-term", help="archive a term's gradebook, formgrader copies and "
-                          "grading outputs, and start the next term")
+    term = sub.add_parser(
+        "new-term",
+        help="archive a term's gradebook, formgrader copies and "
+        "grading outputs, and start the next term",
+    )
     term.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
-    term.add_argument("--archive", type=Path, default=None, metavar="DIR",
-                      help="where to move the term (default: COURSE/archive/term-<date>)")
-    term.add_argument("--outputs", type=Path, nargs="*", default=(), metavar="DIR",
-                      help="grading runs' --out folders to archive with it")
+    term.add_argument(
+        "--archive",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where to move the term (default: COURSE/archive/term-<date>)",
+    )
+    term.add_argument(
+        "--outputs",
+        type=Path,
+        nargs="*",
+        default=(),
+        metavar="DIR",
+        help="grading runs' --out folders to archive with it",
+    )
     return term
 
 
@@ -39,7 +53,9 @@ def main(args) -> int:
         return 2
     for src, dest in done.moved:
         print(f"archived {src} -> {dest}")
-    print(f"The term is archived in {done.folder}. Release the problem sets for the new term "
-          f"(python -m autograder release NAME --course {course.root}): the release makes a "
-          f"fresh gradebook.")
+    print(
+        f"The term is archived in {done.folder}. Release the problem sets for the new term "
+        f"(python -m autograder release NAME --course {course.root}): the release makes a "
+        f"fresh gradebook."
+    )
     return 0

@@ -20,13 +20,18 @@ __all__ = ["add_parser", "main"]
 
 def add_parser(sub):
     """Declare ``release`` and its arguments in ``sub`` (the subparsers of the command line)."""
-    release = sub.add_parser("release", help="release problem sets to students: nbgrader's "
-                             "student version, with the student kit's address filled in")
-    release.add_argument("names", nargs="+", metavar="NAME",
-                         help=f"problem set: {', '.join(list_problem_sets())}")
+    release = sub.add_parser(
+        "release",
+        help="release problem sets to students: nbgrader's "
+        "student version, with the student kit's address filled in",
+    )
+    release.add_argument(
+        "names", nargs="+", metavar="NAME", help=f"problem set: {', '.join(list_problem_sets())}"
+    )
     release.add_argument("--course", type=Path, default=COURSE_DIR, help="nbgrader course folder")
-    release.add_argument("--db-url", default=None,
-                         help="nbgrader gradebook URL (default: the course's gradebook.db)")
+    release.add_argument(
+        "--db-url", default=None, help="nbgrader gradebook URL (default: the course's gradebook.db)"
+    )
     release.add_argument("--quiet", action="store_true", help="print nothing on success")
     return release
 

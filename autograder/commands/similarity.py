@@ -21,16 +21,26 @@ __all__ = ["add_parser", "main"]
 def add_parser(sub):
     """Declare ``similarity`` and its arguments in ``sub`` (the subparsers of the command
     line)."""
-    similar = sub.add_parser("similarity", help="which submissions' code is alike: "
-                             "DIR/similarity.html, evidence for a person to judge (no grade "
-                             "changes)")
+    similar = sub.add_parser(
+        "similarity",
+        help="which submissions' code is alike: "
+        "DIR/similarity.html, evidence for a person to judge (no grade "
+        "changes)",
+    )
     similar.add_argument("assignment", help=f"problem set: {', '.join(list_problem_sets())}")
-    similar.add_argument("submissions", type=Path,
-                         help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip")
+    similar.add_argument(
+        "submissions",
+        type=Path,
+        help="folder <student>/<notebook>.ipynb, a zip of it, or an LMS zip",
+    )
     similar.add_argument("--out", type=Path, required=True, help="output folder")
     similar.add_argument("--top", type=int, default=50, help="pairs listed (default 50)")
-    similar.add_argument("--course", type=Path, default=COURSE_DIR,
-                         help=f"nbgrader course folder (default {COURSE_DIR})")
+    similar.add_argument(
+        "--course",
+        type=Path,
+        default=COURSE_DIR,
+        help=f"nbgrader course folder (default {COURSE_DIR})",
+    )
     return similar
 
 
@@ -51,6 +61,8 @@ def main(args) -> int:
         return 2
     pairs = write_similarity(ps, found.submissions, args.out, top=args.top)
     best = f"; most alike: {pairs[0].a} and {pairs[0].b} ({pairs[0].score:.0%})" if pairs else ""
-    print(f"{len(found.submissions)} submissions compared, {len(pairs)} pairs listed in "
-          f"{args.out}/similarity.html{best}")
+    print(
+        f"{len(found.submissions)} submissions compared, {len(pairs)} pairs listed in "
+        f"{args.out}/similarity.html{best}"
+    )
     return 0

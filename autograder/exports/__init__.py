@@ -20,6 +20,12 @@ from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import results_json, write_gradescope
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
 
-__all__ = ["canvas_column", "write_canvas_csv", "write_moodle_worksheet",
-           "write_moodle_gradebook", "results_json", "write_gradescope",
-           "write_feedback_archive"]
+__all__ = [
+    "canvas_column",
+    "write_canvas_csv",
+    "write_moodle_worksheet",
+    "write_moodle_gradebook",
+    "results_json",
+    "write_gradescope",
+    "write_feedback_archive",
+]

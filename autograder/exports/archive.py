@@ -41,13 +41,17 @@ def _member(record: Record, system: str, name: str) -> tuple[str | None, str]:
     return f"{lms.prefix}/{name}", ""
 
 
-def write_feedback_archive(records: list[Record | dict], run_dir: str | Path, notebook_stem: str,
-                           path: str | Path, system: str) -> list[str]:
+def write_feedback_archive(
+    records: list[Record | dict],
+    run_dir: str | Path,
+    notebook_stem: str,
+    path: str | Path,
+    system: str,
+) -> list[str]:
     """Zip every student's feedback page for ``system`` into ``path``; return one line per
     student left out, and why."""
     if system not in SYSTEMS:
-        raise ValueError(f"the feedback archive is for one of {', '.join(SYSTEMS)}; "
-                         f"got {system!r}")
+        raise ValueError(f"the feedback archive is for one of {', '.join(SYSTEMS)}; got {system!r}")
     skipped = []
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,8 +60,10 @@ def write_feedback_archive(records: list[Record | dict], run_dir: str | Path, no
             page = Path(run_dir) / "feedback" / record.student_id / f"{notebook_stem}.html"
             member, why = _member(record, system, f"{notebook_stem}-feedback.html")
             if member is None or not page.is_file():
-                skipped.append(f"{record.student_id}: left out, "
-                               f"{why or 'no feedback page in ' + str(page.parent)}")
+                skipped.append(
+                    f"{record.student_id}: left out, "
+                    f"{why or 'no feedback page in ' + str(page.parent)}"
+                )
                 continue
             archive.writestr(member, page.read_bytes())
     return skipped

@@ -32,8 +32,10 @@ def canvas_column(name: str, assignment_id: str | int | None = None) -> str:
     """The assignment's column title: ``Problem set 3 (1234)`` (the id from Canvas's export or
     the assignment's address); without an id Canvas matches the column by its title."""
     if assignment_id is not None and not str(assignment_id).isdigit():
-        raise ValueError(f"a Canvas assignment id is a number (the end of the assignment's "
-                         f"address, .../assignments/1234); got {assignment_id!r}")
+        raise ValueError(
+            f"a Canvas assignment id is a number (the end of the assignment's "
+            f"address, .../assignments/1234); got {assignment_id!r}"
+        )
     return f"{name} ({assignment_id})" if assignment_id is not None else name
 
 
@@ -46,9 +48,16 @@ def write_canvas_csv(records: list[Record | dict], path: str | Path, column: str
     skipped = []
     for record, summary in summaries:
         lms = record.lms if record.lms is not None and record.lms.system == "canvas" else None
-        rows.append([inert(lms.name if lms else record.student_id),
-                     lms.user_id if lms else "", "",
-                     "" if lms else record.student_id, "", number(summary.final)])
+        rows.append(
+            [
+                inert(lms.name if lms else record.student_id),
+                lms.user_id if lms else "",
+                "",
+                "" if lms else record.student_id,
+                "",
+                number(summary.final),
+            ]
+        )
         if summary.final is None:
             skipped.append(f"{record.student_id}: left empty, {summary.why_not}")
     path = Path(path)

@@ -33,17 +33,23 @@ __all__ = ["results_json", "write_gradescope", "VISIBILITIES"]
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
 
-def results_json(record: Record | dict, visibility: Visibility = Visibility(),
-                 now: datetime | None = None) -> dict:
+def results_json(
+    record: Record | dict, visibility: Visibility = Visibility(), now: datetime | None = None
+) -> dict:
     """The ``results.json`` object of one record (or of its JSON object)."""
     record = as_record(record)
     summary = summarize(record)
     if summary.auto is None:  # the grader failed: no test result is the student's
-        return {"score": 0.0, "execution_time": int(round(record.elapsed_s)),
-                "output": "The grader failed on this submission (not a fault of your work); "
-                          "this score is not final and it will be graded again.",
-                "output_format": "text", "visibility": "visible",
-                "stdout_visibility": "hidden", "tests": []}
+        return {
+            "score": 0.0,
+            "execution_time": int(round(record.elapsed_s)),
+            "output": "The grader failed on this submission (not a fault of your work); "
+            "this score is not final and it will be graded again.",
+            "output_format": "text",
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [],
+        }
     mode = visibility.mode(now)
     tests, given = [], 0.0
     for number_, score in enumerate(record.scores, 1):
@@ -56,34 +62,52 @@ def results_json(record: Record | dict, visibility: Visibility = Visibility(),
             shown, message = "after_published", score.message
         else:
             shown, message = "visible", visibility.message(score, now)
-        tests.append({"name": cell_title(score.grade_id, written=" (written answer)"),
-                      "number": str(number_),
-                      "score": float(points), "max_score": float(score.max_points),
-                      "status": "passed" if points >= score.max_points else "failed",
-                      "output": message, "output_format": "text", "visibility": shown})
+        tests.append(
+            {
+                "name": cell_title(score.grade_id, written=" (written answer)"),
+                "number": str(number_),
+                "score": float(points),
+                "max_score": float(score.max_points),
+                "status": "passed" if points >= score.max_points else "failed",
+                "output": message,
+                "output_format": "text",
+                "visibility": shown,
+            }
+        )
     penalty = round(given * summary.late_percent / 100.0, 2)
     output = [f"Status: {summary.status}."]
     if summary.pending:
         output.append(f"Written answers graded by hand: {', '.join(summary.pending)}.")
     if penalty:
-        output.append(f"Late penalty: -{number(penalty)} points ({summary.late_days} day(s) "
-                      f"late, {number(summary.late_percent)}%).")
+        output.append(
+            f"Late penalty: -{number(penalty)} points ({summary.late_days} day(s) "
+            f"late, {number(summary.late_percent)}%)."
+        )
     output += [n for n in record.notes if n]
-    return {"score": round(given - penalty, 2),
-            "execution_time": int(round(record.elapsed_s)),
-            "output": "\n".join(output), "output_format": "text", "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+    return {
+        "score": round(given - penalty, 2),
+        "execution_time": int(round(record.elapsed_s)),
+        "output": "\n".join(output),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
 
 
-def write_gradescope(records: list[Record | dict], folder: str | Path,
-                     visibility: Visibility = Visibility(),
-                     now: datetime | None = None) -> list[Path]:
+def write_gradescope(
+    records: list[Record | dict],
+    folder: str | Path,
+    visibility: Visibility = Visibility(),
+    now: datetime | None = None,
+) -> list[Path]:
     """Write ``folder/<student>/results.json`` for every record; return the paths."""
     paths = []
     for record in map(as_record, records):
         path = Path(folder) / record.student_id / "results.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(results_json(record, visibility, now), indent=1),
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(results_json(record, visibility, now), indent=1), encoding="utf-8"
+        )
         paths.append(path)
     return paths

@@ -27,22 +27,35 @@ from pathlib import Path
 from autograder.grades.summary import Summary, inert, number, summarize
 from autograder.grading.record import Record, as_record
 
-__all__ = ["write_moodle_worksheet", "write_moodle_gradebook", "WORKSHEET_HEADER",
-           "IDENTIFIERS"]
+__all__ = ["write_moodle_worksheet", "write_moodle_gradebook", "WORKSHEET_HEADER", "IDENTIFIERS"]
 
-WORKSHEET_HEADER = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)",
-                    "Feedback comments"]
+WORKSHEET_HEADER = [
+    "Identifier",
+    "Full name",
+    "Grade",
+    "Maximum Grade",
+    "Last modified (grade)",
+    "Feedback comments",
+]
 #: What the gradebook import's identifier column can be mapped to, and its title here.
-IDENTIFIERS = {"username": "Username", "useremail": "Email address",
-               "useridnumber": "ID number", "userid": "User id"}
+IDENTIFIERS = {
+    "username": "Username",
+    "useremail": "Email address",
+    "useridnumber": "ID number",
+    "userid": "User id",
+}
 
 
 def _comment(summary: Summary) -> str:
-    parts = [f"Autograded {number(summary.auto)} / {number(summary.max_auto)}",
-             f"written answers {number(summary.manual)} / {number(summary.max_manual)}"]
+    parts = [
+        f"Autograded {number(summary.auto)} / {number(summary.max_auto)}",
+        f"written answers {number(summary.manual)} / {number(summary.max_manual)}",
+    ]
     if summary.penalty:
-        parts.append(f"late penalty -{number(summary.penalty)} ({summary.late_days} day(s) late, "
-                     f"{number(summary.late_percent)}%)")
+        parts.append(
+            f"late penalty -{number(summary.penalty)} ({summary.late_days} day(s) late, "
+            f"{number(summary.late_percent)}%)"
+        )
     return "; ".join(parts) + ". The feedback file explains every question."
 
 
@@ -53,40 +66,57 @@ def _write(path: str | Path, rows: list[list[str]]) -> None:
         csv.writer(f).writerows(rows)
 
 
-def write_moodle_worksheet(records: list[Record | dict], path: str | Path,
-                           now: datetime | None = None) -> list[str]:
+def write_moodle_worksheet(
+    records: list[Record | dict], path: str | Path, now: datetime | None = None
+) -> list[str]:
     """Write the grading worksheet; return one line per student not written or left empty."""
     stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
     rows, skipped = [WORKSHEET_HEADER], []
     for record in map(as_record, records):
         lms, summary = record.lms, summarize(record)
         if lms is None or lms.system != "moodle":
-            skipped.append(f"{record.student_id}: not written, no Moodle participant id "
-                           f"(not graded from a Moodle download)")
+            skipped.append(
+                f"{record.student_id}: not written, no Moodle participant id "
+                f"(not graded from a Moodle download)"
+            )
             continue
         if summary.final is None:
             skipped.append(f"{record.student_id}: left empty, {summary.why_not}")
-        rows.append([f"Participant {lms.user_id}", inert(lms.name), number(summary.final),
-                     number(summary.max_points), stamp if summary.final is not None else "",
-                     inert(_comment(summary)) if summary.final is not None else ""])
+        rows.append(
+            [
+                f"Participant {lms.user_id}",
+                inert(lms.name),
+                number(summary.final),
+                number(summary.max_points),
+                stamp if summary.final is not None else "",
+                inert(_comment(summary)) if summary.final is not None else "",
+            ]
+        )
     _write(path, rows)
     return skipped
 
 
-def write_moodle_gradebook(records: list[Record | dict], path: str | Path, item: str,
-                           identifier: str = "username") -> list[str]:
+def write_moodle_gradebook(
+    records: list[Record | dict], path: str | Path, item: str, identifier: str = "username"
+) -> list[str]:
     """Write the gradebook import file; ``item`` titles the grade column (the grade item's
     name), ``identifier`` says what the student ids are (a key of :data:`IDENTIFIERS`)."""
     if identifier not in IDENTIFIERS:
-        raise ValueError(f"the Moodle identifier must be one of {', '.join(IDENTIFIERS)}; "
-                         f"got {identifier!r}")
+        raise ValueError(
+            f"the Moodle identifier must be one of {', '.join(IDENTIFIERS)}; got {identifier!r}"
+        )
     rows = [[IDENTIFIERS[identifier], item, "Late penalty", "Feedback"]]
     skipped = []
     for summary in map(summarize, records):
         if summary.final is None:
             skipped.append(f"{summary.student_id}: left empty, {summary.why_not}")
-        rows.append([inert(summary.student_id), number(summary.final),
-                     number(summary.penalty) if summary.final is not None else "",
-                     inert(_comment(summary)) if summary.final is not None else ""])
+        rows.append(
+            [
+                inert(summary.student_id),
+                number(summary.final),
+                number(summary.penalty) if summary.final is not None else "",
+                inert(_comment(summary)) if summary.final is not None else "",
+            ]
+        )
     _write(path, rows)
     return skipped

@@ -63,7 +63,8 @@ def cell_changes(gb: Gradebook, ps: ProblemSet, notebook_id: str) -> CellChanges
         added=sorted(source - recorded),
         removed=sorted(recorded - source),
         repointed={g: (known[g], p) for g, p in graded.items() if g in known and known[g] != p},
-        submissions=len(notebook.submissions))
+        submissions=len(notebook.submissions),
+    )
 
 
 def sync_cells(db_url: str, ps: ProblemSet, notebook_id: str, course_root) -> CellChanges:
@@ -85,20 +86,30 @@ def sync_cells(db_url: str, ps: ProblemSet, notebook_id: str, course_root) -> Ce
                 f"the gradebook holds {changes.submissions} submission(s) of {ps.name} with "
                 f"cells the source notebook no longer has ({', '.join(changes.removed)}): it is "
                 f"an earlier term's. Archive that term with `python -m autograder new-term "
-                f"--course {course_root}` and grade again (or grade without --gradebook)")
+                f"--course {course_root}` and grade again (or grade without --gradebook)"
+            )
         cells = _source_cells(ps)
         for gid in changes.added:
             cell = cells[gid]
             if is_grade(cell):
-                gb.update_or_create_grade_cell(gid, notebook_id, ps.name,
-                                               max_score=float(_nbgrader(cell)["points"]),
-                                               cell_type=cell.cell_type)
+                gb.update_or_create_grade_cell(
+                    gid,
+                    notebook_id,
+                    ps.name,
+                    max_score=float(_nbgrader(cell)["points"]),
+                    cell_type=cell.cell_type,
+                )
             if is_solution(cell):
                 gb.update_or_create_solution_cell(gid, notebook_id, ps.name)
             gb.update_or_create_source_cell(
-                gid, notebook_id, ps.name, cell_type=cell.cell_type, locked=is_locked(cell),
-                source=cell.source, checksum=_nbgrader(cell).get("checksum")
-                or compute_checksum(cell))
+                gid,
+                notebook_id,
+                ps.name,
+                cell_type=cell.cell_type,
+                locked=is_locked(cell),
+                source=cell.source,
+                checksum=_nbgrader(cell).get("checksum") or compute_checksum(cell),
+            )
         for gid, (_, points) in changes.repointed.items():
             gb.update_or_create_grade_cell(gid, notebook_id, ps.name, max_score=points)
         if changes.added and changes.submissions:
@@ -122,4 +133,3 @@ def _add_rows(gb: Gradebook, ps: ProblemSet, notebook_id: str, added: list[str])
             if cell.id not in have_comment:
                 gb.db.add(Comment(cell_id=cell.id, notebook=submitted))
     gb.db.commit()
-

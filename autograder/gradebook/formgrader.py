@@ -35,13 +35,18 @@ __all__ = ["server_command", "AUTOGRADE_MESSAGE"]
 AUTOGRADE_MESSAGE = (
     "This course is not graded by nbgrader's autograde: its notebooks are graded in a sandbox "
     "by `python -m autograder grade PROBLEM_SET SUBMISSIONS --out DIR --gradebook` (see the "
-    "book's page \"Grading a class\", grading.md). Grade written answers here; then run "
-    "`python -m autograder export PROBLEM_SET --out DIR`.")
+    'book\'s page "Grading a class", grading.md). Grade written answers here; then run '
+    "`python -m autograder export PROBLEM_SET --out DIR`."
+)
 _AUTOGRADE_ROUTE = r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde"
 
 
-def server_command(course: Path = COURSE_DIR, port: int = 8899, token: str | None = None,
-                   open_browser: bool = False) -> tuple[list[str], dict]:
+def server_command(
+    course: Path = COURSE_DIR,
+    port: int = 8899,
+    token: str | None = None,
+    open_browser: bool = False,
+) -> tuple[list[str], dict]:
     """The ``jupyter server`` command line and environment that serve the formgrader."""
     course = Path(course).resolve()
     if not (course / "nbgrader_config.py").is_file():
@@ -49,12 +54,18 @@ def server_command(course: Path = COURSE_DIR, port: int = 8899, token: str | Non
     (course / "exchange").mkdir(exist_ok=True)
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    command = [sys.executable, "-m", "jupyter_server", f"--ServerApp.root_dir={course}",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
-               "--ServerApp.jpserver_extensions=autograder.gradebook.formgrader=True",
-               f"--ServerApp.open_browser={open_browser}",
-               "--ServerApp.default_url=/formgrader"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        f"--ServerApp.root_dir={course}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
+        "--ServerApp.jpserver_extensions=autograder.gradebook.formgrader=True",
+        f"--ServerApp.open_browser={open_browser}",
+        "--ServerApp.default_url=/formgrader",
+    ]
     if token is not None:
         command.append(f"--IdentityProvider.token={token}")
     if os.geteuid() == 0:
@@ -76,11 +87,13 @@ def _load_jupyter_server_extension(serverapp) -> None:
     class RefuseAutograde(JupyterHandler):
         @web.authenticated
         def post(self, assignment_id, student_id):
-            self.finish(json.dumps({"success": False, "error": AUTOGRADE_MESSAGE,
-                                    "log": AUTOGRADE_MESSAGE}))
+            self.finish(
+                json.dumps({"success": False, "error": AUTOGRADE_MESSAGE, "log": AUTOGRADE_MESSAGE})
+            )
 
     route = url_path_join(serverapp.web_app.settings["base_url"], _AUTOGRADE_ROUTE)
     # Ahead of every extension's rules (nbgrader's included): tornado takes the first match.
     serverapp.web_app.default_router.rules.insert(0, Rule(PathMatches(route), RefuseAutograde))
-    serverapp.log.info("autograder: the formgrader's Autograde button points to "
-                       "`python -m autograder grade`")
+    serverapp.log.info(
+        "autograder: the formgrader's Autograde button points to `python -m autograder grade`"
+    )

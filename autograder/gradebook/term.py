@@ -43,8 +43,9 @@ def default_archive(course: Course, today: _dt.date | None = None) -> Path:
     return course.root / "archive" / f"term-{(today or _dt.date.today()).isoformat()}"
 
 
-def archive_term(course: Course, archive: Path | None = None,
-                 outputs: tuple[Path, ...] = ()) -> Archived:
+def archive_term(
+    course: Course, archive: Path | None = None, outputs: tuple[Path, ...] = ()
+) -> Archived:
     """Move the term's gradebook, formgrader copies and grading outputs into ``archive``.
 
     Raises
@@ -55,8 +56,9 @@ def archive_term(course: Course, archive: Path | None = None,
     archive = Path(archive or default_archive(course)).resolve()
     if archive.exists():
         raise ValueError(f"{archive} exists already; choose another --archive folder")
-    sources = [(course.root / name, archive / name) for name in TERM_FILES
-               if (course.root / name).exists()]
+    sources = [
+        (course.root / name, archive / name) for name in TERM_FILES if (course.root / name).exists()
+    ]
     for out in outputs:
         out = Path(out).resolve()
         if not out.is_dir():
@@ -65,8 +67,10 @@ def archive_term(course: Course, archive: Path | None = None,
             raise ValueError(f"--archive {archive} is inside --outputs {out}")
         sources.append((out, archive / "outputs" / out.name))
     if not sources:
-        raise ValueError(f"{course.root} has no term to archive (no gradebook.db, submitted/, "
-                         f"autograded/ or feedback/), and no --outputs were given")
+        raise ValueError(
+            f"{course.root} has no term to archive (no gradebook.db, submitted/, "
+            f"autograded/ or feedback/), and no --outputs were given"
+        )
     if len({to for _, to in sources}) != len(sources):
         raise ValueError("two --outputs folders have the same name; archive them one at a time")
     archive.mkdir(parents=True)
@@ -77,6 +81,7 @@ def archive_term(course: Course, archive: Path | None = None,
         moved.append((src, dest))
     (archive / "MANIFEST.txt").write_text(
         f"Term archived {_dt.datetime.now().astimezone().isoformat(timespec='seconds')} "
-        f"from {course.root}\n" + "".join(f"{dest.relative_to(archive)}\t<- {src}\n"
-                                          for src, dest in moved))
+        f"from {course.root}\n"
+        + "".join(f"{dest.relative_to(archive)}\t<- {src}\n" for src, dest in moved)
+    )
     return Archived(archive, tuple(moved))

@@ -112,10 +112,12 @@ class GradebookWriter:
             hand = record.hand_graded
             old = self._written(self._submitted_path(record.student_id), hand)
             self._copy_notebooks(record.student_id, copies or {})
-            new = self._written(self._submitted_path(record.student_id), hand) \
-                if (copies or {}).get("submitted") is not None else {}
-            changed[record.student_id] = {g for g in hand
-                                          if g not in old or old[g] != new.get(g)}
+            new = (
+                self._written(self._submitted_path(record.student_id), hand)
+                if (copies or {}).get("submitted") is not None
+                else {}
+            )
+            changed[record.student_id] = {g for g in hand if g not in old or old[g] != new.get(g)}
         if not items:
             return
         records = {r.student_id: r for r, _ in items}
@@ -138,9 +140,13 @@ class GradebookWriter:
         known = {s for (s,) in gb.db.query(Student.id).filter(Student.id.in_(students))}
         gb.db.add_all(Student(id=s) for s in students if s not in known)
         assignment = gb.find_assignment(self.ps.name)
-        submitted = {s for (s,) in gb.db.query(SubmittedAssignment.student_id).filter(
-            SubmittedAssignment.assignment_id == assignment.id,
-            SubmittedAssignment.student_id.in_(students))}
+        submitted = {
+            s
+            for (s,) in gb.db.query(SubmittedAssignment.student_id).filter(
+                SubmittedAssignment.assignment_id == assignment.id,
+                SubmittedAssignment.student_id.in_(students),
+            )
+        }
         for student in students:
             if student in submitted:
                 continue
@@ -175,28 +181,37 @@ class GradebookWriter:
                 found[gid] = cell.source
         return found
 
-    def _rows(self, gb: Gradebook, records: dict[str, Record],
-              changed: dict[str, set[str]] | None = None) -> tuple[list[dict], list[dict]]:
+    def _rows(
+        self, gb: Gradebook, records: dict[str, Record], changed: dict[str, set[str]] | None = None
+    ) -> tuple[list[dict], list[dict]]:
         """The bulk updates: ``Grade`` and ``Comment`` rows by primary key.
 
         ``changed`` names, per student, the written answers whose text differs from the last
         copy (or that had none): they lose their hand-given score; every other hand-given
         score is kept."""
+
         def ids(model):
-            query = gb.db.query(model.id, SubmittedAssignment.student_id, BaseCell.name) \
-                .join(BaseCell, BaseCell.id == model.cell_id) \
-                .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id) \
-                .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id) \
-                .join(SubmittedAssignment,
-                      SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
-                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
-                .filter(Assignment.name == self.ps.name, Notebook.name == self.notebook_id,
-                        SubmittedAssignment.student_id.in_(list(records)))
+            query = (
+                gb.db.query(model.id, SubmittedAssignment.student_id, BaseCell.name)
+                .join(BaseCell, BaseCell.id == model.cell_id)
+                .join(SubmittedNotebook, SubmittedNotebook.id == model.notebook_id)
+                .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+                .join(
+                    SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id
+                )
+                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+                .filter(
+                    Assignment.name == self.ps.name,
+                    Notebook.name == self.notebook_id,
+                    SubmittedAssignment.student_id.in_(list(records)),
+                )
+            )
             return {(student, cell): row_id for row_id, student, cell in query}
 
         grade_ids, comment_ids = ids(Grade), ids(Comment)
-        given = dict(gb.db.query(Grade.id, Grade.manual_score).filter(
-            Grade.id.in_(list(grade_ids.values()))))
+        given = dict(
+            gb.db.query(Grade.id, Grade.manual_score).filter(Grade.id.in_(list(grade_ids.values())))
+        )
         grades, comments = [], []
         for student, record in records.items():
             flagged = not record.status.complete
@@ -205,15 +220,25 @@ class GradebookWriter:
                 key = (student, score.grade_id)
                 manual = None if score.grade_id in fresh else given.get(grade_ids[key])
                 if score.points is None:  # a written answer: a human grades it
-                    grades.append({"id": grade_ids[key], "auto_score": None,
-                                   "manual_score": manual,
-                                   "needs_manual_grade": manual is None})
+                    grades.append(
+                        {
+                            "id": grade_ids[key],
+                            "auto_score": None,
+                            "manual_score": manual,
+                            "needs_manual_grade": manual is None,
+                        }
+                    )
                 else:
-                    grades.append({"id": grade_ids[key], "auto_score": score.points,
-                                   "manual_score": manual,
-                                   "needs_manual_grade": bool(
-                                       manual is None and flagged
-                                       and score.points < score.max_points)})
+                    grades.append(
+                        {
+                            "id": grade_ids[key],
+                            "auto_score": score.points,
+                            "manual_score": manual,
+                            "needs_manual_grade": bool(
+                                manual is None and flagged and score.points < score.max_points
+                            ),
+                        }
+                    )
                 if key in comment_ids:
                     comments.append({"id": comment_ids[key], "auto_comment": score.message})
         return grades, comments

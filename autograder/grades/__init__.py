@@ -13,5 +13,4 @@ from autograder.grades.gradestable import write_grades_csv
 from autograder.grades.merge import annotate, manual_scores
 from autograder.grades.summary import Summary, number, summarize
 
-__all__ = ["Summary", "summarize", "number", "annotate", "manual_scores",
-           "write_grades_csv"]
+__all__ = ["Summary", "summarize", "number", "annotate", "manual_scores", "write_grades_csv"]

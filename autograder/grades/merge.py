@@ -45,31 +45,43 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
 
     found: dict[str, dict[str, float]] = {}
     with Gradebook(f"sqlite:///{db}") as gb:
-        rows = gb.db.query(SubmittedAssignment.student_id, BaseCell.name, Grade.manual_score) \
-            .join(BaseCell, BaseCell.id == Grade.cell_id) \
-            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id) \
-            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id) \
-            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id) \
+        rows = (
+            gb.db.query(SubmittedAssignment.student_id, BaseCell.name, Grade.manual_score)
+            .join(BaseCell, BaseCell.id == Grade.cell_id)
+            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
+            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
             .filter(Assignment.name == problem_set, Grade.manual_score.isnot(None))
+        )
         for student, cell, score in rows:
             found.setdefault(student, {})[cell] = float(score)
     return found
 
 
-def annotate(records: list[Record | dict], problem_set: str, course: str | Path | None = None,
-             policy: LatePolicy | None = None, assessed: Collection[str] = ()) -> list[Record]:
+def annotate(
+    records: list[Record | dict],
+    problem_set: str,
+    course: str | Path | None = None,
+    policy: LatePolicy | None = None,
+    assessed: Collection[str] = (),
+) -> list[Record]:
     """Copies of ``records`` (records, or their JSON objects) with ``manual`` (from
     ``course``'s gradebook when given, else as the record has it), the status it gives, and
     ``late`` (under ``policy``, default the course's file; kept as it is for the ``assessed``
     students, whose lateness the caller assessed under the same policy)."""
     manual = manual_scores(course, problem_set) if course is not None else None
     rule = (policy or load_policy()).for_problem_set(problem_set)
-    return [_annotated(as_record(r), manual, rule, as_record(r).student_id in assessed)
-            for r in records]
+    return [
+        _annotated(as_record(r), manual, rule, as_record(r).student_id in assessed) for r in records
+    ]
 
 
-def _annotated(record: Record, manual: dict[str, dict[str, float]] | None,
-               rule: LateRule, assessed: bool = False) -> Record:
+def _annotated(
+    record: Record,
+    manual: dict[str, dict[str, float]] | None,
+    rule: LateRule,
+    assessed: bool = False,
+) -> Record:
     status, given, late = record.status, record.manual, record.late
     if manual is not None:
         given = manual.get(record.student_id, {})
@@ -77,6 +89,7 @@ def _annotated(record: Record, manual: dict[str, dict[str, float]] | None,
             done = all(given.get(g) is not None for g in record.hand_graded)
             status = Status.GRADED if done else Status.AWAITING_MANUAL
     if status.file_read and not assessed:
-        late = rule.assess(record.student_id, record.submitted_at,
-                           bool(record.lms and record.lms.late))
+        late = rule.assess(
+            record.student_id, record.submitted_at, bool(record.lms and record.lms.late)
+        )
     return dataclasses.replace(record, status=status, manual=given, late=late)

@@ -62,8 +62,13 @@ def summarize(record: Record | dict) -> Summary:
     record = as_record(record)
     status, given = record.status, record.manual
     hand = record.hand_graded
-    auto = None if not status.scored else sum(
-        p for s in record.scores if s.points is not None and (p := record.points(s)) is not None)
+    auto = (
+        None
+        if not status.scored
+        else sum(
+            p for s in record.scores if s.points is not None and (p := record.points(s)) is not None
+        )
+    )
     if status == Status.INVALID:  # nothing was handed in that a human could grade
         manual, pending = float(sum(given.get(g) or 0.0 for g in hand)), tuple[str, ...]()
     else:
@@ -72,9 +77,21 @@ def summarize(record: Record | dict) -> Summary:
     earned = (auto or 0.0) + manual
     penalty = penalty_points(record.late, earned)
     why = status.why_no_final or (
-        f"written answers not graded yet: {', '.join(pending)}" if pending else "")
+        f"written answers not graded yet: {', '.join(pending)}" if pending else ""
+    )
     final = None if why else round(earned - penalty, 2)
     late = record.late
-    return Summary(record.student_id, status, auto, manual, pending, record.max_auto,
-                   record.max_manual, late.days if late is not None else 0,
-                   float(late.percent) if late is not None else 0.0, penalty, final, why)
+    return Summary(
+        record.student_id,
+        status,
+        auto,
+        manual,
+        pending,
+        record.max_auto,
+        record.max_manual,
+        late.days if late is not None else 0,
+        float(late.percent) if late is not None else 0.0,
+        penalty,
+        final,
+        why,
+    )

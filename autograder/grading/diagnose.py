@@ -35,8 +35,11 @@ def _error(cell) -> tuple[str, str] | None:
     A cell stopped at its time limit shows the ``KeyboardInterrupt`` of the interrupt first and
     the grader's ``CellTimeoutError`` after it: the time limit is the cause.
     """
-    errors = [(str(o.get("ename", "Error")), str(o.get("evalue", "")))
-              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        (str(o.get("ename", "Error")), str(o.get("evalue", "")))
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     timeouts = [e for e in errors if e[0] == "CellTimeoutError"]
     return (timeouts or errors or [None])[0]
 
@@ -49,8 +52,10 @@ def _describe(name: str, value: str) -> str:
     if name == "CellTimeoutError":
         return f"was stopped: {value or 'it ran out of time'} (the time limit per cell)"
     if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
-        return (f"stopped{where}: it imports {value.split(' ', 1)[0]}, which the problem set's "
-                f"rules forbid")
+        return (
+            f"stopped{where}: it imports {value.split(' ', 1)[0]}, which the problem set's "
+            f"rules forbid"
+        )
     if "not available in the sandbox" in value:
         return f"imported a module that graded notebooks may not use ({value})"
     return f"raised {name}{where}: {value[:200]}" if value else f"raised {name}{where}"
@@ -65,8 +70,12 @@ def _where(gid: str | None, previous: str | None, solution_ids: list[str]) -> st
     return f"the cell after {previous!r}" if previous else "the first code cell"
 
 
-def explain(nb: nbformat.NotebookNode | None, status: Status | str, scores: list[CellScore],
-            solution_ids: list[str]) -> tuple[list[str], list[CellScore]]:
+def explain(
+    nb: nbformat.NotebookNode | None,
+    status: Status | str,
+    scores: list[CellScore],
+    solution_ids: list[str],
+) -> tuple[list[str], list[CellScore]]:
     """Find why answers are missing and say it once.
 
     Parameters
@@ -100,8 +109,7 @@ def explain(nb: nbformat.NotebookNode | None, status: Status | str, scores: list
             ran = cell.get("execution_count") is not None or cell.get("outputs")
             stopped = not ran and Status(status).stopped
             if stopped:  # the executor's own note says where and why it stopped
-                how = ("ran out of time" if status == Status.TIMEOUT
-                       else "stopped (its kernel died)")
+                how = "ran out of time" if status == Status.TIMEOUT else "stopped (its kernel died)"
                 current = f"your notebook {how} before this test ran (see the note above)"
             elif error and (gid in solution_ids or gid is None or error[0] == "CellTimeoutError"):
                 current = f"{_where(gid, previous, solution_ids)} {_describe(*error)}"
@@ -109,6 +117,10 @@ def explain(nb: nbformat.NotebookNode | None, status: Status | str, scores: list
         if gid:
             causes[gid] = current
             previous = gid
-    fixed = [dataclasses.replace(s, message=f"not run: {causes[s.grade_id]}")
-             if s.message.startswith(NOT_RUN) and causes.get(s.grade_id) else s for s in scores]
+    fixed = [
+        dataclasses.replace(s, message=f"not run: {causes[s.grade_id]}")
+        if s.message.startswith(NOT_RUN) and causes.get(s.grade_id)
+        else s
+        for s in scores
+    ]
     return notes, fixed

@@ -43,15 +43,21 @@ def local_executor(timeout: float = 60.0, kernel_name: str = "python3") -> Calla
 
         from coursedata.guard import KERNEL_ARGUMENT
 
-        client = NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name=kernel_name,
-                                extra_arguments=[KERNEL_ARGUMENT])
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            allow_errors=True,
+            kernel_name=kernel_name,
+            extra_arguments=[KERNEL_ARGUMENT],
+        )
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
             start = time.perf_counter()
             client.execute(cwd=str(workdir))
-            return ExecutionResult(nb, Status.OK, "",
-                                   timings={"execute_s": time.perf_counter() - start})
+            return ExecutionResult(
+                nb, Status.OK, "", timings={"execute_s": time.perf_counter() - start}
+            )
         except DeadKernelError as exc:
             return ExecutionResult(nb, Status.CRASHED, f"the kernel died: {exc}")
         finally:

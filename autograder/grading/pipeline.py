@@ -69,12 +69,12 @@ from autograder.sandbox.config import ExecutionResult
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
 
-__all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores",
-           "GRADER_FAILED"]
+__all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores", "GRADER_FAILED"]
 
 #: What a student reads where the grader failed on their submission.
-GRADER_FAILED = ("not graded yet: the grader failed on this submission; your instructor has "
-                 "been told")
+GRADER_FAILED = (
+    "not graded yet: the grader failed on this submission; your instructor has been told"
+)
 
 
 @dataclass
@@ -174,12 +174,19 @@ class Grading:
 
 def zero_scores(ps: ProblemSet, message: str) -> list[CellScore]:
     """Every graded cell of ``ps`` at 0 with ``message`` (a hand-graded cell: no score yet)."""
-    return [CellScore(c.grade_id, 0.0 if c.autograded else None, c.points,
-                      message if c.autograded else "graded by hand")
-            for c in ps.grade_cells]
+    return [
+        CellScore(
+            c.grade_id,
+            0.0 if c.autograded else None,
+            c.points,
+            message if c.autograded else "graded by hand",
+        )
+        for c in ps.grade_cells
+    ]
 
 
 # The steps, in order. Each takes the state and returns it with its own part filled in.
+
 
 def parse(g: Grading) -> Grading:
     """Read the submitted bytes into a notebook, once; a file that is no notebook is
@@ -269,7 +276,16 @@ def sanitize(g: Grading) -> Grading:
 
 #: The steps of :func:`grade`, in order (see the module docstring).
 STEPS: tuple[Callable[[Grading], Grading], ...] = (
-    parse, assemble, fingerprint_code, execute, sign, judge, score, diagnose, sanitize)
+    parse,
+    assemble,
+    fingerprint_code,
+    execute,
+    sign,
+    judge,
+    score,
+    diagnose,
+    sanitize,
+)
 
 
 def _status(g: Grading) -> Status:
@@ -283,8 +299,9 @@ def _status(g: Grading) -> Status:
     return Status.AWAITING_MANUAL if manual else Status.GRADED
 
 
-def grade(ps: ProblemSet | str, data: bytes, executor: Executor, *,
-          workdir: str | Path | None = None) -> Grading:
+def grade(
+    ps: ProblemSet | str, data: bytes, executor: Executor, *, workdir: str | Path | None = None
+) -> Grading:
     """Run :data:`STEPS` on the notebook ``data``.
 
     Once a step has decided the status before :func:`diagnose` (a file that is no notebook, a
@@ -322,17 +339,29 @@ def grade(ps: ProblemSet | str, data: bytes, executor: Executor, *,
             except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
                 if step is sanitize:
                     raise
-                g = Grading(ps, data, work, executor, submitted=g.submitted, code=g.code,
-                            status=Status.GRADER_ERROR, scores=zero_scores(ps, GRADER_FAILED),
-                            fault=traceback.format_exc())
+                g = Grading(
+                    ps,
+                    data,
+                    work,
+                    executor,
+                    submitted=g.submitted,
+                    code=g.code,
+                    status=Status.GRADER_ERROR,
+                    scores=zero_scores(ps, GRADER_FAILED),
+                    fault=traceback.format_exc(),
+                )
     return g
 
 
 def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) -> Record:
     """The record of a finished :class:`Grading` (see :func:`autograder.run.task.grade_task`)."""
     return Record.of_scores(
-        student_id, g.ps.name, g.status, g.scores,
-        sha256=hashlib.sha256(g.data).hexdigest(), notes=g.notes,
+        student_id,
+        g.ps.name,
+        g.status,
+        g.scores,
+        sha256=hashlib.sha256(g.data).hexdigest(),
+        notes=g.notes,
         elapsed_s=round(elapsed_s, 3),
         started_at=started_at,  # wall clock, for the coordinator's waiting time
         timings={k: round(v, 3) for k, v in g.timings.items()},
@@ -341,7 +370,8 @@ def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) 
         flags=tuple(g.flags),  # for a person to look at (the problem set's rules); no points
         breaches=tuple(g.breaches),  # functions that broke the rules
         recorded=g.signatures,
-        code=_code(g, student_id))  # for the similarity page; the coordinator's only
+        code=_code(g, student_id),
+    )  # for the similarity page; the coordinator's only
 
 
 def _code(g: Grading, student_id: str) -> StudentCode | None:

@@ -19,8 +19,7 @@ from autograder.course import Course
 from autograder.naming import TestKind, question_of, test_kind
 from coursedata.rules import Rules
 
-__all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook",
-           "list_problem_sets"]
+__all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook", "list_problem_sets"]
 
 #: The default course's ``source/`` folder.
 SOURCE_DIR = Course.default().source_dir
@@ -84,8 +83,10 @@ def list_problem_sets(course: Course | None = None) -> list[str]:
 def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
     """Parse and validate a submitted notebook, raising :class:`InvalidNotebook` with the reason."""
     if len(data) > _MAX_NOTEBOOK_BYTES:
-        raise InvalidNotebook(f"the notebook is {len(data) / 2**20:.0f} MB, over the "
-                              f"{_MAX_NOTEBOOK_BYTES // 2**20} MB limit")
+        raise InvalidNotebook(
+            f"the notebook is {len(data) / 2**20:.0f} MB, over the "
+            f"{_MAX_NOTEBOOK_BYTES // 2**20} MB limit"
+        )
     try:
         nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     except UnicodeDecodeError:
@@ -124,8 +125,10 @@ class ProblemSet:
     def __post_init__(self):
         known = self.course.problem_sets()
         if self.name not in known:
-            raise ValueError(f"unknown problem set {self.name!r} in {self.course.root}; "
-                             f"choose one of {', '.join(known)}")
+            raise ValueError(
+                f"unknown problem set {self.name!r} in {self.course.root}; "
+                f"choose one of {', '.join(known)}"
+            )
         self.path = self.course.source_notebook(self.name)
         self.source = nbformat.read(self.path, as_version=4)
         self.course.use_code()  # its declarations and checks name the course's own Python
@@ -176,9 +179,12 @@ class ProblemSet:
                 for mine, src in zip(cells, self.source.cells):
                     if "nbgrader" in src.metadata:
                         mine.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(
-                            src.metadata["nbgrader"])
-                notes.append("the notebook had lost its grading metadata; its cells were matched "
-                             "to the assignment by position")
+                            src.metadata["nbgrader"]
+                        )
+                notes.append(
+                    "the notebook had lost its grading metadata; its cells were matched "
+                    "to the assignment by position"
+                )
         plain = {c.source for c in self.source.cells if not _nbgrader(c)}
         answers: dict[str, dict] = {}
         extras: dict[str | None, list] = {}
@@ -230,7 +236,9 @@ def _blank(cell):
     """A solution cell as the student received it, used when the submission lost it."""
     blank = copy.deepcopy(cell)
     if blank.cell_type == "code":
-        blank.source = "raise NotImplementedError('this answer cell was missing from the submission')"
+        blank.source = (
+            "raise NotImplementedError('this answer cell was missing from the submission')"
+        )
     else:
         blank.source = "(missing from the submission)"
     return blank

@@ -48,8 +48,15 @@ from autograder.intake.late import Lateness
 from autograder.intake.lms import LmsInfo
 from autograder.status import RECORDED, Status
 
-__all__ = ["Record", "CellScore", "RecordError", "load_record", "save_record", "load_records",
-           "as_record"]
+__all__ = [
+    "Record",
+    "CellScore",
+    "RecordError",
+    "load_record",
+    "save_record",
+    "load_records",
+    "as_record",
+]
 
 
 class RecordError(ValueError):
@@ -131,12 +138,17 @@ class Record:
     code: object | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def of_scores(cls, student_id: str, problem_set: str, status: Status,
-                  scores: Iterable[CellScore], **fields) -> Record:
+    def of_scores(
+        cls,
+        student_id: str,
+        problem_set: str,
+        status: Status,
+        scores: Iterable[CellScore],
+        **fields,
+    ) -> Record:
         """A new record; ``fields`` are any of the other attributes."""
         notes = tuple(n for n in fields.pop("notes", ()) if n)
-        return cls(student_id, problem_set, Status(status), tuple(scores), notes=notes,
-                   **fields)
+        return cls(student_id, problem_set, Status(status), tuple(scores), notes=notes, **fields)
 
     # --- derived ---------------------------------------------------------------------------
 
@@ -173,18 +185,29 @@ class Record:
         """The record as ``records/<student>.json`` holds it (``copies`` and ``code`` left
         out)."""
         return {
-            "student_id": self.student_id, "problem_set": self.problem_set,
-            "sha256": self.sha256, "status": str(self.status),
-            "scores": [s.to_dict() for s in self.scores], "notes": list(self.notes),
-            "total": self.total, "max_auto": self.max_auto, "max_manual": self.max_manual,
-            "elapsed_s": self.elapsed_s, "started_at": self.started_at,
-            "timings": dict(self.timings), "grader_error": self.grader_error,
-            "flags": list(self.flags), "breaches": [b.to_dict() for b in self.breaches],
-            "recorded": dict(self.recorded), "fingerprint": self.fingerprint,
-            "origin": self.origin, "lms": self.lms.to_dict() if self.lms is not None else None,
+            "student_id": self.student_id,
+            "problem_set": self.problem_set,
+            "sha256": self.sha256,
+            "status": str(self.status),
+            "scores": [s.to_dict() for s in self.scores],
+            "notes": list(self.notes),
+            "total": self.total,
+            "max_auto": self.max_auto,
+            "max_manual": self.max_manual,
+            "elapsed_s": self.elapsed_s,
+            "started_at": self.started_at,
+            "timings": dict(self.timings),
+            "grader_error": self.grader_error,
+            "flags": list(self.flags),
+            "breaches": [b.to_dict() for b in self.breaches],
+            "recorded": dict(self.recorded),
+            "fingerprint": self.fingerprint,
+            "origin": self.origin,
+            "lms": self.lms.to_dict() if self.lms is not None else None,
             "submitted_at": self.submitted_at,
             "late": self.late.to_dict() if self.late is not None else None,
-            "manual": dict(self.manual)}
+            "manual": dict(self.manual),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping, where: str = "record") -> Record:
@@ -201,20 +224,28 @@ class Record:
             raise RecordError(f"{where}: not a record (a JSON object), but {type(data).__name__}")
         unknown = sorted(set(data) - _KEYS)
         if unknown:
-            raise RecordError(f"{where}: unknown key {unknown[0]!r}: a record holds "
-                              f"{', '.join(sorted(_KEYS))} (was it written by another version "
-                              f"of the grader?)")
+            raise RecordError(
+                f"{where}: unknown key {unknown[0]!r}: a record holds "
+                f"{', '.join(sorted(_KEYS))} (was it written by another version "
+                f"of the grader?)"
+            )
         missing = [k for k in ("student_id", "problem_set", "status", "scores") if k not in data]
         if missing:
-            raise RecordError(f"{where}: no {missing[0]!r}: every record names its student, "
-                              f"problem set, status and scores")
+            raise RecordError(
+                f"{where}: no {missing[0]!r}: every record names its student, "
+                f"problem set, status and scores"
+            )
         if data["status"] not in RECORDED:
-            raise RecordError(f"{where}: unknown status {data['status']!r}; a record's status "
-                              f"is one of {', '.join(RECORDED)}")
+            raise RecordError(
+                f"{where}: unknown status {data['status']!r}; a record's status "
+                f"is one of {', '.join(RECORDED)}"
+            )
         status = Status(data["status"])
         try:
             return cls(
-                str(data["student_id"]), str(data["problem_set"]), status,
+                str(data["student_id"]),
+                str(data["problem_set"]),
+                status,
                 tuple(_score(s) for s in data["scores"]),
                 sha256=str(data.get("sha256") or ""),
                 notes=tuple(str(n) for n in data.get("notes") or () if n),
@@ -223,25 +254,31 @@ class Record:
                 timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
                 grader_error=data.get("grader_error"),
                 flags=tuple(str(f) for f in data.get("flags") or ()),
-                breaches=tuple(Breach(b["function"], b["entry"], b["where"],
-                                      tuple(b.get("cases") or ()))
-                               for b in data.get("breaches") or ()),
+                breaches=tuple(
+                    Breach(b["function"], b["entry"], b["where"], tuple(b.get("cases") or ()))
+                    for b in data.get("breaches") or ()
+                ),
                 recorded={str(k): str(v) for k, v in (data.get("recorded") or {}).items()},
-                fingerprint=data.get("fingerprint"), origin=data.get("origin"),
+                fingerprint=data.get("fingerprint"),
+                origin=data.get("origin"),
                 lms=LmsInfo(**data["lms"]) if data.get("lms") else None,
                 submitted_at=_number(data.get("submitted_at")),
                 late=_lateness(data["late"]) if data.get("late") else None,
-                manual={str(k): float(v) for k, v in (data.get("manual") or {}).items()
-                        if v is not None})
+                manual={
+                    str(k): float(v) for k, v in (data.get("manual") or {}).items() if v is not None
+                },
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"{where}: a value of the wrong kind ({type(exc).__name__}: "
-                              f"{exc})") from None
+            raise RecordError(
+                f"{where}: a value of the wrong kind ({type(exc).__name__}: {exc})"
+            ) from None
 
 
 #: The keys of a record's JSON object.
-_KEYS = frozenset({f.name for f in dataclasses.fields(Record)
-                   if f.name not in ("copies", "code")}
-                  | {"total", "max_auto", "max_manual"})
+_KEYS = frozenset(
+    {f.name for f in dataclasses.fields(Record) if f.name not in ("copies", "code")}
+    | {"total", "max_auto", "max_manual"}
+)
 _SCORE_KEYS = frozenset({"grade_id", "points", "max_points", "message", "error"})
 
 
@@ -253,9 +290,14 @@ def _lateness(data: Mapping) -> Lateness:
     unknown = sorted(set(data) - {f.name for f in dataclasses.fields(Lateness)})
     if unknown:
         raise ValueError(f"a lateness holds no {unknown[0]!r}")
-    return Lateness(int(data.get("days", 0)), float(data.get("percent", 0.0)),
-                    bool(data.get("lms_late", False)), data.get("submitted_at"),
-                    data.get("deadline"), str(data.get("reason", "on time")))
+    return Lateness(
+        int(data.get("days", 0)),
+        float(data.get("percent", 0.0)),
+        bool(data.get("lms_late", False)),
+        data.get("submitted_at"),
+        data.get("deadline"),
+        str(data.get("reason", "on time")),
+    )
 
 
 def _score(data: Mapping) -> CellScore:
@@ -263,8 +305,13 @@ def _score(data: Mapping) -> CellScore:
     if unknown:
         raise ValueError(f"a score holds {', '.join(sorted(_SCORE_KEYS))}, not {unknown[0]!r}")
     points = data["points"]
-    return CellScore(str(data["grade_id"]), None if points is None else float(points),
-                     float(data["max_points"]), str(data.get("message", "")), data.get("error"))
+    return CellScore(
+        str(data["grade_id"]),
+        None if points is None else float(points),
+        float(data["max_points"]),
+        str(data.get("message", "")),
+        data.get("error"),
+    )
 
 
 def as_record(record: Record | Mapping) -> Record:

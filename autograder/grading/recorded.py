@@ -19,6 +19,7 @@ from autograder.naming import VISIBLE, question_of
 
 __all__ = ["cell_cases", "signatures"]
 
+
 def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
     """For each autograded cell, the cases its check may read: a visible cell's own cases (its
     check holds what its hidden part recorded), and for any other cell every case of its question
@@ -29,8 +30,9 @@ def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
         if not grade_cell.autograded:
             continue
         gid = grade_cell.grade_id
-        everything = sorted({c for g, cases in own.items()
-                             if question_of(g) == grade_cell.question for c in cases})
+        everything = sorted(
+            {c for g, cases in own.items() if question_of(g) == grade_cell.question for c in cases}
+        )
         out[gid] = (own.get(gid) if grade_cell.kind == VISIBLE else None) or everything
     return out
 
@@ -40,7 +42,7 @@ def _rounded(value: np.ndarray) -> bytes:
     with np.errstate(all="ignore"):
         mag = np.floor(np.log10(np.abs(a)))
         mag = np.where(np.isfinite(mag), mag, 0.0)
-        r = np.round(a / 10.0 ** mag, 3) * 10.0 ** mag
+        r = np.round(a / 10.0**mag, 3) * 10.0**mag
     r = np.where(r == 0, 0.0, r)  # -0.0 is 0.0
     return f"{np.shape(value)}".encode() + np.ascontiguousarray(r).tobytes()
 
@@ -62,8 +64,11 @@ def signatures(ps: ProblemSet, results) -> dict[str, str]:
     from autograder.checks.answers import Answers, AnswerUnavailable
     from autograder.checks.declared import declared_cases
 
-    answers = (results if isinstance(results, Answers)
-               else Answers(ps.name, results, declared_cases(ps.source)))
+    answers = (
+        results
+        if isinstance(results, Answers)
+        else Answers(ps.name, results, declared_cases(ps.source))
+    )
     if not answers.results_dir.is_dir():
         return {}
     by_case: dict[str, bytes] = {}

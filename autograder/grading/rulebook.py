@@ -30,8 +30,15 @@ from coursedata.guard import kernel_config, read_log
 from coursedata.reading import Finding, Reading, StudentCell, read_cells
 from coursedata.rules import Rules, covers
 
-__all__ = ["Breach", "Verdict", "LOG_NAME", "kernel_env", "judge", "student_cells",
-           "declaration_problems"]
+__all__ = [
+    "Breach",
+    "Verdict",
+    "LOG_NAME",
+    "kernel_env",
+    "judge",
+    "student_cells",
+    "declaration_problems",
+]
 
 #: The guard's log, in the results folder (case names never start with an underscore).
 LOG_NAME = "_rules.jsonl"
@@ -60,14 +67,20 @@ class Breach:
     cases: tuple[str, ...]
 
     def to_dict(self) -> dict:
-        return {"function": self.function, "entry": self.entry, "where": self.where,
-                "cases": list(self.cases)}
+        return {
+            "function": self.function,
+            "entry": self.entry,
+            "where": self.where,
+            "cases": list(self.cases),
+        }
 
     @property
     def message(self) -> str:
         """The message of a cell that reads one of its cases."""
-        return (f"0 points: {self.function} used {self.entry}, which this problem set does not "
-                f"allow (see the note above)")
+        return (
+            f"0 points: {self.function} used {self.entry}, which this problem set does not "
+            f"allow (see the note above)"
+        )
 
 
 @dataclass
@@ -99,15 +112,19 @@ class Verdict:
 
 def _course_calls(ps: ProblemSet) -> dict[str, frozenset[str]]:
     """``{function the course defines: graded functions it refers to}``, read once per source."""
-    sources = tuple(c.source for c in ps.source.cells
-                    if c.cell_type == "code" and not _meta(c).get("solution"))
+    sources = tuple(
+        c.source for c in ps.source.cells if c.cell_type == "code" and not _meta(c).get("solution")
+    )
     return _calls_in(sources, tuple(sorted(cases_by_function(ps.source))))
 
 
 @functools.lru_cache(maxsize=32)
 def _calls_in(sources: tuple[str, ...], graded: tuple[str, ...]) -> dict:
-    reading = read_cells([StudentCell(f"course cell {i}", s) for i, s in enumerate(sources)],
-                         Rules(forbid=()), graded)
+    reading = read_cells(
+        [StudentCell(f"course cell {i}", s) for i, s in enumerate(sources)],
+        Rules(forbid=()),
+        graded,
+    )
     return {f: frozenset(c) for f, c in reading.calls.items() if f}
 
 
@@ -119,8 +136,9 @@ def _meta(cell) -> dict:
 def student_cells(ps: ProblemSet, notebook: nbformat.NotebookNode) -> list[StudentCell]:
     """The student's code in an assembled notebook: the answer cells (with their question) and
     every code cell that is not the course's own."""
-    course = {c.source for c in ps.source.cells
-              if c.cell_type == "code" and not _meta(c).get("solution")}
+    course = {
+        c.source for c in ps.source.cells if c.cell_type == "code" and not _meta(c).get("solution")
+    }
     cells, previous = [], None
     for cell in notebook.cells:
         gid = _meta(cell).get("grade_id")
@@ -128,8 +146,11 @@ def student_cells(ps: ProblemSet, notebook: nbformat.NotebookNode) -> list[Stude
             if _meta(cell).get("solution"):
                 cells.append(StudentCell(gid, cell.source, gid))
             elif cell.source not in course:
-                label = f"a cell you added after {previous!r}" if previous else \
-                    "a cell you added at the top"
+                label = (
+                    f"a cell you added after {previous!r}"
+                    if previous
+                    else "a cell you added at the top"
+                )
                 cells.append(StudentCell(label, cell.source, None))
         if gid:
             previous = gid
@@ -141,10 +162,14 @@ def kernel_env(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path) -> di
     rules = ps.rules
     if rules is None:
         return {}
-    trusted = [c.source for c in ps.source.cells
-               if c.cell_type == "code" and not _meta(c).get("solution")]
-    answers = {c.source: _meta(c)["grade_id"] for c in notebook.cells
-               if c.cell_type == "code" and _meta(c).get("solution")}
+    trusted = [
+        c.source for c in ps.source.cells if c.cell_type == "code" and not _meta(c).get("solution")
+    ]
+    answers = {
+        c.source: _meta(c)["grade_id"]
+        for c in notebook.cells
+        if c.cell_type == "code" and _meta(c).get("solution")
+    }
     return kernel_config(rules, trusted, answers, str(log))
 
 
@@ -168,8 +193,10 @@ def declaration_problems(ps: ProblemSet) -> list[str]:
     problems = []
     intro = _words(ps.source.cells[0].source) if ps.source.cells else ""
     if _words(rules.statement) not in intro:
-        problems.append(f"{ps.name}: the instructions do not say the declared rule "
-                        f"“{rules.statement}” word for word")
+        problems.append(
+            f"{ps.name}: the instructions do not say the declared rule "
+            f"“{rules.statement}” word for word"
+        )
     text = _words("\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown"))
     for where, declared in [(None, rules)] + list(rules.questions.items()):
         if where is not None and where not in ps.solution_ids:
@@ -206,8 +233,9 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         reading = read_cells(student_cells(ps, notebook), rules)
     except (RecursionError, MemoryError):  # code nested beyond what ast can read
         reading = Reading()
-        verdict.flags.append("the answer cells are nested too deeply to be read: a person "
-                             "should read them")
+        verdict.flags.append(
+            "the answer cells are nested too deeply to be read: a person should read them"
+        )
     # A graded function the course defines (a hidden cell chaining the student's functions)
     # uses what the student's functions it calls use.
     for function, callees in _course_calls(ps).items():
@@ -227,19 +255,33 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         # Written in the student's kernel: anything may be there, of any type.
         module, rule = str(entry.get("module"))[:200], str(entry.get("entry"))[:200]
         functions = entry.get("functions")
-        named = [f for f in (functions if isinstance(functions, list) else [])
-                 if isinstance(f, str) and f in cases]
+        named = [
+            f
+            for f in (functions if isinstance(functions, list) else [])
+            if isinstance(f, str) and f in cases
+        ]
         case = entry.get("case")
-        named += [f for f, cs in cases.items()
-                  if isinstance(case, str) and case in cs and f not in named]
+        named += [
+            f for f, cs in cases.items() if isinstance(case, str) and case in cs and f not in named
+        ]
         for function in named:
-            found.setdefault(function, (rule, f"the grading kernel refused to import {module} "
-                                              f"for it (line {entry.get('line')})"))
-        covered = any(f.is_use and f.line == entry.get("line") and covers(f.entry, module)
-                      for f in reading.findings)
+            found.setdefault(
+                function,
+                (
+                    rule,
+                    f"the grading kernel refused to import {module} "
+                    f"for it (line {entry.get('line')})",
+                ),
+            )
+        covered = any(
+            f.is_use and f.line == entry.get("line") and covers(f.entry, module)
+            for f in reading.findings
+        )
         if not named and not covered:
-            verdict.flags.append(f"the grading kernel refused to import {module} outside any "
-                                 f"graded function (line {entry.get('line')})")
+            verdict.flags.append(
+                f"the grading kernel refused to import {module} outside any "
+                f"graded function (line {entry.get('line')})"
+            )
     for function, (entry, where) in found.items():
         breach = Breach(function, entry, where, tuple(cases[function]))
         verdict.breaches.append(breach)
@@ -247,22 +289,28 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         statement = rules.policy(cell if cell in rules.questions else None).statement
         verdict.notes.append(
             f"{function} used {entry}, which this problem set does not allow: it {where}. "
-            f"The rule: “{statement}” Every test of {function}, visible or hidden, scores 0.")
+            f"The rule: “{statement}” Every test of {function}, visible or hidden, scores 0."
+        )
     counted = {id(f) for b in found for _, f in reading.uses(b)}
     for finding in reading.findings:
         if not finding.is_use:
             verdict.flags.append(f"{finding.how} ({finding.where()})")
         elif id(finding) not in counted:
-            verdict.flags.append(f"{finding.how} ({finding.where()}); no graded function "
-                                 f"uses it")
+            verdict.flags.append(f"{finding.how} ({finding.where()}); no graded function uses it")
     if log is not None:
         if not any(e.get("event") == "installed" for e in entries):
-            verdict.flags.append("the grading kernel's rule log is missing or lacks its start: "
-                                 "the rules were not enforced while it ran, or the log was "
-                                 "removed")
-        verdict.flags += [f"tampering: {str(e.get('what'))[:200]}" for e in entries
-                          if e.get("event") == "tampered"]
+            verdict.flags.append(
+                "the grading kernel's rule log is missing or lacks its start: "
+                "the rules were not enforced while it ran, or the log was "
+                "removed"
+            )
+        verdict.flags += [
+            f"tampering: {str(e.get('what'))[:200]}"
+            for e in entries
+            if e.get("event") == "tampered"
+        ]
     flags = list(dict.fromkeys(verdict.flags))
-    verdict.flags = flags[:MAX_FLAGS] + ([f"and {len(flags) - MAX_FLAGS} more of the kind"]
-                                         if len(flags) > MAX_FLAGS else [])
+    verdict.flags = flags[:MAX_FLAGS] + (
+        [f"and {len(flags) - MAX_FLAGS} more of the kind"] if len(flags) > MAX_FLAGS else []
+    )
     return verdict

@@ -15,8 +15,14 @@ from autograder.grading.problemset import ProblemSet
 from autograder.grading.recorded import cell_cases
 from autograder.naming import VISIBLE, test_kind
 
-__all__ = ["CellScore", "score_results", "check_coverage", "failed_visible_cells",
-           "VISIBLE_FAILED", "GRADER_FAULT"]
+__all__ = [
+    "CellScore",
+    "score_results",
+    "check_coverage",
+    "failed_visible_cells",
+    "VISIBLE_FAILED",
+    "GRADER_FAULT",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,17 +52,23 @@ def check_coverage(problem_set: ProblemSet) -> None:
     checks = checks_for(problem_set)
     cells = {c.grade_id for c in problem_set.grade_cells if c.autograded}
     if cells != set(checks):
-        raise ValueError(f"{problem_set.name}: autograded cells without a check: "
-                         f"{sorted(cells - set(checks))}; checks without a cell: "
-                         f"{sorted(set(checks) - cells)}")
+        raise ValueError(
+            f"{problem_set.name}: autograded cells without a check: "
+            f"{sorted(cells - set(checks))}; checks without a cell: "
+            f"{sorted(set(checks) - cells)}"
+        )
 
 
 #: The message of a visible cell whose test failed in the student's kernel.
-VISIBLE_FAILED = ("the visible test of this cell failed when your notebook ran (see the error "
-                  "under the cell): its points need the visible test to pass")
+VISIBLE_FAILED = (
+    "the visible test of this cell failed when your notebook ran (see the error "
+    "under the cell): its points need the visible test to pass"
+)
 #: The message of a cell whose trusted check failed (a fault of the grader).
-GRADER_FAULT = ("this check could not be run because of a fault in the grader, not in your "
-                "answer; the instructor has been told, and this score is not final")
+GRADER_FAULT = (
+    "this check could not be run because of a fault in the grader, not in your "
+    "answer; the instructor has been told, and this score is not final"
+)
 
 
 def failed_visible_cells(notebook) -> frozenset[str]:
@@ -73,8 +85,9 @@ def failed_visible_cells(notebook) -> frozenset[str]:
         grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
         if not (isinstance(grade_id, str) and test_kind(grade_id) == VISIBLE):
             continue
-        if any(isinstance(o, dict) and o.get("output_type") == "error"
-               for o in cell.get("outputs", [])):
+        if any(
+            isinstance(o, dict) and o.get("output_type") == "error" for o in cell.get("outputs", [])
+        ):
             failed.add(grade_id)
     return frozenset(failed)
 
@@ -91,8 +104,9 @@ class _ReadingAnswers(Answers):
         return self.answers.get(case)
 
 
-def score_results(problem_set: ProblemSet, results, executed,
-                  tainted: Mapping[str, str] | None = None) -> list[CellScore]:
+def score_results(
+    problem_set: ProblemSet, results, executed, tainted: Mapping[str, str] | None = None
+) -> list[CellScore]:
     """Score every graded cell of ``problem_set`` from the arrays in ``results_dir``.
 
     Parameters
@@ -129,9 +143,11 @@ def score_results(problem_set: ProblemSet, results, executed,
     else:
         raise TypeError("executed must be the executed notebook or a collection of grade_ids")
     checks = checks_for(problem_set)
-    answers = _ReadingAnswers(results if isinstance(results, Answers)
-                              else Answers(problem_set.name, results,
-                                           declared_cases(problem_set.source)))
+    answers = _ReadingAnswers(
+        results
+        if isinstance(results, Answers)
+        else Answers(problem_set.name, results, declared_cases(problem_set.source))
+    )
     tainted = dict(tainted or {})
     may_read = cell_cases(problem_set) if tainted else {}
     scores = []
@@ -148,8 +164,9 @@ def score_results(problem_set: ProblemSet, results, executed,
             points, message = 0.0, str(exc)
         except Exception:  # noqa: BLE001 - a fault of the grader must not stop grading
             error = traceback.format_exc()
-            log.error("check %s/%s failed (a grader fault):\n%s", problem_set.name,
-                      cell.grade_id, error)
+            log.error(
+                "check %s/%s failed (a grader fault):\n%s", problem_set.name, cell.grade_id, error
+            )
             points, message = 0.0, GRADER_FAULT
         if error is None and cell.grade_id in failed and points > 0:
             points, message = 0.0, VISIBLE_FAILED

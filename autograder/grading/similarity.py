@@ -36,8 +36,20 @@ from pathlib import Path
 from autograder.grading.problemset import InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.settings import ROOT
 
-__all__ = ["StudentCode", "Pair", "student_code", "code_of", "starter_lines", "find_similar",
-           "find_known", "known_sources", "KnownMatch", "common_limit", "K", "W"]
+__all__ = [
+    "StudentCode",
+    "Pair",
+    "student_code",
+    "code_of",
+    "starter_lines",
+    "find_similar",
+    "find_known",
+    "known_sources",
+    "KnownMatch",
+    "common_limit",
+    "K",
+    "W",
+]
 
 #: Tokens per hashed k-gram, and hashes per winnowing window: every match of K + W - 1 = 8
 #: tokens or more (a short line, ``V = V.mean(axis=0)`` is 10) leaves a shared fingerprint.
@@ -48,14 +60,19 @@ MIN_SHARED = 3
 #: this share of its fingerprints, and at least KNOWN_MIN of them, are in that source.
 KNOWN_SHARE, KNOWN_MIN = 0.9, 20
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<comment>\#[^\n]*)
   | (?P<string>[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
   | (?P<name>[^\W\d]\w*)
   | (?P<number>\d[\w.]*(?:[eE][-+]?\d+)?j?|\.\d[\w]*)
   | (?P<op>\*\*=?|//=?|==|!=|<=|>=|->|:=|[-+*/%@&|^<>]=|\S)
-""", re.VERBOSE)
-_KEEP = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)) - {"_"}
+""",
+    re.VERBOSE,
+)
+_KEEP = (frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)) - {
+    "_"
+}
 _MAGIC = re.compile(r"^[ \t]*[%!].*$", re.M)  # IPython magics and shell lines
 
 
@@ -107,8 +124,9 @@ def _nbgrader(cell) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-_SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n[\s\S]*?^[ \t]*### END SOLUTION[ \t]*\n?",
-                       re.M)
+_SOLUTION = re.compile(
+    r"^[ \t]*### BEGIN SOLUTION[ \t]*\n[\s\S]*?^[ \t]*### END SOLUTION[ \t]*\n?", re.M
+)
 
 
 _STARTER: dict[tuple, frozenset[str]] = {}
@@ -117,6 +135,7 @@ _STARTER: dict[tuple, frozenset[str]] = {}
 def starter_lines(ps: ProblemSet) -> frozenset[str]:
     """:func:`_release_lines` of ``ps``, read once per process while its release and source
     files are unchanged."""
+
     def stamp(path: Path) -> tuple:
         try:
             return str(path), path.stat().st_mtime_ns, path.stat().st_size
@@ -137,11 +156,17 @@ def _release_lines(ps: ProblemSet, release: Path | None = None) -> frozenset[str
     else:  # derive the release from the source: solution regions become the stub
         cells = []
         for cell in ps.source.cells:
-            text = _SOLUTION.sub("    # YOUR CODE HERE\n    raise NotImplementedError()\n",
-                                 cell.source)
+            text = _SOLUTION.sub(
+                "    # YOUR CODE HERE\n    raise NotImplementedError()\n", cell.source
+            )
             cells.append({"cell_type": cell.cell_type, "source": text})
-    return frozenset(line.strip() for c in cells if c.get("cell_type") == "code"
-                     for line in c.get("source", "").splitlines() if line.strip())
+    return frozenset(
+        line.strip()
+        for c in cells
+        if c.get("cell_type") == "code"
+        for line in c.get("source", "").splitlines()
+        if line.strip()
+    )
 
 
 def _tokens(source: str, starter: frozenset[str]) -> list[tuple[str, int, int]]:
@@ -197,8 +222,11 @@ def _segments(source: str, starter: frozenset[str]) -> list[list[tuple[str, int,
                 continue
             out.append((tok, start, end))
         elif kind == "name":
-            keep = (tok in _KEEP or (prev is not None and prev[1] == ".")
-                    or (depth > 0 and nxt is not None and nxt[1] == "="))  # keyword argument
+            keep = (
+                tok in _KEEP
+                or (prev is not None and prev[1] == ".")
+                or (depth > 0 and nxt is not None and nxt[1] == "=")
+            )  # keyword argument
             out.append((tok if keep else "V", start, end))
         else:
             out.append((tok, start, end))
@@ -206,28 +234,32 @@ def _segments(source: str, starter: frozenset[str]) -> list[list[tuple[str, int,
 
 
 def _hash(tokens: list[str]) -> int:
-    return int.from_bytes(hashlib.blake2b("\x00".join(tokens).encode(), digest_size=8).digest(),
-                          "big")
+    return int.from_bytes(
+        hashlib.blake2b("\x00".join(tokens).encode(), digest_size=8).digest(), "big"
+    )
 
 
 def _winnow(tokens: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
     """Winnowed fingerprints of one cell: ``(hash, start, end)`` with the k-gram's span."""
     if len(tokens) < K:
         return []
-    grams = [(_hash([t[0] for t in tokens[i:i + K]]), tokens[i][1], tokens[i + K - 1][2])
-             for i in range(len(tokens) - K + 1)]
+    grams = [
+        (_hash([t[0] for t in tokens[i : i + K]]), tokens[i][1], tokens[i + K - 1][2])
+        for i in range(len(tokens) - K + 1)
+    ]
     if len(grams) <= W:
         return [min(grams, key=lambda g: g[0])]
     picked: dict[int, tuple[int, int, int]] = {}
     for i in range(len(grams) - W + 1):
-        window = grams[i:i + W]
+        window = grams[i : i + W]
         j = min(range(W), key=lambda n: (window[n][0], -n))  # rightmost minimum
         picked[i + j] = window[j]
     return [picked[i] for i in sorted(picked)]
 
 
-def student_code(ps: ProblemSet, student: str, data: bytes,
-                 starter: frozenset[str] | None = None) -> StudentCode:
+def student_code(
+    ps: ProblemSet, student: str, data: bytes, starter: frozenset[str] | None = None
+) -> StudentCode:
     """What ``student`` wrote in the notebook ``data``, fingerprinted.
 
     A file that is no notebook gives an empty result (nothing to compare).
@@ -239,8 +271,9 @@ def student_code(ps: ProblemSet, student: str, data: bytes,
     return code_of(ps, student, ps.assemble(nb).notebook, starter)
 
 
-def code_of(ps: ProblemSet, student: str, assembled,
-            starter: frozenset[str] | None = None) -> StudentCode:
+def code_of(
+    ps: ProblemSet, student: str, assembled, starter: frozenset[str] | None = None
+) -> StudentCode:
     """What ``student`` wrote, fingerprinted, from their notebook as grading rebuilt it
     (:meth:`ProblemSet.assemble`); ``starter``: the release's lines (default
     :func:`starter_lines`)."""
@@ -271,8 +304,9 @@ def _add_cell(code: StudentCode, label: str, source: str, starter: frozenset[str
             code.fingerprints.setdefault(h, []).append((index, start, end))
 
 
-_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n)?(?::\w+:[^\n]*\n)*(.*?)^```",
-                        re.S | re.M)
+_CODE_CELL = re.compile(
+    r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n)?(?::\w+:[^\n]*\n)*(.*?)^```", re.S | re.M
+)
 
 
 def known_sources(starter: frozenset[str], root: Path = ROOT) -> list[StudentCode]:
@@ -287,8 +321,7 @@ def known_sources(starter: frozenset[str], root: Path = ROOT) -> list[StudentCod
     for chapter in sorted((root / "chapters").glob("*.md")):
         code = StudentCode(f"the book's chapter: chapters/{chapter.stem}")
         for i, match in enumerate(_CODE_CELL.finditer(chapter.read_text(encoding="utf-8"))):
-            _add_cell(code, f"chapters/{chapter.stem}, code cell {i + 1}", match.group(1),
-                      starter)
+            _add_cell(code, f"chapters/{chapter.stem}, code cell {i + 1}", match.group(1), starter)
         sources.append(code)
     return [c for c in sources if c.fingerprints]
 
@@ -319,9 +352,16 @@ def find_known(codes: list[StudentCode], known: list[StudentCode]) -> list[Known
             hits = Counter(j for h in mine for j in by_hash.get(h, ()))
             for j, shared in hits.items():
                 if shared >= KNOWN_MIN and shared / len(mine) >= KNOWN_SHARE:
-                    found.append(KnownMatch(code.student, known[j].student, code.cells[cell][0],
-                                            shared / len(mine), shared,
-                                            frozenset(mine & known[j].fingerprints.keys())))
+                    found.append(
+                        KnownMatch(
+                            code.student,
+                            known[j].student,
+                            code.cells[cell][0],
+                            shared / len(mine),
+                            shared,
+                            frozenset(mine & known[j].fingerprints.keys()),
+                        )
+                    )
     found.sort(key=lambda m: (-m.share, -m.shared, m.student, m.source, m.cell))
     return found
 
@@ -352,10 +392,20 @@ def find_similar(codes: list[StudentCode], top: int = 50) -> list[Pair]:
     for (i, j), shared in counts.items():
         if shared < MIN_SHARED:
             continue
-        common = frozenset(h for h in codes[i].fingerprints
-                           if h in codes[j].fingerprints and h not in ignored)
-        pairs.append(Pair(codes[i].student, codes[j].student, 2 * shared / (sizes[i] + sizes[j]),
-                          shared, shared / sizes[i], shared / sizes[j], common))
+        common = frozenset(
+            h for h in codes[i].fingerprints if h in codes[j].fingerprints and h not in ignored
+        )
+        pairs.append(
+            Pair(
+                codes[i].student,
+                codes[j].student,
+                2 * shared / (sizes[i] + sizes[j]),
+                shared,
+                shared / sizes[i],
+                shared / sizes[j],
+                common,
+            )
+        )
     pairs.sort(key=lambda p: (-p.score, -p.shared, p.a, p.b))
     return pairs[:top]
 

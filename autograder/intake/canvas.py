@@ -14,8 +14,10 @@ from autograder.intake.lms import LmsInfo
 
 __all__ = ["parse_name"]
 
-_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?:(?P<attachment>\d+)_)?"
-                     r"(?P<file>.+)$")
+_CANVAS = re.compile(
+    r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?:(?P<attachment>\d+)_)?"
+    r"(?P<file>.+)$"
+)
 
 
 def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
@@ -29,6 +31,13 @@ def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
         return None
     attachment = canvas.group("attachment")
     prefix = f"{canvas.group('name')}_{canvas.group('user')}_" + (
-        f"{attachment}_" if attachment else "")
-    return LmsInfo("canvas", canvas.group("user"), canvas.group("name"),
-                   bool(canvas.group("late")), attachment, prefix)
+        f"{attachment}_" if attachment else ""
+    )
+    return LmsInfo(
+        "canvas",
+        canvas.group("user"),
+        canvas.group("name"),
+        bool(canvas.group("late")),
+        attachment,
+        prefix,
+    )

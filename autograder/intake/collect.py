@@ -62,8 +62,16 @@ from autograder.intake import canvas, moodle
 from autograder.intake.lms import LmsInfo, lms_student
 from autograder.status import Status
 
-__all__ = ["Submission", "LmsInfo", "Unmatched", "Unreadable", "Collection",
-           "collect_submissions", "parse_lms_name", "lms_student"]
+__all__ = [
+    "Submission",
+    "LmsInfo",
+    "Unmatched",
+    "Unreadable",
+    "Collection",
+    "collect_submissions",
+    "parse_lms_name",
+    "lms_student",
+]
 
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
@@ -156,8 +164,15 @@ class _Entry:
 #: What reading a damaged member or file raises (zipfile: ``BadZipFile`` for a bad CRC or
 #: header, ``zlib.error`` or ``EOFError`` for a stream that does not decode, ``NotImplementedError``
 #: for an unknown compression, ``RuntimeError`` for an encrypted member; ``OSError`` for a file).
-_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
-                OSError, ValueError)
+_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    OSError,
+    ValueError,
+)
 _CHUNK = 2**20
 
 
@@ -177,8 +192,10 @@ def _read(entry: _Entry, limit: int | None = None) -> bytes:
             while chunk := stream.read(_CHUNK):
                 size += len(chunk)
                 if size > limit:
-                    raise Unreadable(f"it expands past the {limit / 2**20:g} MB limit while "
-                                     f"it is read (its header says {entry.size} bytes)")
+                    raise Unreadable(
+                        f"it expands past the {limit / 2**20:g} MB limit while "
+                        f"it is read (its header says {entry.size} bytes)"
+                    )
                 chunks.append(chunk)
     except _READ_ERRORS as exc:
         raise Unreadable(_damage(exc)) from None
@@ -189,11 +206,15 @@ def _damage(exc: BaseException) -> str:
     """In words, why a file could not be read."""
     text = str(exc) or type(exc).__name__
     if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
-        return (f"the archive member is damaged (its checksum does not match: {text}); the "
-                f"upload or the download was cut or corrupted")
+        return (
+            f"the archive member is damaged (its checksum does not match: {text}); the "
+            f"upload or the download was cut or corrupted"
+        )
     if isinstance(exc, (zlib.error, EOFError)):
-        return (f"the archive member is damaged (its compressed data does not decode: {text}); "
-                f"the upload or the download was cut or corrupted")
+        return (
+            f"the archive member is damaged (its compressed data does not decode: {text}); "
+            f"the upload or the download was cut or corrupted"
+        )
     if isinstance(exc, zipfile.BadZipFile):
         return f"the archive member is damaged ({text})"
     if isinstance(exc, RuntimeError) and "encrypted" in text:
@@ -214,8 +235,11 @@ def _zip_time(info: zipfile.ZipInfo) -> float | None:
 def _unsafe(name: str) -> bool:
     """True for an archive member whose path is absolute or climbs out of the archive."""
     name = name.replace("\\", "/")
-    return (name.startswith("/") or re.match(r"^[A-Za-z]:", name) is not None
-            or ".." in PurePosixPath(name).parts)
+    return (
+        name.startswith("/")
+        or re.match(r"^[A-Za-z]:", name) is not None
+        or ".." in PurePosixPath(name).parts
+    )
 
 
 def _entries(path: Path, notes: list[str]) -> list[_Entry]:
@@ -230,36 +254,54 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                 notes.append(f"{'/'.join(rel)}: refused, a symbolic link")
                 continue
             stat = file.stat()
-            entries.append(_Entry(rel, stat.st_size, stat.st_mtime,
-                                  lambda f=file: f.open("rb"), "/".join(rel)))
+            entries.append(
+                _Entry(rel, stat.st_size, stat.st_mtime, lambda f=file: f.open("rb"), "/".join(rel))
+            )
     elif zipfile.is_zipfile(path):
         try:
             archive = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise ValueError(f"the archive {str(path)!r} is damaged beyond reading its list of "
-                             f"files ({exc}); download it again") from None
+            raise ValueError(
+                f"the archive {str(path)!r} is damaged beyond reading its list of "
+                f"files ({exc}); download it again"
+            ) from None
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             if info.is_dir():
                 continue
             if _unsafe(info.filename):
-                notes.append(f"{info.filename}: refused, an archive member whose path is "
-                             f"absolute or leaves the archive")
+                notes.append(
+                    f"{info.filename}: refused, an archive member whose path is "
+                    f"absolute or leaves the archive"
+                )
                 continue
             parts = PurePosixPath(info.filename.replace("\\", "/")).parts
             mtime = _zip_time(info)
             if mtime is None:
-                notes.append(f"{info.filename}: its date in the archive is not a valid date; "
-                             f"it counts as the oldest copy and as on time")
-            entries.append(_Entry(parts, info.file_size, mtime or 0.0,
-                                  lambda i=info: archive.open(i), info.filename))
+                notes.append(
+                    f"{info.filename}: its date in the archive is not a valid date; "
+                    f"it counts as the oldest copy and as on time"
+                )
+            entries.append(
+                _Entry(
+                    parts,
+                    info.file_size,
+                    mtime or 0.0,
+                    lambda i=info: archive.open(i),
+                    info.filename,
+                )
+            )
         if not archive.infolist():
             raise ValueError(f"the archive {str(path)!r} is empty")
     elif path.suffix.lower() == ".zip":
-        raise ValueError(f"the archive {str(path)!r} is damaged (its list of files cannot be "
-                         f"found: the download was cut or corrupted); download it again")
+        raise ValueError(
+            f"the archive {str(path)!r} is damaged (its list of files cannot be "
+            f"found: the download was cut or corrupted); download it again"
+        )
     else:
-        raise ValueError(f"the submissions {str(path)!r} must be a folder or a .zip archive; "
-                         f"this file is neither")
+        raise ValueError(
+            f"the submissions {str(path)!r} must be a folder or a .zip archive; "
+            f"this file is neither"
+        )
     kept = []
     for entry in entries:
         if entry.parts[-1].startswith(".") or any(p in _JUNK for p in entry.parts):
@@ -275,8 +317,11 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
     """True when every file lies in one folder that is not a student's: it holds student
     folders (``class/alice/nb.ipynb``) or an LMS download (``class/alice_1_nb.ipynb`` and
     ``class/bob_2_nb.ipynb``), not one student's files (``alice/nb.ipynb``)."""
-    if not entries or len({e.parts[0] for e in entries}) != 1 or any(len(e.parts) < 2
-                                                                    for e in entries):
+    if (
+        not entries
+        or len({e.parts[0] for e in entries}) != 1
+        or any(len(e.parts) < 2 for e in entries)
+    ):
         return False
     if parse_lms_name(entries[0].parts[0], folder=True) is not None:
         return False  # one Moodle student's folder
@@ -301,9 +346,11 @@ def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entr
         else:
             student = entry.parts[0] if len(entry.parts) > 1 else None
         if student is None:
-            notes.append(f"{entry.where}: not graded, it belongs to no student (put each "
-                         f"student's files in a folder named after them, or use the LMS's "
-                         f"<student>_... names)")
+            notes.append(
+                f"{entry.where}: not graded, it belongs to no student (put each "
+                f"student's files in a folder named after them, or use the LMS's "
+                f"<student>_... names)"
+            )
         elif not _STUDENT_ID.match(student):
             notes.append(f"{entry.where}: not graded, {student!r} is not a valid student id")
         else:
@@ -314,11 +361,13 @@ def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entr
 def _matches(name: str, notebook: str, flat: bool) -> bool:
     """Whether the file ``name`` is a copy of ``notebook``, up to case, copy suffixes and, in an
     LMS download, the ``<student>_<ids>_`` prefix."""
-    stem, target = name[:-len(".ipynb")].lower(), Path(notebook).stem.lower()
+    stem, target = name[: -len(".ipynb")].lower(), Path(notebook).stem.lower()
     if flat:
         stem = stem.split("_", 1)[1] if "_" in stem else stem
-    return any(s == target or (flat and s.endswith("_" + target))
-               for s in (stem, _COPY_SUFFIX.sub("", stem).strip()))
+    return any(
+        s == target or (flat and s.endswith("_" + target))
+        for s in (stem, _COPY_SUFFIX.sub("", stem).strip())
+    )
 
 
 def _exact(entry: _Entry, notebook: str) -> bool:
@@ -327,8 +376,9 @@ def _exact(entry: _Entry, notebook: str) -> bool:
     return name == notebook or (len(entry.parts) == 1 and name.endswith("_" + notebook))
 
 
-def _pick(student: str, files: list[_Entry], notebook: str,
-          notes: list[str]) -> tuple[_Entry | None, str]:
+def _pick(
+    student: str, files: list[_Entry], notebook: str, notes: list[str]
+) -> tuple[_Entry | None, str]:
     """The student's file to grade (or None, and why), noting every other file."""
     flat = all(len(f.parts) == 1 for f in files)
     books = [f for f in files if f.parts[-1].lower().endswith(".ipynb")]
@@ -337,21 +387,28 @@ def _pick(student: str, files: list[_Entry], notebook: str,
             notes.append(f"{f.where}: not graded, not a notebook (.ipynb)")
     named = [f for f in books if _matches(f.parts[-1], notebook, flat)]
     if not named and len(books) != 1:
-        return None, (f"no notebook named {notebook} among {len(books)} notebooks" if books
-                      else "no notebook (.ipynb) among the files handed in")
+        return None, (
+            f"no notebook named {notebook} among {len(books)} notebooks"
+            if books
+            else "no notebook (.ipynb) among the files handed in"
+        )
     if named:
         chosen = max(named, key=lambda f: (f.mtime, f.where))
         if not _exact(chosen, notebook):
             notes.append(f"{chosen.where}: graded as {notebook} for {student}")
     else:
         chosen = books[0]
-        notes.append(f"{chosen.where}: graded as {notebook} for {student}, the only notebook "
-                     f"they handed in")
+        notes.append(
+            f"{chosen.where}: graded as {notebook} for {student}, the only notebook they handed in"
+        )
     for f in books:
         if f is chosen:
             continue
-        why = (f"{student} handed in a newer copy," if f in named
-               else f"{student}'s notebook for {notebook} is")
+        why = (
+            f"{student} handed in a newer copy,"
+            if f in named
+            else f"{student}'s notebook for {notebook} is"
+        )
         notes.append(f"{f.where}: not graded, {why} {chosen.where}")
     return chosen, ""
 
@@ -383,24 +440,32 @@ def collect_submissions(path: str | Path, notebook: str) -> Collection:
     for student in sorted(groups):
         chosen, reason = _pick(student, groups[student], notebook, found.notes)
         if chosen is None:
-            found.unmatched.append(Unmatched(student, tuple(f.where for f in groups[student]),
-                                             reason, lms=_lms_info(groups[student][0])))
+            found.unmatched.append(
+                Unmatched(
+                    student,
+                    tuple(f.where for f in groups[student]),
+                    reason,
+                    lms=_lms_info(groups[student][0]),
+                )
+            )
             continue
         try:
             if chosen.size > MAX_FILE_BYTES:
-                raise Unreadable(f"{chosen.size / 2**20:.0f} MB is over the "
-                                 f"{MAX_FILE_BYTES / 2**20:g} MB limit")
+                raise Unreadable(
+                    f"{chosen.size / 2**20:.0f} MB is over the {MAX_FILE_BYTES / 2**20:g} MB limit"
+                )
             data = _read(chosen)
             if not data:
-                raise Unreadable("the file is empty (0 bytes): the upload was probably "
-                                 "interrupted")
+                raise Unreadable("the file is empty (0 bytes): the upload was probably interrupted")
         except Unreadable as exc:
             found.notes.append(f"{chosen.where}: not graded, {exc}")
-            found.unmatched.append(Unmatched(student, (chosen.where,), str(exc),
-                                             Status.UNREADABLE, _lms_info(chosen)))
+            found.unmatched.append(
+                Unmatched(student, (chosen.where,), str(exc), Status.UNREADABLE, _lms_info(chosen))
+            )
             continue
-        found.submissions.append(Submission(student, data, chosen.where, _lms_info(chosen),
-                                            chosen.mtime))
+        found.submissions.append(
+            Submission(student, data, chosen.where, _lms_info(chosen), chosen.mtime)
+        )
     return found
 
 

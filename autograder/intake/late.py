@@ -44,13 +44,27 @@ import tomllib
 
 from autograder.course import Course
 
-__all__ = ["POLICY_FILE", "LateRule", "LatePolicy", "Lateness", "load_policy", "penalty_points",
-           "NO_PENALTY"]
+__all__ = [
+    "POLICY_FILE",
+    "LateRule",
+    "LatePolicy",
+    "Lateness",
+    "load_policy",
+    "penalty_points",
+    "NO_PENALTY",
+]
 
 #: The course's late policy.
 POLICY_FILE = Course.default().late_policy_file
-_KEYS = {"policy", "deadline", "percent_per_day", "cap_percent", "grace_minutes", "evidence",
-         "extensions"}
+_KEYS = {
+    "policy",
+    "deadline",
+    "percent_per_day",
+    "cap_percent",
+    "grace_minutes",
+    "evidence",
+    "extensions",
+}
 _EVIDENCE = ("lms", "file-time", "both")
 
 
@@ -66,9 +80,14 @@ class Lateness:
     reason: str = "on time"
 
     def to_dict(self) -> dict:
-        return {"days": self.days, "percent": self.percent, "lms_late": self.lms_late,
-                "submitted_at": self.submitted_at, "deadline": self.deadline,
-                "reason": self.reason}
+        return {
+            "days": self.days,
+            "percent": self.percent,
+            "lms_late": self.lms_late,
+            "submitted_at": self.submitted_at,
+            "deadline": self.deadline,
+            "reason": self.reason,
+        }
 
 
 NO_PENALTY = Lateness(reason="no late policy")
@@ -88,8 +107,9 @@ class LateRule:
     def deadline_for(self, student: str) -> datetime | None:
         return self.extensions.get(student, self.deadline)
 
-    def assess(self, student: str, submitted_at: float | datetime | None,
-               lms_late: bool = False) -> Lateness:
+    def assess(
+        self, student: str, submitted_at: float | datetime | None, lms_late: bool = False
+    ) -> Lateness:
         """How late ``student``'s file is.
 
         Parameters
@@ -103,8 +123,11 @@ class LateRule:
         if self.deadline is None:
             return Lateness(lms_late=lms_late, reason="no late policy for this problem set")
         deadline = self.deadline_for(student)
-        when = (datetime.fromtimestamp(submitted_at, timezone.utc)
-                if isinstance(submitted_at, (int, float)) else submitted_at)
+        when = (
+            datetime.fromtimestamp(submitted_at, timezone.utc)
+            if isinstance(submitted_at, (int, float))
+            else submitted_at
+        )
         stamp = when.isoformat() if when is not None else None
         extended = student in self.extensions
         days, reason = 0, "on time"
@@ -151,21 +174,32 @@ def _datetime(value, path, table: str, key: str) -> datetime:
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            raise _error(path, table, key, f"{value!r} is not a date-time such as "
-                                           f"2026-11-20T23:59:00+01:00") from None
+            raise _error(
+                path, table, key, f"{value!r} is not a date-time such as 2026-11-20T23:59:00+01:00"
+            ) from None
     if not isinstance(value, datetime):
-        raise _error(path, table, key, f"{value!r} is not a date-time such as "
-                                       f"2026-11-20T23:59:00+01:00")
+        raise _error(
+            path, table, key, f"{value!r} is not a date-time such as 2026-11-20T23:59:00+01:00"
+        )
     if value.tzinfo is None:
-        raise _error(path, table, key, f"{value.isoformat()} has no time zone; write it with "
-                                       f"one, e.g. {value.isoformat()}+01:00 or Z for UTC")
+        raise _error(
+            path,
+            table,
+            key,
+            f"{value.isoformat()} has no time zone; write it with "
+            f"one, e.g. {value.isoformat()}+01:00 or Z for UTC",
+        )
     return value
 
 
 def _number(table: dict, key: str, default: float, path, name: str, upper=None) -> float:
     value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
-            upper is not None and value > upper):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value < 0
+        or (upper is not None and value > upper)
+    ):
         bound = f" and at most {upper}" if upper is not None else ""
         raise _error(path, name, key, f"must be a number, 0 or more{bound}; got {value!r}")
     return float(value)
@@ -176,8 +210,9 @@ def _rule(table: dict, path, name: str) -> LateRule:
         raise _error(path, name, "", "must be a table of settings")
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise _error(path, name, unknown[0], f"unknown setting; the settings are "
-                                             f"{', '.join(sorted(_KEYS))}")
+        raise _error(
+            path, name, unknown[0], f"unknown setting; the settings are {', '.join(sorted(_KEYS))}"
+        )
     policy = table.get("policy", "percent-per-day" if set(table) - {"policy"} else "none")
     if policy not in ("none", "percent-per-day"):
         raise _error(path, name, "policy", f"must be 'none' or 'percent-per-day'; got {policy!r}")
@@ -191,13 +226,15 @@ def _rule(table: dict, path, name: str) -> LateRule:
     deadline = _datetime(table["deadline"], path, name, "deadline")
     evidence = table.get("evidence", "both")
     if evidence not in _EVIDENCE:
-        raise _error(path, name, "evidence", f"must be one of {', '.join(_EVIDENCE)}; "
-                                             f"got {evidence!r}")
+        raise _error(
+            path, name, "evidence", f"must be one of {', '.join(_EVIDENCE)}; got {evidence!r}"
+        )
     extensions = {}
     raw = table.get("extensions", {})
     if not isinstance(raw, dict):
-        raise _error(path, name, "extensions", "must be a table: student = deadline or "
-                                               "{ days = N }")
+        raise _error(
+            path, name, "extensions", "must be a table: student = deadline or { days = N }"
+        )
     for student, value in raw.items():
         key = f"extensions.{student}"
         if isinstance(value, dict):
@@ -207,9 +244,14 @@ def _rule(table: dict, path, name: str) -> LateRule:
             extensions[student] = deadline + timedelta(days=days)
         else:
             extensions[student] = _datetime(value, path, name, key)
-    return LateRule(deadline, _number(table, "percent_per_day", 0, path, name, upper=100),
-                    _number(table, "cap_percent", 100, path, name, upper=100),
-                    _number(table, "grace_minutes", 0, path, name), evidence, extensions)
+    return LateRule(
+        deadline,
+        _number(table, "percent_per_day", 0, path, name, upper=100),
+        _number(table, "cap_percent", 100, path, name, upper=100),
+        _number(table, "grace_minutes", 0, path, name),
+        evidence,
+        extensions,
+    )
 
 
 def load_policy(path: str | Path | None = None, *, course: Course | None = None) -> LatePolicy:
@@ -225,8 +267,9 @@ def load_policy(path: str | Path | None = None, *, course: Course | None = None)
         and the key.
     """
     explicit = path is not None
-    path = Path(path) if explicit else (
-        course.late_policy_file if course is not None else POLICY_FILE)
+    path = (
+        Path(path) if explicit else (course.late_policy_file if course is not None else POLICY_FILE)
+    )
     if not path.is_file():
         if explicit:
             raise ValueError(f"the late policy {str(path)!r} does not exist")
@@ -235,8 +278,7 @@ def load_policy(path: str | Path | None = None, *, course: Course | None = None)
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: not a valid TOML file: {exc}") from None
-    return LatePolicy({name: _rule(table, path, name) for name, table in data.items()},
-                      str(path))
+    return LatePolicy({name: _rule(table, path, name) for name, table in data.items()}, str(path))
 
 
 def penalty_points(late: dict | Lateness | None, points: float) -> float:

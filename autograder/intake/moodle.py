@@ -14,8 +14,10 @@ from autograder.intake.lms import LmsInfo
 
 __all__ = ["parse_name"]
 
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
-                     r"(?:_(?P<file>.*))?$")
+_MOODLE = re.compile(
+    r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
+    r"(?:_(?P<file>.*))?$"
+)
 
 
 def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
@@ -27,6 +29,11 @@ def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
     moodle = _MOODLE.match(name)
     if not (moodle and (folder or moodle.group("file"))):
         return None
-    return LmsInfo("moodle", moodle.group("user"), moodle.group("name"), False, None,
-                   f"{moodle.group('name')}_{moodle.group('user')}_assignsubmission_"
-                   f"{moodle.group('plugin')}")
+    return LmsInfo(
+        "moodle",
+        moodle.group("user"),
+        moodle.group("name"),
+        False,
+        None,
+        f"{moodle.group('name')}_{moodle.group('user')}_assignsubmission_{moodle.group('plugin')}",
+    )

@@ -45,17 +45,21 @@ def feedback_html(record: Record | dict, visibility=None) -> str:
             css = "ok" if points == s.max_points else ("partial" if points > 0 else "bad")
             pts = f"{points:g} / {s.max_points:g} ({_VERDICT[css]})"
         message = visibility.message(s) if visibility is not None else s.message
-        rows.append(f"<tr><td>{html.escape(cell_title(s.grade_id))}</td>"
-                    f"<td class='{css}'>{pts}</td><td>{html.escape(message)}</td></tr>")
+        rows.append(
+            f"<tr><td>{html.escape(cell_title(s.grade_id))}</td>"
+            f"<td class='{css}'>{pts}</td><td>{html.escape(message)}</td></tr>"
+        )
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in record.notes if n)
-    return page(f"Feedback: {record.problem_set}",
-                f"<h1>Feedback on {html.escape(record.problem_set)}</h1>"
-                f"<p>Student: <b>{html.escape(record.student_id)}</b>. Autograded score: "
-                f"<b>{_score(record)}</b>.{_totals(record)}</p>"
-                f"<p class='note'>{html.escape(record.status.explanation)}</p>"
-                + (f"<ul>{notes}</ul>" if notes else "") +
-                "<table><tr><th scope='col'>Question</th><th scope='col'>Points</th>"
-                "<th scope='col'>What we found</th></tr>" + "".join(rows) + "</table>")
+    return page(
+        f"Feedback: {record.problem_set}",
+        f"<h1>Feedback on {html.escape(record.problem_set)}</h1>"
+        f"<p>Student: <b>{html.escape(record.student_id)}</b>. Autograded score: "
+        f"<b>{_score(record)}</b>.{_totals(record)}</p>"
+        f"<p class='note'>{html.escape(record.status.explanation)}</p>"
+        + (f"<ul>{notes}</ul>" if notes else "")
+        + "<table><tr><th scope='col'>Question</th><th scope='col'>Points</th>"
+        "<th scope='col'>What we found</th></tr>" + "".join(rows) + "</table>",
+    )
 
 
 def _totals(record: Record) -> str:
@@ -65,13 +69,18 @@ def _totals(record: Record) -> str:
         return ""
     parts = []
     if summary.max_manual:
-        parts.append(f" Written answers: <b>{number(summary.manual)} / "
-                     f"{number(summary.max_manual)}</b>" + (" (not all graded yet)"
-                                                            if summary.pending else "") + ".")
+        parts.append(
+            f" Written answers: <b>{number(summary.manual)} / "
+            f"{number(summary.max_manual)}</b>"
+            + (" (not all graded yet)" if summary.pending else "")
+            + "."
+        )
     if summary.late_days:
         reason = record.late.reason if record.late is not None else ""
-        parts.append(f" Late penalty: <b>−{number(summary.penalty)}</b> points "
-                     f"({number(summary.late_percent)}%: {html.escape(reason)}).")
+        parts.append(
+            f" Late penalty: <b>−{number(summary.penalty)}</b> points "
+            f"({number(summary.late_percent)}%: {html.escape(reason)})."
+        )
     if summary.final is not None:
         parts.append(f" Total: <b>{number(summary.final)} / {number(summary.max_points)}</b>.")
     return "".join(parts)

@@ -71,23 +71,34 @@ def _side(code: StudentCode, common: frozenset) -> str:
     return "<div>" + "".join(parts) + "</div>"
 
 
-def _known_rows(codes: list[StudentCode], known: list[StudentCode],
-                matches: list[KnownMatch]) -> str:
+def _known_rows(
+    codes: list[StudentCode], known: list[StudentCode], matches: list[KnownMatch]
+) -> str:
     """The page's section on code taken from the book's published code."""
     by_name = {c.student: c for c in [*codes, *known]}
-    rows = [f"<details class='pair'><summary>{html.escape(m.student)}, {html.escape(m.cell)}: "
-            f"<b>{m.share:.0%}</b> of it is in {html.escape(m.source)} ({m.shared} shared "
-            f"fingerprints)</summary><div class='sbs'>{_side(by_name[m.student], m.common)}"
-            f"{_side(by_name[m.source], m.common)}</div></details>" for m in matches]
-    return (f"<h2>Code from the book's published code</h2><p>Each submission is also compared "
-            f"with the code the course publishes: the {len(known)} modules and chapters of the "
-            f"book's library and chapter notebooks. Listed: cells with at least "
-            f"{KNOWN_SHARE:.0%} of their fingerprints (and {KNOWN_MIN} or more) in one of them.</p>"
-            + ("".join(rows) or "<p>No submission takes a cell from them.</p>"))
+    rows = [
+        f"<details class='pair'><summary>{html.escape(m.student)}, {html.escape(m.cell)}: "
+        f"<b>{m.share:.0%}</b> of it is in {html.escape(m.source)} ({m.shared} shared "
+        f"fingerprints)</summary><div class='sbs'>{_side(by_name[m.student], m.common)}"
+        f"{_side(by_name[m.source], m.common)}</div></details>"
+        for m in matches
+    ]
+    return (
+        f"<h2>Code from the book's published code</h2><p>Each submission is also compared "
+        f"with the code the course publishes: the {len(known)} modules and chapters of the "
+        f"book's library and chapter notebooks. Listed: cells with at least "
+        f"{KNOWN_SHARE:.0%} of their fingerprints (and {KNOWN_MIN} or more) in one of them.</p>"
+        + ("".join(rows) or "<p>No submission takes a cell from them.</p>")
+    )
 
 
-def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair],
-                    known: list[StudentCode] = (), known_matches: list[KnownMatch] = ()) -> str:
+def similarity_html(
+    problem_set: str,
+    codes: list[StudentCode],
+    pairs: list[Pair],
+    known: list[StudentCode] = (),
+    known_matches: list[KnownMatch] = (),
+) -> str:
     """The page: the pairs, best first, each with both students' code side by side; then the
     submissions that take code from the book's published code (``known``)."""
     by_student = {c.student: c for c in codes}
@@ -98,28 +109,36 @@ def similarity_html(problem_set: str, codes: list[StudentCode], pairs: list[Pair
             f"{html.escape(p.b)}: <b>{p.score:.0%}</b> alike ({p.shared} shared fingerprints; "
             f"{p.in_a:.0%} of {html.escape(p.a)}'s code is in {html.escape(p.b)}'s, "
             f"{p.in_b:.0%} the other way)</summary><div class='sbs'>"
-            f"{_side(by_student[p.a], p.common)}{_side(by_student[p.b], p.common)}</div></details>")
+            f"{_side(by_student[p.a], p.common)}{_side(by_student[p.b], p.common)}</div></details>"
+        )
     with_code = sum(bool(c.fingerprints) for c in codes)
     body = "".join(rows) if rows else "<p>No two submissions share enough code to list.</p>"
-    return page(f"Similarity: {problem_set}",
-            f"<h1>Similar code: {html.escape(problem_set)}</h1>"
-            f"<p class='note'>Evidence for a person to judge, never a penalty: short functions "
-            f"with one obvious solution are alike in honest work, and <code>grades.csv</code> "
-            f"does not change. Only what students wrote counts (answer cells and cells they "
-            f"added, without the release's starter code, comments and docstrings); renamed "
-            f"variables, reordered functions and spacing are seen through.</p>"
-            f"<p>{len(codes)} submissions, {with_code} with code of their own; the "
-            f"{len(pairs)} most similar pairs, best first. Score: the share of the two "
-            f"submissions' fingerprints (winnowed {K}-token sequences; any match of {K + W - 1} "
-            f"tokens or more shows) that they have in common; a fingerprint found in more than "
-            f"{common_limit(len(codes))} submissions is an idiom and does not count. Open a "
-            f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
-            f"{body}{_known_rows(codes, list(known), list(known_matches)) if known else ''}",
-            _PAGE_STYLE)
+    return page(
+        f"Similarity: {problem_set}",
+        f"<h1>Similar code: {html.escape(problem_set)}</h1>"
+        f"<p class='note'>Evidence for a person to judge, never a penalty: short functions "
+        f"with one obvious solution are alike in honest work, and <code>grades.csv</code> "
+        f"does not change. Only what students wrote counts (answer cells and cells they "
+        f"added, without the release's starter code, comments and docstrings); renamed "
+        f"variables, reordered functions and spacing are seen through.</p>"
+        f"<p>{len(codes)} submissions, {with_code} with code of their own; the "
+        f"{len(pairs)} most similar pairs, best first. Score: the share of the two "
+        f"submissions' fingerprints (winnowed {K}-token sequences; any match of {K + W - 1} "
+        f"tokens or more shows) that they have in common; a fingerprint found in more than "
+        f"{common_limit(len(codes))} submissions is an idiom and does not count. Open a "
+        f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
+        f"{body}{_known_rows(codes, list(known), list(known_matches)) if known else ''}",
+        _PAGE_STYLE,
+    )
 
 
-def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
-                     top: int = 50, codes: dict[str, StudentCode] | None = None) -> list[Pair]:
+def write_similarity(
+    problem_set: str | ProblemSet,
+    submissions,
+    out: Path,
+    top: int = 50,
+    codes: dict[str, StudentCode] | None = None,
+) -> list[Pair]:
     """Write ``out/similarity.html`` for the submissions of ``problem_set``; return its pairs.
 
     Parameters
@@ -139,12 +158,17 @@ def write_similarity(problem_set: str | ProblemSet, submissions, out: Path,
         :func:`autograder.grading.pipeline.fingerprint_code`); the other submissions are read here.
     """
     ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
-    items = (sorted(submissions.items()) if isinstance(submissions, dict)
-             else [(s.student_id, s.data) for s in submissions])
+    items = (
+        sorted(submissions.items())
+        if isinstance(submissions, dict)
+        else [(s.student_id, s.data) for s in submissions]
+    )
     starter = starter_lines(ps)
     done = codes or {}
-    codes = [done[student] if student in done else student_code(ps, student, data, starter)
-             for student, data in items]
+    codes = [
+        done[student] if student in done else student_code(ps, student, data, starter)
+        for student, data in items
+    ]
     pairs = find_similar(codes, top)
     known = known_sources(starter)
     known_matches = find_known(codes, known)

@@ -17,8 +17,10 @@ from autograder.naming import question_of, test_kind
 __all__ = ["CSP", "STYLE", "page", "cell_title"]
 
 #: No scripts, frames, forms or requests; only the inline style and the report's own data image.
-CSP = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-       "style-src 'unsafe-inline'; img-src data:; form-action 'none'\">")
+CSP = (
+    "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+    "style-src 'unsafe-inline'; img-src data:; form-action 'none'\">"
+)
 
 #: The style every page shares; a page may add its own after it (:func:`page`'s ``style``).
 STYLE = """<style>
@@ -40,9 +42,11 @@ def page(title: str, body: str, style: str = "") -> str:
     style : str
         A ``<style>`` element of the page's own, after the shared one.
     """
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{CSP}"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title>{STYLE}{style}</head><body>{body}</body></html>")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{CSP}"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title>{STYLE}{style}</head><body>{body}</body></html>"
+    )
 
 
 def cell_title(grade_id: str, written: str = "") -> str:

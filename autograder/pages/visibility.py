@@ -54,8 +54,9 @@ class Visibility:
 
     def __post_init__(self):
         if self.hidden not in MODES:
-            raise ValueError(f"hidden-check feedback must be one of {', '.join(MODES)}; "
-                             f"got {self.hidden!r}")
+            raise ValueError(
+                f"hidden-check feedback must be one of {', '.join(MODES)}; got {self.hidden!r}"
+            )
         if self.release_at is not None and self.release_at.tzinfo is None:
             raise ValueError(f"the release date {self.release_at.isoformat()} needs a time zone")
 
@@ -85,16 +86,23 @@ class Visibility:
         return f"Hidden check {word}."
 
 
-def load_visibility(problem_set: str, override: str | None = None,
-                    path: str | Path | None = None, *, course: Course | None = None
-                    ) -> Visibility:
+def load_visibility(
+    problem_set: str,
+    override: str | None = None,
+    path: str | Path | None = None,
+    *,
+    course: Course | None = None,
+) -> Visibility:
     """The setting for ``problem_set``: ``override`` (a run's choice), else the settings file
     (``path``, default ``course``'s ``feedback.toml``), else ``full``. Raises ValueError naming
     the file and key for a bad setting."""
     if override is not None:
         return Visibility(override)
-    path = Path(path) if path is not None else (
-        course.feedback_file if course is not None else SETTINGS_FILE)
+    path = (
+        Path(path)
+        if path is not None
+        else (course.feedback_file if course is not None else SETTINGS_FILE)
+    )
     if not path.is_file():
         return Visibility()
     try:
@@ -105,15 +113,18 @@ def load_visibility(problem_set: str, override: str | None = None,
     name = problem_set if problem_set in data else "default"
     unknown = sorted(set(table) - {"hidden", "release_at"})
     if unknown:
-        raise ValueError(f"{path}: [{name}] {unknown[0]}: unknown setting; the settings are "
-                         f"hidden and release_at")
+        raise ValueError(
+            f"{path}: [{name}] {unknown[0]}: unknown setting; the settings are "
+            f"hidden and release_at"
+        )
     release = table.get("release_at")
     if isinstance(release, str):
         try:
             release = datetime.fromisoformat(release)
         except ValueError:
-            raise ValueError(f"{path}: [{name}] release_at: {release!r} is not a date-time") \
-                from None
+            raise ValueError(
+                f"{path}: [{name}] release_at: {release!r} is not a date-time"
+            ) from None
     if release is not None and not isinstance(release, datetime):
         raise ValueError(f"{path}: [{name}] release_at: {release!r} is not a date-time")
     try:

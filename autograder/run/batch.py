@@ -53,16 +53,32 @@ def instructor_folders(*paths) -> tuple[str, ...]:
 def _progress(total: int, quiet: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="notebook", desc="grading", file=sys.stderr,
-                disable=quiet or not sys.stderr.isatty(), smoothing=0.1)
+    return tqdm(
+        total=total,
+        unit="notebook",
+        desc="grading",
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+        smoothing=0.1,
+    )
 
 
-
-def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str | Path, *,
-                workers: int | None = None, options: GradingOptions = GradingOptions(),
-                gradebook=None, quiet: bool = False, log=print, scheduler: str | None = None,
-                deadline_s: float | None = None, visibility=None, policy=None,
-                course: Course | str | Path | None = None) -> list[Record]:
+def grade_class(
+    problem_set: str | ProblemSet,
+    submissions: str | Path,
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    options: GradingOptions = GradingOptions(),
+    gradebook=None,
+    quiet: bool = False,
+    log=print,
+    scheduler: str | None = None,
+    deadline_s: float | None = None,
+    visibility=None,
+    policy=None,
+    course: Course | str | Path | None = None,
+) -> list[Record]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
     Parameters
@@ -108,13 +124,19 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
         If the cluster cannot be reached or a worker cannot grade (records written until then
         are kept).
     """
-    ps = (problem_set if isinstance(problem_set, ProblemSet)
-          else ProblemSet(problem_set, Course.at(course)))
+    ps = (
+        problem_set
+        if isinstance(problem_set, ProblemSet)
+        else ProblemSet(problem_set, Course.at(course))
+    )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     options = dataclasses.replace(
-        options, course=str(ps.course.root), hidden_paths=options.hidden_paths
-        + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)))
+        options,
+        course=str(ps.course.root),
+        hidden_paths=options.hidden_paths
+        + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)),
+    )
     found = collect_submissions(submissions, ps.notebook_name)
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
@@ -129,14 +151,17 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
             log(f"note: {missing.student_id}: their grade from an earlier run is kept")
     todo = [s for s in subs if not writer.is_current(s)]
     if len(todo) < len(subs):
-        log(f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
-            f"skipping them")
+        log(
+            f"{len(subs) - len(todo)} of {len(subs)} submissions unchanged since the last run; "
+            f"skipping them"
+        )
     written: set[str] = set()
     codes: dict = {}  # what each student graded now wrote, fingerprinted by the workers
     if todo:
         if scheduler is None:
-            backend = LocalPool(ps.name, options,
-                                max(1, min(workers or os.cpu_count() or 1, len(todo))))
+            backend = LocalPool(
+                ps.name, options, max(1, min(workers or os.cpu_count() or 1, len(todo)))
+            )
         else:
             from autograder.run.cluster import DaskBackend
 
@@ -150,14 +175,21 @@ def grade_class(problem_set: str | ProblemSet, submissions: str | Path, out: str
             if record.code is not None:
                 codes[sub.student_id] = record.code
             if record.grader_error:
-                log(f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
-                    f"again on the next run:\n{record.grader_error}")
+                log(
+                    f"grader error on {sub.student_id} ({sub.origin}); not scored, and tried "
+                    f"again on the next run:\n{record.grader_error}"
+                )
             writer.write(record, sub)
             bar.update(1)
 
         try:
-            run_tasks(backend, todo, deliver, problem_set=ps,
-                      deadline_s=deadline_s or default_deadline(options))
+            run_tasks(
+                backend,
+                todo,
+                deliver,
+                problem_set=ps,
+                deadline_s=deadline_s or default_deadline(options),
+            )
         finally:
             bar.close()
             backend.close()
@@ -171,15 +203,22 @@ def extension_notes(rule, found: Collection, previous: set[str]) -> list[str]:
     """A note for each extension of the late policy (``rule``, a
     :class:`autograder.intake.late.LateRule`) that names no student of this input or of earlier runs:
     a misspelt id, or a name where the student id is the name and the LMS's id."""
-    students = ({s.student_id for s in found.submissions}
-                | {u.student_id for u in found.unmatched} | previous)
+    students = (
+        {s.student_id for s in found.submissions}
+        | {u.student_id for u in found.unmatched}
+        | previous
+    )
     stray = sorted(set(rule.extensions) - students)
     if not stray:
         return []
     example = next(iter(sorted(students)), "")
-    return [f"late policy: the extension for {name!r} names no student of this problem set, so "
-            f"it applies to nobody (students are named as in grades.csv"
-            + (f", e.g. {example!r}" if example else "") + ")" for name in stray]
+    return [
+        f"late policy: the extension for {name!r} names no student of this problem set, so "
+        f"it applies to nobody (students are named as in grades.csv"
+        + (f", e.g. {example!r}" if example else "")
+        + ")"
+        for name in stray
+    ]
 
 
 def _roster_notes(found: Collection, previous: set[str]) -> tuple[set[str], list[str]]:
@@ -192,9 +231,12 @@ def _roster_notes(found: Collection, previous: set[str]) -> tuple[set[str], list
     absent, new = sorted(previous - current), sorted(current - previous)
     notes = []
     if previous and new:
-        notes.append(f"{len(new)} student(s) new since the last run into this folder: "
-                     f"{', '.join(new)}")
+        notes.append(
+            f"{len(new)} student(s) new since the last run into this folder: {', '.join(new)}"
+        )
     if absent:
-        notes.append(f"{len(absent)} student(s) graded in an earlier run have no file in this "
-                     f"input; their earlier grades are kept: {', '.join(absent)}")
+        notes.append(
+            f"{len(absent)} student(s) graded in an earlier run have no file in this "
+            f"input; their earlier grades are kept: {', '.join(absent)}"
+        )
     return set(absent), notes

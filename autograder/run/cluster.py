@@ -51,8 +51,14 @@ from autograder.run.task import (
 )
 from autograder.status import Status
 
-__all__ = ["ClusterError", "WorkerUnfit", "DaskBackend", "worker_report", "grade_on_worker",
-           "parse_scheduler"]
+__all__ = [
+    "ClusterError",
+    "WorkerUnfit",
+    "DaskBackend",
+    "worker_report",
+    "grade_on_worker",
+    "parse_scheduler",
+]
 
 #: How often (seconds) the coordinator asks the scheduler which workers there are.
 REFRESH_S = 2.0
@@ -96,24 +102,31 @@ def worker_report(problem_set: str, course: str | None = None) -> dict:
     from autograder.sandbox import sandbox_available
 
     ok, reason = sandbox_available()
-    return {"host": socket.gethostname(), "sandbox": ok, "reason": reason,
-            "fingerprint": grader_fingerprint(problem_set_for(problem_set, course))}
+    return {
+        "host": socket.gethostname(),
+        "sandbox": ok,
+        "reason": reason,
+        "fingerprint": grader_fingerprint(problem_set_for(problem_set, course)),
+    }
 
 
 def _unfit(report: dict, fingerprint: str, unsafe: bool) -> str | None:
     """Why a worker with ``report`` cannot grade, or None."""
     if report["fingerprint"] != fingerprint:
-        return (f"has another version of the course (grader fingerprint {report['fingerprint']}; "
-                f"the coordinator's is {fingerprint}): install the same checkout on every worker, "
-                f"and restart the workers after the course changes (a worker keeps the grader "
-                f"it started with)")
+        return (
+            f"has another version of the course (grader fingerprint {report['fingerprint']}; "
+            f"the coordinator's is {fingerprint}): install the same checkout on every worker, "
+            f"and restart the workers after the course changes (a worker keeps the grader "
+            f"it started with)"
+        )
     if not report["sandbox"] and not unsafe:
         return f"cannot build the sandbox for student code: {report['reason']}"
     return None
 
 
-def grade_on_worker(fingerprint: str, problem_set: str, student_id: str, data: bytes,
-                    options: GradingOptions) -> dict:
+def grade_on_worker(
+    fingerprint: str, problem_set: str, student_id: str, data: bytes, options: GradingOptions
+) -> dict:
     """The Dask task: check this worker (once per process), then :func:`grade_task`."""
     problem = _unfit(worker_report(problem_set, options.course), fingerprint, options.unsafe)
     if problem is not None:
@@ -158,9 +171,17 @@ class DaskBackend:
         The scheduler cannot be reached, no worker joins, or a worker fails its check.
     """
 
-    def __init__(self, scheduler: str, problem_set: str, options: GradingOptions,
-                 fingerprint: str, *, log=print, connect_timeout_s: float = 30.0,
-                 wait_for_workers_s: float = 120.0):
+    def __init__(
+        self,
+        scheduler: str,
+        problem_set: str,
+        options: GradingOptions,
+        fingerprint: str,
+        *,
+        log=print,
+        connect_timeout_s: float = 30.0,
+        wait_for_workers_s: float = 120.0,
+    ):
         import dask
         import distributed
 
@@ -176,8 +197,8 @@ class DaskBackend:
                 # (default 15 s): too short for a loaded machine, and the cluster would shrink.
                 self._config = dask.config.set({"distributed.deploy.lost-worker-timeout": "300s"})
                 self._cluster = distributed.LocalCluster(
-                    n_workers=n_local, threads_per_worker=1, processes=True,
-                    dashboard_address=":0")
+                    n_workers=n_local, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
                 self.client = distributed.Client(self._cluster)
             else:
                 self.client = distributed.Client(address, timeout=connect_timeout_s)
@@ -191,30 +212,43 @@ class DaskBackend:
                 raise ClusterError(
                     f"no worker joined the Dask scheduler at {self.client.scheduler.address} "
                     f"within {wait_for_workers_s:.0f} s; start some with "
-                    f"`dask worker {self.client.scheduler.address} --nthreads 1`") from None
+                    f"`dask worker {self.client.scheduler.address} --nthreads 1`"
+                ) from None
             workers = self.client.nthreads()
             self._check(list(workers), initial=True)
-            self._futures = distributed.as_completed(loop=self.client.loop, with_results=True,
-                                                     raise_errors=False)
+            self._futures = distributed.as_completed(
+                loop=self.client.loop, with_results=True, raise_errors=False
+            )
         except BaseException:
             self.close()
             raise
-        self.log(f"grading on {len(workers)} Dask worker(s) with {sum(workers.values())} "
-                 f"thread(s) in all, scheduler {self.client.scheduler.address}"
-                 + (f", dashboard {self.client.dashboard_link}"
-                    if n_local is None and self.client.dashboard_link else ""))
+        self.log(
+            f"grading on {len(workers)} Dask worker(s) with {sum(workers.values())} "
+            f"thread(s) in all, scheduler {self.client.scheduler.address}"
+            + (
+                f", dashboard {self.client.dashboard_link}"
+                if n_local is None and self.client.dashboard_link
+                else ""
+            )
+        )
 
     def _check(self, addresses: list[str], initial: bool) -> None:
         """Run :func:`worker_report` on ``addresses``; raise ClusterError naming unfit workers."""
-        answers = self.client.run(worker_report, self.problem_set, self.options.course,
-                                  workers=addresses,
-                                  on_error="return")
+        answers = self.client.run(
+            worker_report,
+            self.problem_set,
+            self.options.course,
+            workers=addresses,
+            on_error="return",
+        )
         problems = []
         for address, report in sorted(answers.items()):
             if isinstance(report, BaseException):
                 if initial:
-                    problems.append(f"worker {address}: the check failed there: "
-                                    f"{type(report).__name__}: {report}")
+                    problems.append(
+                        f"worker {address}: the check failed there: "
+                        f"{type(report).__name__}: {report}"
+                    )
                 continue  # a worker gone or still starting: looked at again on the next refresh
             problem = _unfit(report, self.fingerprint, self.options.unsafe)
             if problem is None:
@@ -222,12 +256,15 @@ class DaskBackend:
             else:
                 problems.append(f"worker {address} (host {report['host']}) {problem}")
         if problems:
-            hint = ("\nEvery worker needs this course installed from the same checkout and "
-                    "bubblewrap (grading.md: \"Grading a large course\")")
+            hint = (
+                "\nEvery worker needs this course installed from the same checkout and "
+                'bubblewrap (grading.md: "Grading a large course")'
+            )
             if not self.options.unsafe and any("sandbox" in p for p in problems):
                 hint += "; --unsafe grades without the sandbox"
-            raise ClusterError("cannot grade on this cluster:\n  " + "\n  ".join(problems)
-                               + hint + ".")
+            raise ClusterError(
+                "cannot grade on this cluster:\n  " + "\n  ".join(problems) + hint + "."
+            )
 
     def slots(self) -> int:
         """Threads of the checked workers now (refreshed every :data:`REFRESH_S` seconds)."""
@@ -250,15 +287,21 @@ class DaskBackend:
             self._empty_since = now
             self.log("the cluster has no worker left; waiting for one")
         elif now - self._empty_since > self.wait_for_workers_s:
-            raise ClusterError(f"the cluster has had no worker for "
-                               f"{self.wait_for_workers_s:.0f} s")
+            raise ClusterError(f"the cluster has had no worker for {self.wait_for_workers_s:.0f} s")
         return self._slots
 
     def submit(self, sub: Submission):
         future = self.client.submit(
-            grade_on_worker, self.fingerprint, self.problem_set, sub.student_id, sub.data,
-            self.options, key=f"grade-{sub.student_id}-{uuid.uuid4().hex[:8]}", pure=False,
-            retries=2)
+            grade_on_worker,
+            self.fingerprint,
+            self.problem_set,
+            sub.student_id,
+            sub.data,
+            self.options,
+            key=f"grade-{sub.student_id}-{uuid.uuid4().hex[:8]}",
+            pure=False,
+            retries=2,
+        )
         self._futures.add(future)
         return future
 
@@ -285,9 +328,16 @@ class DaskBackend:
             if isinstance(exc, WorkerUnfit):
                 raise ClusterError(f"cannot grade on this cluster: {exc}") from None
             if isinstance(exc, KilledWorker):
-                out.append((future, TaskFailed(
-                    f"{exc.allowed_failures + 1} grading workers died while running it; the "
-                    f"scheduler gave up on it", Status.CRASHED)))
+                out.append(
+                    (
+                        future,
+                        TaskFailed(
+                            f"{exc.allowed_failures + 1} grading workers died while running it; the "
+                            f"scheduler gave up on it",
+                            Status.CRASHED,
+                        ),
+                    )
+                )
             else:
                 out.append((future, TaskFailed(f"{type(exc).__name__}: {exc}")))
         return out

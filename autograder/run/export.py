@@ -60,11 +60,19 @@ def _write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
-def export(problem_set: str, out: str | Path, course: str | Path | None, *,
-           formats: tuple[str, ...] = FORMATS, canvas_name: str | None = None,
-           canvas_id: str | None = None, moodle_identifier: str = "username",
-           hidden_feedback: str | None = None, late_policy: str | Path | None = None,
-           log=print) -> list[Record]:
+def export(
+    problem_set: str,
+    out: str | Path,
+    course: str | Path | None,
+    *,
+    formats: tuple[str, ...] = FORMATS,
+    canvas_name: str | None = None,
+    canvas_id: str | None = None,
+    moodle_identifier: str = "username",
+    hidden_feedback: str | None = None,
+    late_policy: str | Path | None = None,
+    log=print,
+) -> list[Record]:
     """Merge and export; see the module docstring. Returns the merged records.
 
     Raises ValueError for a folder without records, an unknown format or a bad setting."""
@@ -74,14 +82,18 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     ps, out = ProblemSet(problem_set, Course.at(course)), Path(out)
     records = read_records(out, ps.name)
     if not records:
-        raise ValueError(f"{out / 'records'} holds no record of {ps.name}; grade it first "
-                         f"(python -m autograder grade {ps.name} SUBMISSIONS --out {out})")
+        raise ValueError(
+            f"{out / 'records'} holds no record of {ps.name}; grade it first "
+            f"(python -m autograder grade {ps.name} SUBMISSIONS --out {out})"
+        )
     visibility = load_visibility(ps.name, hidden_feedback, course=ps.course)
     policy = load_policy(late_policy, course=ps.course)
     course_has_it = course is not None and (Path(course) / "gradebook.db").is_file()
     if course is not None and not course_has_it:
-        log(f"note: {course} has no gradebook; no hand-graded score merged (grade with "
-            f"--gradebook and grade the written answers in the formgrader first)")
+        log(
+            f"note: {course} has no gradebook; no hand-graded score merged (grade with "
+            f"--gradebook and grade the written answers in the formgrader first)"
+        )
     merged = annotate(records, ps.name, course if course_has_it else None, policy)
     rewrite_merged(ps, out, merged, visibility)
     stem = Path(ps.notebook_name).stem
@@ -89,29 +101,50 @@ def export(problem_set: str, out: str | Path, course: str | Path | None, *,
     target.mkdir(exist_ok=True)
     skipped: list[str] = []
     if "canvas" in formats:
-        skipped += [f"canvas.csv: {s}" for s in write_canvas_csv(
-            merged, target / "canvas.csv", canvas_column(canvas_name or ps.name, canvas_id))]
+        skipped += [
+            f"canvas.csv: {s}"
+            for s in write_canvas_csv(
+                merged, target / "canvas.csv", canvas_column(canvas_name or ps.name, canvas_id)
+            )
+        ]
     if "moodle" in formats:
         if any(_system(r) == "moodle" for r in merged):
-            skipped += [f"moodle-worksheet.csv: {s}" for s in write_moodle_worksheet(
-                merged, target / "moodle-worksheet.csv")]
-        skipped += [f"moodle-gradebook.csv: {s}" for s in write_moodle_gradebook(
-            merged, target / "moodle-gradebook.csv", canvas_name or ps.name, moodle_identifier)]
+            skipped += [
+                f"moodle-worksheet.csv: {s}"
+                for s in write_moodle_worksheet(merged, target / "moodle-worksheet.csv")
+            ]
+        skipped += [
+            f"moodle-gradebook.csv: {s}"
+            for s in write_moodle_gradebook(
+                merged, target / "moodle-gradebook.csv", canvas_name or ps.name, moodle_identifier
+            )
+        ]
     if "gradescope" in formats:
         write_gradescope(merged, target / "gradescope", visibility)
     if "feedback-archive" in formats:
         for system in sorted(set(map(_system, merged))):
             name = "feedback.zip" if system == "plain" else f"feedback-{system}.zip"
             others = [r for r in merged if _system(r) == system]
-            skipped += [f"{name}: {s}" for s in write_feedback_archive(
-                others, out, stem, target / name, system)]
-    _write_json(target / SETTINGS, {
-        "formats": list(formats), "canvas_name": canvas_name, "canvas_id": canvas_id,
-        "moodle_identifier": moodle_identifier, "hidden_feedback": hidden_feedback,
-        "late_policy": str(late_policy) if late_policy is not None else None})
+            skipped += [
+                f"{name}: {s}"
+                for s in write_feedback_archive(others, out, stem, target / name, system)
+            ]
+    _write_json(
+        target / SETTINGS,
+        {
+            "formats": list(formats),
+            "canvas_name": canvas_name,
+            "canvas_id": canvas_id,
+            "moodle_identifier": moodle_identifier,
+            "hidden_feedback": hidden_feedback,
+            "late_policy": str(late_policy) if late_policy is not None else None,
+        },
+    )
     final = sum(summarize(r).final is not None for r in merged)
-    log(f"{len(merged)} students of {ps.name}: {final} with a final score, "
-        f"{len(merged) - final} without; exports in {target}")
+    log(
+        f"{len(merged)} students of {ps.name}: {final} with a final score, "
+        f"{len(merged) - final} without; exports in {target}"
+    )
     for line in dict.fromkeys(skipped):
         log(f"note: {line}")
     return merged
@@ -122,8 +155,9 @@ def _system(record: Record) -> str:
     return record.lms.system if record.lms is not None else "plain"
 
 
-def export_again(problem_set: str, out: str | Path, course: str | Path | None,
-                 log=print) -> list[Record] | None:
+def export_again(
+    problem_set: str, out: str | Path, course: str | Path | None, log=print
+) -> list[Record] | None:
     """Export again with the settings of the last export into ``out`` (None if there was none),
     after a grading run changed the records."""
     path = Path(out) / "exports" / SETTINGS
@@ -132,8 +166,15 @@ def export_again(problem_set: str, out: str | Path, course: str | Path | None,
     except (OSError, ValueError):
         return None
     log(f"note: exporting again with the settings of the last export ({path})")
-    return export(problem_set, out, course, formats=tuple(settings["formats"]),
-                  canvas_name=settings["canvas_name"], canvas_id=settings["canvas_id"],
-                  moodle_identifier=settings["moodle_identifier"],
-                  hidden_feedback=settings["hidden_feedback"],
-                  late_policy=settings["late_policy"], log=log)
+    return export(
+        problem_set,
+        out,
+        course,
+        formats=tuple(settings["formats"]),
+        canvas_name=settings["canvas_name"],
+        canvas_id=settings["canvas_id"],
+        moodle_identifier=settings["moodle_identifier"],
+        hidden_feedback=settings["hidden_feedback"],
+        late_policy=settings["late_policy"],
+        log=log,
+    )

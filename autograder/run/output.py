@@ -73,8 +73,15 @@ class OutputWriter:
     BATCH = 64
     BATCH_S = 2.0
 
-    def __init__(self, ps: ProblemSet, out: Path, fingerprint: str, gradebook=None,
-                 visibility: Visibility | None = None, policy: LatePolicy | None = None):
+    def __init__(
+        self,
+        ps: ProblemSet,
+        out: Path,
+        fingerprint: str,
+        gradebook=None,
+        visibility: Visibility | None = None,
+        policy: LatePolicy | None = None,
+    ):
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
         self.visibility = visibility or load_visibility(ps.name, course=ps.course)
         self.policy = policy or load_policy(course=ps.course)
@@ -94,17 +101,25 @@ class OutputWriter:
             old = load_record(self.record_path(sub.student_id))
         except (OSError, RecordError):
             return False
-        return (old.sha256 == sub.sha256 and old.fingerprint == self.fingerprint
-                and old.status.scored)  # a grader's fault is tried again
+        return (
+            old.sha256 == sub.sha256 and old.fingerprint == self.fingerprint and old.status.scored
+        )  # a grader's fault is tried again
 
     def write(self, record: Record, sub: Submission) -> None:
         """Write one result: its feedback, the gradebook (batched) and, last, its record."""
         copies = record.copies
         record = dataclasses.replace(
-            record, fingerprint=self.fingerprint, origin=sub.origin, lms=sub.lms,
-            submitted_at=sub.submitted_at, copies=None, code=None,
+            record,
+            fingerprint=self.fingerprint,
+            origin=sub.origin,
+            lms=sub.lms,
+            submitted_at=sub.submitted_at,
+            copies=None,
+            code=None,
             late=self.policy.for_problem_set(self.ps.name).assess(
-                sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)))
+                sub.student_id, sub.submitted_at, bool(sub.lms and sub.lms.late)
+            ),
+        )
         self._assessed.add(sub.student_id)
         if self.gradebook is None:
             self._write_files(record)
@@ -119,15 +134,18 @@ class OutputWriter:
         self._since = time.monotonic()
         if not pending:
             return
-        self.gradebook.record_many([(r, c) for r, _, c in pending
-                                    if r.status.scored])  # a grader's fault is no score
+        self.gradebook.record_many(
+            [(r, c) for r, _, c in pending if r.status.scored]
+        )  # a grader's fault is no score
         for record, _, _ in pending:
             self._write_files(record)
 
     def _write_files(self, record: Record) -> None:
         stem = Path(self.ps.notebook_name).stem
-        write_atomic(self.out / "feedback" / record.student_id / f"{stem}.html",
-                     feedback_html(record, self.visibility))
+        write_atomic(
+            self.out / "feedback" / record.student_id / f"{stem}.html",
+            feedback_html(record, self.visibility),
+        )
         # Last: the record marks the submission as done for a resumed run.
         save_record(record, self.record_path(record.student_id))
 
@@ -147,8 +165,11 @@ class OutputWriter:
         why = f"{missing.reason}: {', '.join(missing.files)}"
         sub = Submission(missing.student_id, b"", ", ".join(missing.files), missing.lms)
         record = failed_record(self.ps, sub, f"not graded, {why}", missing.status)
-        self._write_files(dataclasses.replace(record, fingerprint=self.fingerprint,
-                                              origin=sub.origin, lms=missing.lms))
+        self._write_files(
+            dataclasses.replace(
+                record, fingerprint=self.fingerprint, origin=sub.origin, lms=missing.lms
+            )
+        )
         return True
 
     def _records(self) -> list[Record]:
@@ -164,35 +185,46 @@ class OutputWriter:
         records = self._records()
         # The hand-graded scores: the gradebook's when this run writes it, else the records'
         # (as the last `export` merged them); no score is shown where the grader failed.
-        merged = annotate(records, self.ps.name,
-                          self.gradebook.course if self.gradebook is not None else None,
-                          self.policy, assessed=self._assessed)
+        merged = annotate(
+            records,
+            self.ps.name,
+            self.gradebook.course if self.gradebook is not None else None,
+            self.policy,
+            assessed=self._assessed,
+        )
         # The feedback states what grades.csv states: a record the merge changed (hand-graded
         # scores, a status now "graded", lateness) is written again with its page.
         for record, now in zip(records, merged):
             if now != record:
                 self._write_files(now)
-        write_grades_csv(merged, [c.grade_id for c in self.ps.grade_cells],
-                         self.out / "grades.csv", absent)
+        write_grades_csv(
+            merged, [c.grade_id for c in self.ps.grade_cells], self.out / "grades.csv", absent
+        )
         rubric = self.ps.course.rubric(self.ps.name)
         if rubric.is_file():
-            write_atomic(self.out / "marking-scheme.html",
-                         marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")))
-        write_atomic(self.out / "report.html", report_html(
-            self.ps.name, records, rubric.is_file(), (self.out / "similarity.html").is_file()))
+            write_atomic(
+                self.out / "marking-scheme.html",
+                marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")),
+            )
+        write_atomic(
+            self.out / "report.html",
+            report_html(
+                self.ps.name, records, rubric.is_file(), (self.out / "similarity.html").is_file()
+            ),
+        )
         return records
 
 
-def rewrite_merged(ps: ProblemSet, out: Path, merged: list[Record],
-                   visibility: Visibility) -> None:
+def rewrite_merged(ps: ProblemSet, out: Path, merged: list[Record], visibility: Visibility) -> None:
     """Write ``merged`` records (hand-graded scores and lateness merged in,
     :func:`autograder.grades.merge.annotate`) back into the output folder ``out``: each record
     and its feedback page, then ``grades.csv``, so that they state the same scores."""
     stem = Path(ps.notebook_name).stem
     for record in merged:
         save_record(record, out / "records" / f"{record.student_id}.json")
-        write_atomic(out / "feedback" / record.student_id / f"{stem}.html",
-                     feedback_html(record, visibility))
+        write_atomic(
+            out / "feedback" / record.student_id / f"{stem}.html", feedback_html(record, visibility)
+        )
     write_grades_csv(merged, [c.grade_id for c in ps.grade_cells], out / "grades.csv")
 
 

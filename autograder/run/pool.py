@@ -59,10 +59,12 @@ class LocalPool:
         for attempt in (1, 2):
             if self._pool is None:
                 self._pool = cf.ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("forkserver"))
+                    self.workers, mp_context=multiprocessing.get_context("forkserver")
+                )
             try:
-                future = self._pool.submit(grade_task, self.problem_set, sub.student_id,
-                                           sub.data, self.options)
+                future = self._pool.submit(
+                    grade_task, self.problem_set, sub.student_id, sub.data, self.options
+                )
                 break
             except cf.process.BrokenProcessPool:  # broke since the last look: a new pool
                 if attempt == 2:

@@ -21,9 +21,22 @@ __all__ = ["SCIENTIFIC_PRELOAD", "course_imports", "grading_preload"]
 #: The problem sets' scientific stack, imported by the grader's zygotes besides the course's own
 #: imports (:func:`grading_preload`); ``coursedata`` loads its data sets with scikit-learn.
 SCIENTIFIC_PRELOAD = (
-    "numpy", "numpy.linalg", "scipy", "scipy.linalg", "scipy.optimize", "scipy.special",
-    "scipy.stats", "matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
-    "pandas", "sklearn", "sklearn.datasets", "sklearn.utils", "coursedata")
+    "numpy",
+    "numpy.linalg",
+    "scipy",
+    "scipy.linalg",
+    "scipy.optimize",
+    "scipy.special",
+    "scipy.stats",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "matplotlib_inline.backend_inline",
+    "pandas",
+    "sklearn",
+    "sklearn.datasets",
+    "sklearn.utils",
+    "coursedata",
+)
 
 
 @functools.cache
@@ -48,8 +61,9 @@ def course_imports(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
         except (OSError, ValueError, KeyError):
             continue
         for cell in cells:
-            if cell.get("cell_type") != "code" or \
-                    cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("nbgrader", {}).get(
+                "solution"
+            ):
                 continue
             source = cell.get("source", "")
             source = "".join(source) if isinstance(source, list) else source

@@ -41,8 +41,9 @@ def _kind(status: Status | None) -> str | None:
     return "complete" if status is not None and status.complete else status
 
 
-def diff_records(old: Mapping[str, Record | dict], new: Mapping[str, Record | dict]
-                 ) -> list[Change]:
+def diff_records(
+    old: Mapping[str, Record | dict], new: Mapping[str, Record | dict]
+) -> list[Change]:
     """The students whose graded cells or status differ between ``old`` and ``new`` (records,
     or their JSON objects, by student id), in student order."""
     changes = []
@@ -51,12 +52,14 @@ def diff_records(old: Mapping[str, Record | dict], new: Mapping[str, Record | di
         after = as_record(new[student])
         was = {s.grade_id: s.points for s in before.scores} if before else {}
         now = {s.grade_id: s.points for s in after.scores}
-        cells = tuple((g, was.get(g), now.get(g)) for g in now
-                      if was.get(g) != now.get(g) or g not in was)
+        cells = tuple(
+            (g, was.get(g), now.get(g)) for g in now if was.get(g) != now.get(g) or g not in was
+        )
         was_status = before.status if before else None
         if cells or before is None or _kind(was_status) != _kind(after.status):
-            changes.append(Change(student, _total(before), _total(after), was_status,
-                                  after.status, cells))
+            changes.append(
+                Change(student, _total(before), _total(after), was_status, after.status, cells)
+            )
     return changes
 
 
@@ -70,9 +73,14 @@ def format_diff(changes: list[Change], unchanged: int) -> str:
         return f"regrade: no score changes ({unchanged} students unchanged)"
     lines = [f"regrade: {len(changes)} student(s) change, {unchanged} unchanged"]
     for c in changes:
-        status = (f" [{c.old_status} -> {c.new_status}]"
-                  if _kind(c.old_status) != _kind(c.new_status) else "")
+        status = (
+            f" [{c.old_status} -> {c.new_status}]"
+            if _kind(c.old_status) != _kind(c.new_status)
+            else ""
+        )
         cells = ", ".join(f"{g} {_num(a)} -> {_num(b)}" for g, a, b in c.cells)
-        lines.append(f"  {c.student_id}: {_num(c.old_total)} -> {_num(c.new_total)}{status}"
-                     + (f" ({cells})" if cells else ""))
+        lines.append(
+            f"  {c.student_id}: {_num(c.old_total)} -> {_num(c.new_total)}{status}"
+            + (f" ({cells})" if cells else "")
+        )
     return "\n".join(lines)

@@ -48,9 +48,14 @@ def default_deadline(options: GradingOptions) -> float:
     return options.notebook_timeout_s + max(120.0, options.notebook_timeout_s)
 
 
-def run_tasks(backend: Backend, todo: list[Submission],
-              deliver: Callable[[Submission, Record], None], *, problem_set: ProblemSet,
-              deadline_s: float) -> None:
+def run_tasks(
+    backend: Backend,
+    todo: list[Submission],
+    deliver: Callable[[Submission, Record], None],
+    *,
+    problem_set: ProblemSet,
+    deadline_s: float,
+) -> None:
     """Grade ``todo`` on ``backend``; call ``deliver(sub, record)`` once per submission.
 
     The one loop behind every backend. At most ``backend.slots()`` tasks are in flight, so a
@@ -86,13 +91,17 @@ def run_tasks(backend: Backend, todo: list[Submission],
                 continue  # abandoned earlier and already recorded
             if outcome == WORKER_LOST:
                 if flight.alone:
-                    deliver(flight.sub, failed_record(problem_set, flight.sub,
-                                                       "its grading worker died"))
+                    deliver(
+                        flight.sub,
+                        failed_record(problem_set, flight.sub, "its grading worker died"),
+                    )
                 else:
                     alone.append(flight.sub)
             elif isinstance(outcome, TaskFailed):
-                deliver(flight.sub, failed_record(problem_set, flight.sub, outcome.message,
-                                                   outcome.status))
+                deliver(
+                    flight.sub,
+                    failed_record(problem_set, flight.sub, outcome.message, outcome.status),
+                )
             else:
                 deliver(flight.sub, _with_wait(outcome, flight))
         now = time.monotonic()
@@ -100,9 +109,16 @@ def run_tasks(backend: Backend, todo: list[Submission],
         if expired:
             for handle in expired:
                 sub = flights.pop(handle).sub
-                deliver(sub, failed_record(
-                    problem_set, sub, f"no result within {deadline_s:.0f} s, the grader's limit "
-                    "for one notebook; its grading was stopped", Status.TIMEOUT))
+                deliver(
+                    sub,
+                    failed_record(
+                        problem_set,
+                        sub,
+                        f"no result within {deadline_s:.0f} s, the grader's limit "
+                        "for one notebook; its grading was stopped",
+                        Status.TIMEOUT,
+                    ),
+                )
             for handle in backend.abandon(expired):
                 flight = flights.pop(handle, None)
                 if flight is not None:

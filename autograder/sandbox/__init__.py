@@ -81,13 +81,20 @@ sandboxes) and :mod:`~autograder.sandbox.execute` (the orchestration).
 """
 
 from autograder.sandbox.config import (
-                                       PROJECT_ROOT,
-                                       ExecutionResult,
-                                       SandboxConfig,
-                                       SandboxError,
-                                       kernel_environment,
+    PROJECT_ROOT,
+    ExecutionResult,
+    SandboxConfig,
+    SandboxError,
+    kernel_environment,
 )
 from autograder.sandbox.execute import execute_notebook, sandbox_available
 
-__all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "sandbox_available",
-           "execute_notebook", "kernel_environment", "PROJECT_ROOT"]
+__all__ = [
+    "SandboxConfig",
+    "ExecutionResult",
+    "SandboxError",
+    "sandbox_available",
+    "execute_notebook",
+    "kernel_environment",
+    "PROJECT_ROOT",
+]

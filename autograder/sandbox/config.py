@@ -14,8 +14,7 @@ import nbformat
 from autograder import settings
 from autograder.status import Status
 
-__all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "kernel_environment",
-           "PROJECT_ROOT"]
+__all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "kernel_environment", "PROJECT_ROOT"]
 
 PROJECT_ROOT = settings.ROOT
 """The course's root folder, hidden from student code."""
@@ -28,13 +27,28 @@ def _real(path: str | os.PathLike[str]) -> Path:
 
 
 def _default_hidden_paths() -> tuple[Path, ...]:
-    return (PROJECT_ROOT, settings.COURSE_DIR, Path.home(), Path("/root"), Path("/home"),
-            Path("/run"), Path("/mnt"), Path("/media"), Path("/srv"), Path("/opt"))
+    return (
+        PROJECT_ROOT,
+        settings.COURSE_DIR,
+        Path.home(),
+        Path("/root"),
+        Path("/home"),
+        Path("/run"),
+        Path("/mnt"),
+        Path("/media"),
+        Path("/srv"),
+        Path("/opt"),
+    )
 
 
 def _default_visible_paths() -> tuple[Path, ...]:
-    return (Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-            Path(sys.base_exec_prefix), PROJECT_ROOT / "coursedata")
+    return (
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(sys.exec_prefix),
+        Path(sys.base_exec_prefix),
+        PROJECT_ROOT / "coursedata",
+    )
 
 
 def kernel_environment() -> dict[str, str]:
@@ -47,8 +61,13 @@ def kernel_environment() -> dict[str, str]:
         cores fairly, and the thread count stays well inside ``max_processes``) and a fixed
         hash seed.
     """
-    return {"MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    return {
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+    }
 
 
 @dataclass(frozen=True)
@@ -126,8 +145,16 @@ class SandboxConfig:
     preload: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("cell_timeout_s", "notebook_timeout_s", "startup_timeout_s", "memory_mb",
-                     "max_processes", "max_file_mb", "tmp_mb", "max_output_bytes"):
+        for name in (
+            "cell_timeout_s",
+            "notebook_timeout_s",
+            "startup_timeout_s",
+            "memory_mb",
+            "max_processes",
+            "max_file_mb",
+            "tmp_mb",
+            "max_output_bytes",
+        ):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
                 raise ValueError(f"SandboxConfig.{name} must be a positive number, got {value!r}")

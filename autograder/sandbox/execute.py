@@ -77,22 +77,30 @@ def sandbox_available() -> tuple[bool, str]:
             if uid >= 0:
                 os.chown(tmp / name, uid, uid)
         probe = "import ipykernel, os; print('sandbox-ok', os.getuid())"
-        argv = _sandbox_argv(SandboxConfig(), tmp / "work", tmp, uid,
-                             [sys.executable, "-c", probe])
+        argv = _sandbox_argv(SandboxConfig(), tmp / "work", tmp, uid, [sys.executable, "-c", probe])
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                                  stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return False, f"bwrap could not run: {exc}"
     if proc.returncode != 0 or "sandbox-ok" not in proc.stdout:
-        return False, (f"a test sandbox failed (exit status {proc.returncode}): "
-                       f"{proc.stderr.strip()[-500:]}")
+        return False, (
+            f"a test sandbox failed (exit status {proc.returncode}): {proc.stderr.strip()[-500:]}"
+        )
     version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip()
     return True, f"{version} at {bwrap}"
 
 
-async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, tmp: Path,
-               uid: int, env: Mapping[str, str], zygote: Zygote | None) -> ExecutionResult:
+async def _run(
+    nb: nbformat.NotebookNode,
+    workdir: Path,
+    config: SandboxConfig,
+    tmp: Path,
+    uid: int,
+    env: Mapping[str, str],
+    zygote: Zygote | None,
+) -> ExecutionResult:
     """Start a kernel (cold by bwrap, or forked by ``zygote``), run the cells, end the sandbox."""
     start = time.perf_counter()
     rundir = tmp / "run"
@@ -100,10 +108,21 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
     if uid >= 0:
         os.chown(rundir, uid, uid)
     # The problem set's rules are kept by coursedata.guard when ``env`` configures it.
-    kernel_cmd = [config.python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                  "--HistoryManager.hist_file=:memory:", GUARD_ARGUMENT]
-    names = dict(kernel_name="python3-sandboxed", transport="ipc", ip=str(rundir / "k"),
-                 connection_file=str(rundir / "kernel.json"))
+    kernel_cmd = [
+        config.python,
+        "-m",
+        "ipykernel_launcher",
+        "-f",
+        "{connection_file}",
+        "--HistoryManager.hist_file=:memory:",
+        GUARD_ARGUMENT,
+    ]
+    names = dict(
+        kernel_name="python3-sandboxed",
+        transport="ipc",
+        ip=str(rundir / "k"),
+        connection_file=str(rundir / "kernel.json"),
+    )
     log_path = tmp / "kernel.log"
     info_read = info_write = -1
     if zygote is None:
@@ -114,31 +133,52 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
         km = _SandboxKernelManager(_kernel_spec(argv, tmp), uid, **names)
     else:
         request = warm_request(config, workdir, rundir, uid, _kernel_env(config, dict(env)))
-        km = _WarmKernelManager(_kernel_spec(kernel_cmd, tmp), uid, zygote=zygote,
-                                request=request, mounts=(workdir, rundir), log_path=log_path,
-                                timeout=config.startup_timeout_s, **names)
-    client = _SandboxClient(nb, km, max_output_bytes=config.max_output_bytes,
-                            timeout=config.cell_timeout_s, allow_errors=True,
-                            kernel_name="python3-sandboxed", record_timing=False,
-                            iopub_timeout=_INTERRUPT_GRACE_S)
+        km = _WarmKernelManager(
+            _kernel_spec(kernel_cmd, tmp),
+            uid,
+            zygote=zygote,
+            request=request,
+            mounts=(workdir, rundir),
+            log_path=log_path,
+            timeout=config.startup_timeout_s,
+            **names,
+        )
+    client = _SandboxClient(
+        nb,
+        km,
+        max_output_bytes=config.max_output_bytes,
+        timeout=config.cell_timeout_s,
+        allow_errors=True,
+        kernel_name="python3-sandboxed",
+        record_timing=False,
+        iopub_timeout=_INTERRUPT_GRACE_S,
+    )
     context = zmq.asyncio.Context()
     kc = None
     sandbox = None
     try:
         try:
             with open(log_path, "wb") as kernel_log:
-                await km.start_kernel(cwd=str(workdir), stdout=subprocess.DEVNULL,
-                                      stderr=kernel_log, stdin=subprocess.DEVNULL,
-                                      pass_fds=(info_write,) if info_write >= 0 else ())
+                await km.start_kernel(
+                    cwd=str(workdir),
+                    stdout=subprocess.DEVNULL,
+                    stderr=kernel_log,
+                    stdin=subprocess.DEVNULL,
+                    pass_fds=(info_write,) if info_write >= 0 else (),
+                )
         finally:
             if info_write >= 0:
                 os.close(info_write)
-        kc = km.client(context=context, shell_channel_class=_TolerantChannel,
-                       iopub_channel_class=_TolerantChannel)
+        kc = km.client(
+            context=context,
+            shell_channel_class=_TolerantChannel,
+            iopub_channel_class=_TolerantChannel,
+        )
         kc.start_channels()
         try:
-            await asyncio.wait_for(_wait_for_ready(kc, km, config.startup_timeout_s),
-                                   config.startup_timeout_s + 5)
+            await asyncio.wait_for(
+                _wait_for_ready(kc, km, config.startup_timeout_s), config.startup_timeout_s + 5
+            )
         except (RuntimeError, asyncio.TimeoutError) as exc:
             log_tail = log_path.read_text(errors="replace")[-2000:]
             raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
@@ -156,8 +196,14 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         status, message = await _outcome(client, km, config, task if done else None)
-        return ExecutionResult(client.nb, status, message, client.cell_timeouts,
-                               client.output_truncated, timings=timings)
+        return ExecutionResult(
+            client.nb,
+            status,
+            message,
+            client.cell_timeouts,
+            client.output_truncated,
+            timings=timings,
+        )
     finally:
         if info_read >= 0:
             os.close(info_read)
@@ -176,34 +222,51 @@ async def _run(nb: nbformat.NotebookNode, workdir: Path, config: SandboxConfig, 
                 km.warm_process.close()
 
 
-async def _outcome(client: _SandboxClient, km, config: SandboxConfig,
-                   task: asyncio.Future | None) -> tuple[str, str]:
+async def _outcome(
+    client: _SandboxClient, km, config: SandboxConfig, task: asyncio.Future | None
+) -> tuple[str, str]:
     """The status and message of an execution; ``task`` is None when the notebook timed out."""
     where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
     if task is None:
-        status, message = Status.TIMEOUT, (
-            f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
-            f"was stopped while running {where}")
+        status, message = (
+            Status.TIMEOUT,
+            (
+                f"the notebook did not finish within {config.notebook_timeout_s:g} s; the kernel "
+                f"was stopped while running {where}"
+            ),
+        )
     elif (error := task.exception()) is None:
         status, message = Status.OK, "every cell ran"
     elif isinstance(error, _KernelStuck):
-        status, message = Status.TIMEOUT, (
-            f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
-            f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped")
+        status, message = (
+            Status.TIMEOUT,
+            (
+                f"{where} exceeded the {config.cell_timeout_s:g} s cell limit and the kernel "
+                f"ignored the interrupt for {_INTERRUPT_GRACE_S} s; it was stopped"
+            ),
+        )
     elif isinstance(error, DeadKernelError) or not await km.is_alive():
         code = await km.provisioner.poll() if km.provisioner else None
-        status, message = Status.CRASHED, f"the kernel died while running {where} " + (
-            _describe_exit(code))
+        status, message = (
+            Status.CRASHED,
+            f"the kernel died while running {where} " + (_describe_exit(code)),
+        )
     else:
         # The kernel sent something nbclient cannot handle (forged or garbled messages, e.g.
         # from a process forked off the kernel): a student's doing, so no exception.
         log.warning("execution stopped by an unexpected error", exc_info=error)
-        status, message = Status.CRASHED, (
-            f"the kernel was stopped while running {where} after it sent a message the "
-            f"grader could not process ({type(error).__name__}: {str(error)[:200]})")
+        status, message = (
+            Status.CRASHED,
+            (
+                f"the kernel was stopped while running {where} after it sent a message the "
+                f"grader could not process ({type(error).__name__}: {str(error)[:200]})"
+            ),
+        )
     if client.cell_timeouts:
-        message += f"; cells interrupted by the {config.cell_timeout_s:g} s cell limit: " + \
-            ", ".join(map(str, client.cell_timeouts))
+        message += (
+            f"; cells interrupted by the {config.cell_timeout_s:g} s cell limit: "
+            + ", ".join(map(str, client.cell_timeouts))
+        )
     if client.output_truncated:
         message += f"; output beyond {config.max_output_bytes} bytes was dropped"
     return status, message
@@ -229,9 +292,12 @@ def _complete(coroutine) -> ExecutionResult:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
-                     config: SandboxConfig | None = None,
-                     env: Mapping[str, str] | None = None) -> ExecutionResult:
+def execute_notebook(
+    nb: nbformat.NotebookNode,
+    workdir: str | os.PathLike[str],
+    config: SandboxConfig | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ExecutionResult:
     """Execute every code cell of ``nb`` in a sandboxed kernel whose working folder is ``workdir``.
 
     Parameters
@@ -318,8 +384,9 @@ def execute_notebook(nb: nbformat.NotebookNode, workdir: str | os.PathLike[str],
         shutil.rmtree(tmp, ignore_errors=True)
     if removed:
         result.removed_files = removed
-        result.message += (f"; removed {len(removed)} symbolic links or special files from the "
-                           f"working folder")
+        result.message += (
+            f"; removed {len(removed)} symbolic links or special files from the working folder"
+        )
     result.timings["start_s"] = result.timings.get("start_s", 0.0) + zygote_s
     result.elapsed_s = time.monotonic() - start
     return result

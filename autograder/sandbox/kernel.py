@@ -55,12 +55,19 @@ class _SandboxClient(NotebookClient):
         self._token = uuid.uuid4().hex
         timeout = kwargs["timeout"]
         super().__init__(
-            nb, km=km, interrupt_on_timeout=True,
-            error_on_timeout={"ename": "CellTimeoutError", "traceback": [],
-                              "evalue": f"the cell did not finish within {timeout:g} s",
-                              "sandbox_token": self._token},
+            nb,
+            km=km,
+            interrupt_on_timeout=True,
+            error_on_timeout={
+                "ename": "CellTimeoutError",
+                "traceback": [],
+                "evalue": f"the cell did not finish within {timeout:g} s",
+                "sandbox_token": self._token,
+            },
             # A tag in the student's notebook must not skip a cell.
-            skip_cells_with_tag=f"never-skip-{self._token}", **kwargs)
+            skip_cells_with_tag=f"never-skip-{self._token}",
+            **kwargs,
+        )
         self._budget = max_output_bytes
         self.output_truncated = False
         self.cell_timeouts: list[int] = []
@@ -82,18 +89,29 @@ class _SandboxClient(NotebookClient):
         content = (execute_reply or {}).get("content", {})
         if content.get("sandbox_token") == self._token:
             self.cell_timeouts.append(cell_index)
-            cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="CellTimeoutError", evalue=content["evalue"], traceback=[
-                    f"CellTimeoutError: {content['evalue']}; the kernel was interrupted"]))
+            cell.outputs.append(
+                nbformat.v4.new_output(
+                    "error",
+                    ename="CellTimeoutError",
+                    evalue=content["evalue"],
+                    traceback=[
+                        f"CellTimeoutError: {content['evalue']}; the kernel was interrupted"
+                    ],
+                )
+            )
             if not self._idle:  # still busy ``iopub_timeout`` seconds after the interrupt
                 raise _KernelStuck(cell_index)
 
     def _note_dropped(self, outs) -> None:
         if not self.output_truncated:
             self.output_truncated = True
-            outs.append(nbformat.v4.new_output(
-                "stream", name="stderr",
-                text="\n[sandbox: output limit reached; further output was dropped]\n"))
+            outs.append(
+                nbformat.v4.new_output(
+                    "stream",
+                    name="stderr",
+                    text="\n[sandbox: output limit reached; further output was dropped]\n",
+                )
+            )
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg["content"]
@@ -108,13 +126,13 @@ class _SandboxClient(NotebookClient):
         if kind == "stream" and self._budget > 0:
             text = content.get("text", "")[: self._budget]
             self._budget = 0
-            result = super().output(outs, {**msg, "content": {**content, "text": text}},
-                                    display_id, cell_index)
+            result = super().output(
+                outs, {**msg, "content": {**content, "text": text}}, display_id, cell_index
+            )
             self._note_dropped(outs)
             return result
         if kind == "error":  # keep the fact that a cell failed, without its traceback
-            content = {**content, "evalue": str(content.get("evalue", ""))[:500],
-                       "traceback": []}
+            content = {**content, "evalue": str(content.get("evalue", ""))[:500], "traceback": []}
             return super().output(outs, {**msg, "content": content}, display_id, cell_index)
         self._budget = 0
         self._note_dropped(outs)
@@ -212,13 +230,21 @@ def _describe_exit(code: int | None) -> str:
             name = signal.Signals(code - 128).name
         except ValueError:
             name = f"signal {code - 128}"
-        hint = {"SIGSEGV": ": a segmentation fault", "SIGKILL": ": killed",
-                "SIGXCPU": ": CPU-time limit", "SIGXFSZ": ": file-size limit"}.get(name, "")
+        hint = {
+            "SIGSEGV": ": a segmentation fault",
+            "SIGKILL": ": killed",
+            "SIGXCPU": ": CPU-time limit",
+            "SIGXFSZ": ": file-size limit",
+        }.get(name, "")
         return f"({name}{hint})"
     return f"(exit status {code})"
 
 
 def _kernel_spec(argv: list[str], resource_dir: Path) -> KernelSpec:
-    return KernelSpec(argv=argv, display_name="Python 3 (sandboxed)", language="python",
-                      interrupt_mode="message", resource_dir=str(resource_dir))
-
+    return KernelSpec(
+        argv=argv,
+        display_name="Python 3 (sandboxed)",
+        language="python",
+        interrupt_mode="message",
+        resource_dir=str(resource_dir),
+    )

@@ -37,7 +37,6 @@ os.execv(sys.argv[3], sys.argv[3:])
 """
 
 
-
 def _package_folders(names: Iterable[str]) -> list[Path]:
     """Folders of installed top-level packages, found without importing them."""
     import importlib.util
@@ -64,8 +63,14 @@ def _sandbox_uid() -> int:
     return _UID_BASE + (os.getpid() % 2**22) * 64 + next(_uid_counter) % 64
 
 
-def _mount_args(hidden: Iterable[Path], packages: Iterable[Path], visible: Iterable[Path],
-                writable: Iterable[Path], tmp_bytes: int, blocker: Path) -> list[str]:
+def _mount_args(
+    hidden: Iterable[Path],
+    packages: Iterable[Path],
+    visible: Iterable[Path],
+    writable: Iterable[Path],
+    tmp_bytes: int,
+    blocker: Path,
+) -> list[str]:
     """bwrap options for the file system: parents are mounted before their children.
 
     A hidden folder already inside another hidden folder is skipped (an empty folder would be
@@ -74,8 +79,7 @@ def _mount_args(hidden: Iterable[Path], packages: Iterable[Path], visible: Itera
     """
     precedence = {"hide": 0, "package": 0, "scratch": 1, "ro": 2, "rw": 3}
     kinds: dict[Path, str] = {Path("/tmp"): "scratch"}
-    for kind, paths in (("hide", hidden), ("package", packages), ("ro", visible),
-                        ("rw", writable)):
+    for kind, paths in (("hide", hidden), ("package", packages), ("ro", visible), ("rw", writable)):
         for path in paths:
             path = _real(path)
             if path == Path("/") or not path.exists():
@@ -131,31 +135,59 @@ def _hidden_folders(config: SandboxConfig, workdir: Path) -> tuple[list[Path], l
 
 def _kernel_env(config: SandboxConfig, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The whole environment of a sandboxed kernel (the grader's own is cleared)."""
-    return {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-            "PATH": f"{Path(config.python).parent}:/usr/local/bin:/usr/bin:/bin",
-            "PYTHONPATH": os.pathsep.join(str(p) for p in config.python_path),
-            "IPYTHONDIR": "/tmp/.ipython", "MPLCONFIGDIR": "/tmp/.matplotlib",
-            **dict(config.env), **(extra or {})}
+    return {
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PATH": f"{Path(config.python).parent}:/usr/local/bin:/usr/bin:/bin",
+        "PYTHONPATH": os.pathsep.join(str(p) for p in config.python_path),
+        "IPYTHONDIR": "/tmp/.ipython",
+        "MPLCONFIGDIR": "/tmp/.matplotlib",
+        **dict(config.env),
+        **(extra or {}),
+    }
 
 
 def _limits(config: SandboxConfig) -> dict[str, int]:
     """The resource limits of every process of a kernel, by ``resource`` constant name."""
-    return {"RLIMIT_AS": config.memory_mb * _MiB, "RLIMIT_NPROC": config.max_processes,
-            "RLIMIT_FSIZE": config.max_file_mb * _MiB, "RLIMIT_CORE": 0,
-            "RLIMIT_CPU": int(2 * config.notebook_timeout_s + config.startup_timeout_s) + 10}
+    return {
+        "RLIMIT_AS": config.memory_mb * _MiB,
+        "RLIMIT_NPROC": config.max_processes,
+        "RLIMIT_FSIZE": config.max_file_mb * _MiB,
+        "RLIMIT_CORE": 0,
+        "RLIMIT_CPU": int(2 * config.notebook_timeout_s + config.startup_timeout_s) + 10,
+    }
 
 
-def _bwrap_argv(config: SandboxConfig, hidden: list[Path], packages: list[Path],
-                writable: list[Path], blocker: Path, uid: int, caps: Iterable[str],
-                env: dict[str, str], cwd: Path) -> list[str]:
+def _bwrap_argv(
+    config: SandboxConfig,
+    hidden: list[Path],
+    packages: list[Path],
+    writable: list[Path],
+    blocker: Path,
+    uid: int,
+    caps: Iterable[str],
+    env: dict[str, str],
+    cwd: Path,
+) -> list[str]:
     """bwrap and its options up to the command: namespaces, mounts, environment."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError("bubblewrap (bwrap) is not installed")
     blocker.write_text('raise ImportError("this package is not available in the sandbox")\n')
     blocker.chmod(0o644)
-    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    argv = [
+        bwrap,
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+    ]
     if uid >= 0:
         # Privileged bwrap: no user namespace; the start-up step switches to ``uid``.
         for cap in caps:
@@ -163,8 +195,9 @@ def _bwrap_argv(config: SandboxConfig, hidden: list[Path], packages: list[Path],
     else:
         argv += ["--unshare-user", "--disable-userns"]
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += _mount_args(hidden, packages, config.visible_paths, writable,
-                        config.tmp_mb * _MiB, blocker)
+    argv += _mount_args(
+        hidden, packages, config.visible_paths, writable, config.tmp_mb * _MiB, blocker
+    )
     argv += ["--perms", "1777", "--size", str(config.tmp_mb * _MiB), "--tmpfs", "/dev/shm"]
     argv += ["--clearenv"]
     for name, value in env.items():
@@ -172,8 +205,9 @@ def _bwrap_argv(config: SandboxConfig, hidden: list[Path], packages: list[Path],
     return argv + ["--chdir", str(cwd)]
 
 
-def _sandbox_argv(config: SandboxConfig, workdir: Path, tmp: Path, uid: int,
-                  command: list[str]) -> list[str]:
+def _sandbox_argv(
+    config: SandboxConfig, workdir: Path, tmp: Path, uid: int, command: list[str]
+) -> list[str]:
     """The command line that runs ``command`` in the sandbox with the limits applied.
 
     ``tmp`` is a private folder of the executor; its ``run`` subfolder (for the kernel's
@@ -182,11 +216,27 @@ def _sandbox_argv(config: SandboxConfig, workdir: Path, tmp: Path, uid: int,
     if shutil.which("bwrap") is None:
         raise SandboxError("bubblewrap (bwrap) is not installed")
     hidden, packages = _hidden_folders(config, workdir)
-    argv = _bwrap_argv(config, hidden, packages, [workdir, tmp / "run"],
-                       tmp / "hidden_package.py", uid, ("CAP_SETUID", "CAP_SETGID"),
-                       _kernel_env(config), workdir)
-    argv += ["--", config.python, "-I", "-S", "-c", _START_STEP, str(uid),
-             ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())]
+    argv = _bwrap_argv(
+        config,
+        hidden,
+        packages,
+        [workdir, tmp / "run"],
+        tmp / "hidden_package.py",
+        uid,
+        ("CAP_SETUID", "CAP_SETGID"),
+        _kernel_env(config),
+        workdir,
+    )
+    argv += [
+        "--",
+        config.python,
+        "-I",
+        "-S",
+        "-c",
+        _START_STEP,
+        str(uid),
+        ",".join(f"{k}={int(v)}" for k, v in _limits(config).items()),
+    ]
     return argv + command
 
 
@@ -206,6 +256,15 @@ def _zygote_argv(config: SandboxConfig, zdir: Path, command: list[str]) -> list[
         raise SandboxError("bubblewrap (bwrap) is not installed")
     hidden = [_real(p) for p in config.hidden_paths]
     packages = _package_folders(config.hidden_packages)
-    argv = _bwrap_argv(config, hidden, packages, [zdir], zdir / "hidden_package.py", 0,
-                       _ZYGOTE_CAPS, _kernel_env(config), zdir)
+    argv = _bwrap_argv(
+        config,
+        hidden,
+        packages,
+        [zdir],
+        zdir / "hidden_package.py",
+        0,
+        _ZYGOTE_CAPS,
+        _kernel_env(config),
+        zdir,
+    )
     return argv + ["--", *command]

@@ -38,16 +38,31 @@ from autograder.sandbox.config import SandboxConfig, SandboxError, _MiB, _real
 from autograder.sandbox.kernel import _SandboxKernelManager
 from autograder.sandbox.plan import _limits, _zygote_argv
 
-__all__ = ["KERNEL_PRELOAD", "WarmUnavailable", "Zygote", "warm_zygote", "stop_zygote",
-           "detached_mount"]
+__all__ = [
+    "KERNEL_PRELOAD",
+    "WarmUnavailable",
+    "Zygote",
+    "warm_zygote",
+    "stop_zygote",
+    "detached_mount",
+]
 
 log = logging.getLogger("autograder.sandbox")
 
 #: Imported by every zygote: what ipykernel imports to start (so a cold kernel has them too).
 KERNEL_PRELOAD = (
-    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
-    "debugpy.server", "IPython.core.interactiveshell", "IPython.core.completer",
-    "IPython.extensions", "sqlite3", "pdb", "tornado.platform.asyncio")
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "ipykernel.debugger",
+    "debugpy.server",
+    "IPython.core.interactiveshell",
+    "IPython.core.completer",
+    "IPython.extensions",
+    "sqlite3",
+    "pdb",
+    "tornado.platform.asyncio",
+)
 
 _SYS_OPEN_TREE = 428
 _OPEN_TREE_CLONE, _AT_RECURSIVE = 1, 0x8000
@@ -67,15 +82,22 @@ def _preload(config: SandboxConfig) -> tuple[str, ...]:
 
 def _key(config: SandboxConfig) -> tuple:
     """What a zygote is built from: a change of any of these needs a new zygote."""
-    return (config.python, tuple(map(str, config.hidden_paths)), config.hidden_packages,
-            tuple(map(str, config.visible_paths)), tuple(map(str, config.python_path)),
-            tuple(sorted(dict(config.env).items())), _preload(config))
+    return (
+        config.python,
+        tuple(map(str, config.hidden_paths)),
+        config.hidden_packages,
+        tuple(map(str, config.visible_paths)),
+        tuple(map(str, config.python_path)),
+        tuple(sorted(dict(config.env).items())),
+        _preload(config),
+    )
 
 
 def detached_mount(path: Path) -> int:
     """A detached copy of the mount tree at ``path`` (``open_tree``), as a file descriptor."""
-    fd = _libc.syscall(_SYS_OPEN_TREE, -100, os.fsencode(path),
-                       _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE)
+    fd = _libc.syscall(
+        _SYS_OPEN_TREE, -100, os.fsencode(path), _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE
+    )
     if fd < 0:
         errno = ctypes.get_errno()
         raise WarmUnavailable(f"open_tree({path}) failed: {os.strerror(errno)}")
@@ -105,14 +127,21 @@ class Zygote:
         self.dir = _real(tempfile.mkdtemp(prefix=f"nbzyg-{os.getpid()}-", dir="/tmp"))
         self.socket = self.dir / "zygote.sock"
         source = (Path(__file__).with_name("zygote.py")).read_text()
-        command = [config.python, "-c", source, json.dumps(
-            {"preload": list(_preload(config)), "socket": str(self.socket)})]
+        command = [
+            config.python,
+            "-c",
+            source,
+            json.dumps({"preload": list(_preload(config)), "socket": str(self.socket)}),
+        ]
         start = time.perf_counter()
         self._log = open(self.dir.parent / f"{self.dir.name}.log", "wb")
         try:
-            self.proc = subprocess.Popen(_zygote_argv(config, self.dir, command),
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=self._log)
+            self.proc = subprocess.Popen(
+                _zygote_argv(config, self.dir, command),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+            )
         except (OSError, SandboxError) as exc:
             self.close()
             raise WarmUnavailable(f"the zygote could not start: {exc}") from None
@@ -134,8 +163,7 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def fork(self, request: dict, fds: list[int],
-             timeout: float) -> tuple[socket.socket, int, int]:
+    def fork(self, request: dict, fds: list[int], timeout: float) -> tuple[socket.socket, int, int]:
         """Ask for a sandbox; return the connection (for its exit status), a pidfd of its
         pid 1 and that pid."""
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -173,8 +201,11 @@ def _sweep_stale() -> None:
     for path in Path("/tmp").glob("nbzyg-*-*"):
         try:
             pid = int(path.name.split("-")[1])
-            if pid == os.getpid() or Path(f"/proc/{pid}").exists() or \
-                    path.lstat().st_uid != os.geteuid():
+            if (
+                pid == os.getpid()
+                or Path(f"/proc/{pid}").exists()
+                or path.lstat().st_uid != os.geteuid()
+            ):
                 continue
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path, ignore_errors=True)
@@ -209,8 +240,10 @@ def warm_zygote(config: SandboxConfig) -> tuple[Zygote, float]:
         if _zygote is not None and _zygote.owner != os.getpid():
             _zygote = None  # inherited from the parent process, which keeps it
         if _zygote is not None and (_zygote.key != _key(config) or not _zygote.alive()):
-            log.info("restarting the zygote (%s)", "its configuration changed"
-                     if _zygote.alive() else "it died")
+            log.info(
+                "restarting the zygote (%s)",
+                "its configuration changed" if _zygote.alive() else "it died",
+            )
             _zygote.close()
             _zygote = None
         if _zygote is None:
@@ -253,8 +286,11 @@ class _WarmProcess:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and self.pidfd >= 0 and \
-                select.select([self.pidfd], [], [], 0)[0]:
+        if (
+            self.returncode is None
+            and self.pidfd >= 0
+            and select.select([self.pidfd], [], [], 0)[0]
+        ):
             try:
                 self._conn.settimeout(5)
                 self.returncode = int(json.loads(self._conn.recv(4096))["exit"])
@@ -288,8 +324,18 @@ class _WarmProcess:
 class _WarmKernelManager(_SandboxKernelManager):
     """A kernel manager whose kernel is forked by the zygote instead of started by bwrap."""
 
-    def __init__(self, spec, uid: int, *, zygote: Zygote, request: dict,
-                 mounts: tuple[Path, Path], log_path: Path, timeout: float, **kwargs):
+    def __init__(
+        self,
+        spec,
+        uid: int,
+        *,
+        zygote: Zygote,
+        request: dict,
+        mounts: tuple[Path, Path],
+        log_path: Path,
+        timeout: float,
+        **kwargs,
+    ):
         super().__init__(spec, uid, **kwargs)
         self._zygote, self._request, self._mounts = zygote, request, mounts
         self._log_path, self._timeout = log_path, timeout
@@ -297,13 +343,14 @@ class _WarmKernelManager(_SandboxKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         # ``python -m ipykernel_launcher`` is this interpreter already: its arguments only
-        request = {**self._request, "argv": kernel_cmd[kernel_cmd.index("-m") + 2:]}
+        request = {**self._request, "argv": kernel_cmd[kernel_cmd.index("-m") + 2 :]}
         fds: list[int] = []
         try:
             fds = [detached_mount(p) for p in self._mounts]
             fds.append(os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-            conn, pidfd, pid = await asyncio.to_thread(self._zygote.fork, request, fds,
-                                                       self._timeout)
+            conn, pidfd, pid = await asyncio.to_thread(
+                self._zygote.fork, request, fds, self._timeout
+            )
         finally:
             for fd in fds:
                 os.close(fd)
@@ -314,9 +361,15 @@ class _WarmKernelManager(_SandboxKernelManager):
         self._reconcile_connection_info(provisioner.connection_info)
 
 
-def warm_request(config: SandboxConfig, workdir: Path, rundir: Path, uid: int,
-                 env: dict[str, str]) -> dict:
+def warm_request(
+    config: SandboxConfig, workdir: Path, rundir: Path, uid: int, env: dict[str, str]
+) -> dict:
     """The zygote's request for one submission (the kernel's arguments are added at launch)."""
-    return {"workdir": str(workdir), "run": str(rundir), "uid": uid, "env": env,
-            "limits": _limits(config), "tmp_bytes": config.tmp_mb * _MiB}
-
+    return {
+        "workdir": str(workdir),
+        "run": str(rundir),
+        "uid": uid,
+        "env": env,
+        "limits": _limits(config),
+        "tmp_bytes": config.tmp_mb * _MiB,
+    }

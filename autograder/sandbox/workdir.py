@@ -50,4 +50,3 @@ def _take_back(root: Path, uid: int, owners: dict[Path, tuple[int, int]]) -> Non
                 os.chown(path, *owners.get(path, owners[root]), follow_symlinks=False)
         except OSError:
             pass
-

@@ -56,8 +56,13 @@ KEYCTL_JOIN_SESSION_KEYRING = 1
 
 libc = ctypes.CDLL(None, use_errno=True)
 OWN = "/nonexistent"  # the zygote's own folder (its socket's), set by main()
-libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                       ctypes.c_char_p]
+libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+]
 libc.syscall.restype = ctypes.c_long
 
 
@@ -71,8 +76,10 @@ def _mount(source, target, fstype, flags, data=None):
     def enc(s):
         return None if s is None else s.encode()
 
-    _check(libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
-           f"mount {fstype or ''} {target}")
+    _check(
+        libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)),
+        f"mount {fstype or ''} {target}",
+    )
 
 
 def _tmpfs(target, size, mode):
@@ -91,8 +98,10 @@ def _attach(fd, path, hide_parent):
         hidden = parent
     elif not os.path.isdir(path):
         raise OSError(f"{path} does not exist in the sandbox")
-    _check(libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
-                        MOVE_MOUNT_F_EMPTY_PATH), f"move_mount {path}")
+    _check(
+        libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(), MOVE_MOUNT_F_EMPTY_PATH),
+        f"move_mount {path}",
+    )
     if hidden:
         _mount(None, hidden, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
@@ -105,8 +114,12 @@ def _mounts_below_tmp(own):
     with open("/proc/self/mountinfo") as f:
         for line in f:
             point = line.split()[4]
-            for escaped, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"),
-                                  ("\\134", "\\")):
+            for escaped, char in (
+                ("\\040", " "),
+                ("\\011", "\t"),
+                ("\\012", "\n"),
+                ("\\134", "\\"),
+            ):
                 point = point.replace(escaped, char)
             if point.startswith("/tmp/") and point != own and not point.startswith(own + "/"):
                 points.add(point)
@@ -115,8 +128,9 @@ def _mounts_below_tmp(own):
 
 def _detached(path):
     """A detached copy of the mount tree at ``path`` (``open_tree``), kept read-only if it was."""
-    fd = libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
-                      OPEN_TREE_CLONE | AT_RECURSIVE | os.O_CLOEXEC)
+    fd = libc.syscall(
+        SYS_OPEN_TREE, AT_FDCWD, path.encode(), OPEN_TREE_CLONE | AT_RECURSIVE | os.O_CLOEXEC
+    )
     _check(fd, f"open_tree {path}")
     return fd
 
@@ -225,16 +239,22 @@ def _keeper(conn, request, fds):
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         work_fd, run_fd, log_fd = fds
-        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-                            | CLONE_NEWNET), "unshare")
+        _check(
+            libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET),
+            "unshare",
+        )
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
         kept = [(path, _detached(path)) for path in _mounts_below_tmp(OWN)]
         _tmpfs("/tmp", request["tmp_bytes"], "1777")
         _tmpfs("/dev/shm", request["tmp_bytes"], "1777")
         for path, fd in kept:
             os.makedirs(path, 0o755, exist_ok=True)
-            _check(libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
-                                MOVE_MOUNT_F_EMPTY_PATH), f"move_mount {path}")
+            _check(
+                libc.syscall(
+                    SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(), MOVE_MOUNT_F_EMPTY_PATH
+                ),
+                f"move_mount {path}",
+            )
             os.close(fd)
         _attach(run_fd, request["run"], hide_parent=False)
         _attach(work_fd, request["workdir"], hide_parent=True)
@@ -271,8 +291,9 @@ def _serve(server):
     while True:
         conn, _ = server.accept()
         try:
-            _, peer_uid, _ = struct.unpack("3i", conn.getsockopt(
-                socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+            _, peer_uid, _ = struct.unpack(
+                "3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            )
             if peer_uid != os.getuid():
                 raise PermissionError(peer_uid)
             message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
@@ -311,8 +332,17 @@ def main():
     server.bind(config["socket"])
     server.listen(64)
     threads = len(os.listdir("/proc/self/task"))
-    print(json.dumps({"ready": threads == 1, "threads": threads, "failed": failed,
-                      "import_s": round(time.perf_counter() - start, 3)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "ready": threads == 1,
+                "threads": threads,
+                "failed": failed,
+                "import_s": round(time.perf_counter() - start, 3),
+            }
+        ),
+        flush=True,
+    )
     if threads == 1:
         _serve(server)
 

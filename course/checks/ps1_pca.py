@@ -92,7 +92,7 @@ def pca_eig(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The top-``k`` components, shape (k, D), and their variances :math:`s_j^2 / N` (the
     covariance's eigenvalues, divisor N), shape (k,), by :class:`solutions.pca.PCA`."""
     pca = PCA(n_components=k).fit(X)
-    return pca.components_, pca.singular_values_ ** 2 / X.shape[0]
+    return pca.components_, pca.singular_values_**2 / X.shape[0]
 
 
 #: PCA by the SVD has the same answer.
@@ -123,5 +123,5 @@ def reconstruction_error(X: np.ndarray, k: int) -> float:
 def components_for_variance(X: np.ndarray, fraction: float) -> int:
     """The smallest ``k`` whose top-``k`` variances :math:`s_j^2` reach ``fraction`` of their sum."""
     s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
-    kept = np.cumsum(s ** 2) / np.sum(s ** 2)
+    kept = np.cumsum(s**2) / np.sum(s**2)
     return int(np.argmax(kept >= fraction)) + 1

@@ -78,8 +78,10 @@ def non_increasing(values, what: str, *, rtol: float = 1e-9) -> str | None:
     rises = np.flatnonzero(steps > rtol * max(abs(values[0]), 1e-300))
     if rises.size:
         t = int(rises[0])
-        return (f"{what}: the value rises from {values[t]:.6g} to {values[t + 1]:.6g} at step "
-                f"{t + 2}, but it can never increase ({rises.size} rise(s) in all)")
+        return (
+            f"{what}: the value rises from {values[t]:.6g} to {values[t + 1]:.6g} at step "
+            f"{t + 2}, but it can never increase ({rises.size} rise(s) in all)"
+        )
     return None
 
 
@@ -100,9 +102,17 @@ def _counts(counts) -> dict[int, int]:
     return {int(i): int(n) for i, n in sorted((counts or {}).items(), key=lambda kv: int(kv[0]))}
 
 
-def _ratings(seed: int, users: int, items: int, rank: int, density: float, *,
-             biases: bool = False, user_counts=None,
-             item_counts=None) -> tuple[np.ndarray, np.ndarray]:
+def _ratings(
+    seed: int,
+    users: int,
+    items: int,
+    rank: int,
+    density: float,
+    *,
+    biases: bool = False,
+    user_counts=None,
+    item_counts=None,
+) -> tuple[np.ndarray, np.ndarray]:
     """A noisy rank-``rank`` rating matrix of shape (users, items) and its boolean mask.
 
     ``user_counts`` (``item_counts``) maps a row (column) to its exact number of observed
@@ -134,16 +144,18 @@ def _ratings(seed: int, users: int, items: int, rank: int, density: float, *,
     return np.where(mask, full, garbage), mask
 
 
-def ratings(seed: int, users: int, items: int, rank: int, density: float,
-            **options) -> tuple[np.ndarray, np.ndarray]:
+def ratings(
+    seed: int, users: int, items: int, rank: int, density: float, **options
+) -> tuple[np.ndarray, np.ndarray]:
     """``(R, mask)`` of one seeded rating matrix: ``R`` float of shape (users, items), ``mask``
     bool of the same shape (declared together, ``"R, mask": {...}``). ``options``: ``biases``,
     ``user_counts``, ``item_counts`` (see :func:`_ratings`)."""
     return _ratings(seed, users, items, rank, density, **options)
 
 
-def noisy_ratings(seed: int, users: int, items: int, rank: int, density: float,
-                  noise_seed: int, sd: float) -> np.ndarray:
+def noisy_ratings(
+    seed: int, users: int, items: int, rank: int, density: float, noise_seed: int, sd: float
+) -> np.ndarray:
     """The ratings ``R`` of :func:`ratings` plus ``default_rng(noise_seed).normal(0, sd)`` noise
     on every entry: predictions about ``sd`` stars off."""
     R, _ = _ratings(seed, users, items, rank, density)
@@ -201,8 +213,13 @@ def update_items(R, mask, U, reg) -> np.ndarray:
 
 
 def _reference_run(inp: dict, biases: bool) -> ALS:
-    return ALS(n_factors=inp["k"], reg=inp["reg"], n_iters=inp["n_iters"],
-               random_state=inp["seed"], biases=biases).fit(_sparse(inp["R"], inp["mask"]))
+    return ALS(
+        n_factors=inp["k"],
+        reg=inp["reg"],
+        n_iters=inp["n_iters"],
+        random_state=inp["seed"],
+        biases=biases,
+    ).fit(_sparse(inp["R"], inp["mask"]))
 
 
 def _describe(inp: dict) -> str:
@@ -249,23 +266,41 @@ def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | 
             return problem
         with np.errstate(over="ignore", invalid="ignore"):  # huge factors: inf, judged wrong
             predicted = U @ Z.T
-        return compare(predicted[unobserved], ref.predict_all()[unobserved],
-                       f"the predictions U Zᵀ on the unobserved entries for {where}", **RUN_TOL)
+        return compare(
+            predicted[unobserved],
+            ref.predict_all()[unobserved],
+            f"the predictions U Zᵀ on the unobserved entries for {where}",
+            **RUN_TOL,
+        )
 
     def final_objective():
         (U, Z, _), problem = parts()
-        return problem or compare(_student_objective(inp, U, Z), ref.loss_history_[-1],
-                                  f"the objective J of your returned U and Z for {where}",
-                                  **RUN_TOL)
+        return problem or compare(
+            _student_objective(inp, U, Z),
+            ref.loss_history_[-1],
+            f"the objective J of your returned U and Z for {where}",
+            **RUN_TOL,
+        )
 
     def losses():
         (_, _, L), problem = parts()
-        return problem or non_increasing(L, "your losses") or compare(
-            L, ref.loss_history_, f"the objective after each sweep for {where} (same start, "
-            "a user step then an item step)", **RUN_TOL)
+        return (
+            problem
+            or non_increasing(L, "your losses")
+            or compare(
+                L,
+                ref.loss_history_,
+                f"the objective after each sweep for {where} (same start, "
+                "a user step then an item step)",
+                **RUN_TOL,
+            )
+        )
 
-    return [(0.4 * weight, guarded(predictions)), (0.3 * weight, guarded(final_objective)),
-            (0.3 * weight, guarded(losses))]
+    return [
+        (0.4 * weight, guarded(predictions)),
+        (0.3 * weight, guarded(final_objective)),
+        (0.3 * weight, guarded(losses)),
+    ]
 
 
 def als_visible(a: Answers) -> Outcome:
@@ -273,8 +308,11 @@ def als_visible(a: Answers) -> Outcome:
 
 
 def als_hidden(a: Answers) -> Outcome:
-    return weighted(*_als_parts(a, "als", 0.4), *_als_parts(a, "als_few", 0.4),
-                    *_als_parts(a, "als_one_sweep", 0.2))
+    return weighted(
+        *_als_parts(a, "als", 0.4),
+        *_als_parts(a, "als_few", 0.4),
+        *_als_parts(a, "als_one_sweep", 0.2),
+    )
 
 
 def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | None]]:
@@ -292,33 +330,54 @@ def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str
             return problem
         with np.errstate(over="ignore", invalid="ignore"):  # huge values: inf, judged wrong
             predicted = mu + b[:, None] + c[None, :] + U @ Z.T
-        return compare(predicted, ref.predict_all(),
-                       f"the predictions μ + b_i + c_j + u_iᵀz_j for {where}", **RUN_TOL)
+        return compare(
+            predicted,
+            ref.predict_all(),
+            f"the predictions μ + b_i + c_j + u_iᵀz_j for {where}",
+            **RUN_TOL,
+        )
 
     def bias_values():
         (_, _, b, c, mu, _), problem = parts()
-        return (problem
-                or compare(mu, ref.global_mean_, "mu (the mean of the observed ratings)",
-                           **VALUE_TOL)
-                or compare(b, ref.user_bias_, f"the user biases b for {where}", **RUN_TOL)
-                or compare(c, ref.item_bias_, f"the movie biases c for {where}", **RUN_TOL))
+        return (
+            problem
+            or compare(mu, ref.global_mean_, "mu (the mean of the observed ratings)", **VALUE_TOL)
+            or compare(b, ref.user_bias_, f"the user biases b for {where}", **RUN_TOL)
+            or compare(c, ref.item_bias_, f"the movie biases c for {where}", **RUN_TOL)
+        )
 
     def final_objective():
         (U, Z, b, c, mu, _), problem = parts()
         if problem:
             return problem
         J = _student_objective(inp, U, Z, global_mean=float(mu), user_bias=b, item_bias=c)
-        return compare(J, ref.loss_history_[-1], f"the objective J (biases penalised) of your "
-                                                 f"returned parameters for {where}", **RUN_TOL)
+        return compare(
+            J,
+            ref.loss_history_[-1],
+            f"the objective J (biases penalised) of your returned parameters for {where}",
+            **RUN_TOL,
+        )
 
     def losses():
         (*_, L), problem = parts()
-        return problem or non_increasing(L, "your losses") or compare(
-            L, ref.loss_history_, f"the objective after each sweep for {where} (same start, "
-            "biases penalised, mu fixed)", **RUN_TOL)
+        return (
+            problem
+            or non_increasing(L, "your losses")
+            or compare(
+                L,
+                ref.loss_history_,
+                f"the objective after each sweep for {where} (same start, "
+                "biases penalised, mu fixed)",
+                **RUN_TOL,
+            )
+        )
 
-    return [(0.4 * weight, guarded(predictions)), (0.2 * weight, guarded(bias_values)),
-            (0.2 * weight, guarded(final_objective)), (0.2 * weight, guarded(losses))]
+    return [
+        (0.4 * weight, guarded(predictions)),
+        (0.2 * weight, guarded(bias_values)),
+        (0.2 * weight, guarded(final_objective)),
+        (0.2 * weight, guarded(losses)),
+    ]
 
 
 def als_with_biases_visible(a: Answers) -> Outcome:

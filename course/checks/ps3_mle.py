@@ -43,8 +43,9 @@ def _gamma_score_value(a: Answers, case: str) -> str | None:
     scale_a = n * (abs(np.log(rate)) + abs(float(np.log(shape))) + 1.0) + np.sum(np.abs(np.log(x)))
     scale_b = n * shape / rate + np.sum(x)
     label = f"at a={shape:g}, b={rate:g} for N={n}"
-    return (compare(got[0], expected[0], f"∂ℓ/∂a {label}", rtol=1e-8, atol=1e-10 * scale_a)
-            or compare(got[1], expected[1], f"∂ℓ/∂b {label}", rtol=1e-8, atol=1e-10 * scale_b))
+    return compare(
+        got[0], expected[0], f"∂ℓ/∂a {label}", rtol=1e-8, atol=1e-10 * scale_a
+    ) or compare(got[1], expected[1], f"∂ℓ/∂b {label}", rtol=1e-8, atol=1e-10 * scale_b)
 
 
 def gamma_score_visible(a: Answers) -> Outcome:

@@ -65,8 +65,9 @@ def beta_large_counts(seed: int, n) -> tuple[np.ndarray, np.ndarray]:
 
 def _labels(rng: np.random.Generator, n: int, n_classes: int) -> np.ndarray:
     """Integer labels 0..n_classes-1, each occurring at least twice, in random order."""
-    y = np.concatenate([np.repeat(np.arange(n_classes), 2),
-                        rng.integers(0, n_classes, n - 2 * n_classes)])
+    y = np.concatenate(
+        [np.repeat(np.arange(n_classes), 2), rng.integers(0, n_classes, n - 2 * n_classes)]
+    )
     rng.shuffle(y)
     return y
 
@@ -85,8 +86,9 @@ def binary_data(seed: int, n: int, d: int, n_classes: int) -> tuple[np.ndarray, 
     return X, y
 
 
-def categorical_data(seed: int, n: int, n_categories,
-                     n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+def categorical_data(
+    seed: int, n: int, n_categories, n_classes: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)``: category codes ``X`` of shape ``(n, D)`` and labels ``y`` (int64). The last
     category of every feature never occurs; category 0 of feature ``c`` never occurs in class
     ``c``."""
@@ -94,7 +96,7 @@ def categorical_data(seed: int, n: int, n_categories,
     y = _labels(rng, n, n_classes)
     cols = []
     for d, k in enumerate(n_categories):
-        probs = rng.dirichlet(np.full(k - 1, 0.8), size=n_classes)   # only k-1 categories used
+        probs = rng.dirichlet(np.full(k - 1, 0.8), size=n_classes)  # only k-1 categories used
         u = rng.random(n)
         col = (u[:, None] > np.cumsum(probs[y], axis=1)).sum(axis=1)
         col = np.minimum(col, k - 2)
@@ -121,8 +123,9 @@ def log_of(values) -> np.ndarray:
     return np.log(np.asarray(values, dtype=float))
 
 
-def categorical_parameters(seed: int, n: int, n_categories,
-                           n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def categorical_parameters(
+    seed: int, n: int, n_categories, n_classes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, log_prior, log_theta)`` from one stream: uniform category codes ``X`` of shape
     ``(n, D)``, then ``log_prior`` (a Dirichlet(3) draw) and ``log_theta``
     (:func:`log_blocks`) of ``n_classes`` classes."""
@@ -132,8 +135,7 @@ def categorical_parameters(seed: int, n: int, n_categories,
     return X, log_prior, _log_blocks(rng, n_classes, n_categories)
 
 
-def bernoulli_parameters(seed: int, n_classes: int, d: int,
-                         beta) -> tuple[np.ndarray, np.ndarray]:
+def bernoulli_parameters(seed: int, n_classes: int, d: int, beta) -> tuple[np.ndarray, np.ndarray]:
     """``(log_prior, log_theta)`` of one stream: ``log_theta`` of shape ``(n_classes, d)``
     (Beta ``beta`` draws clipped to [0.001, 0.999]) is drawn first, then ``log_prior`` (a
     Dirichlet(3) draw)."""
@@ -159,13 +161,14 @@ def normal_joint(seed: int, n: int, n_classes: int, mean: float, sd: float) -> n
     return np.random.default_rng(seed).normal(loc=mean, scale=sd, size=(n, n_classes))
 
 
-def extreme_joint(seed: int, n: int, n_classes: int, sd: float, low: float,
-                  high: float) -> np.ndarray:
+def extreme_joint(
+    seed: int, n: int, n_classes: int, sd: float, low: float, high: float
+) -> np.ndarray:
     """Joint log-likelihoods whose first half of rows is shifted by ``low`` (every ``exp``
     underflows) and second half by ``high`` (every ``exp`` overflows)."""
     joint = np.random.default_rng(seed).normal(scale=sd, size=(n, n_classes))
-    joint[:n // 2] += low
-    joint[n // 2:] += high
+    joint[: n // 2] += low
+    joint[n // 2 :] += high
     return joint
 
 
@@ -191,8 +194,10 @@ def _subsets(name: str, seed: int, sizes: tuple) -> list:
     perm = np.random.default_rng(seed).permutation(len(data.y))
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     dtype = float if name == "spam" else data.X.dtype
-    return [(data.X[perm[lo:hi]].astype(dtype), data.y[perm[lo:hi]])
-            for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return [
+        (data.X[perm[lo:hi]].astype(dtype), data.y[perm[lo:hi]])
+        for lo, hi in zip(bounds[:-1], bounds[1:])
+    ]
 
 
 def subset(data: str, seed: int, sizes, index: int) -> tuple[np.ndarray, np.ndarray]:
@@ -244,7 +249,7 @@ def categorical_joint(X, n_categories, log_prior, log_theta) -> np.ndarray:
     r""":math:`\log\pi_c + \sum_d \log\theta_{c,d,x_{nd}}`, a gather of the one-hot columns of
     ``log_theta`` (C, sum K_d); shape (N, C)."""
     starts = np.concatenate([[0], np.cumsum(n_categories)[:-1]])
-    columns = X + starts                                    # (N, D) column of each observed value
+    columns = X + starts  # (N, D) column of each observed value
     return log_theta[:, columns].sum(axis=2).T + log_prior
 
 
@@ -265,5 +270,8 @@ def bernoulli_filter(X_train, y_train, X_test, alpha) -> np.ndarray:
 
 def categorical_filter(X_train, y_train, X_test, n_categories, alpha) -> np.ndarray:
     """Log-posteriors of ``X_test`` (N_test, C) after fitting a categorical naive Bayes."""
-    return CategoricalNB(alpha=alpha, n_categories=n_categories).fit(
-        X_train, y_train).predict_log_proba(X_test)
+    return (
+        CategoricalNB(alpha=alpha, n_categories=n_categories)
+        .fit(X_train, y_train)
+        .predict_log_proba(X_test)
+    )

@@ -54,7 +54,7 @@ def _kernel_points(seed: int, shape: list[int]) -> np.ndarray:
     u = rng.uniform(-2.5, 2.5, size=tuple(shape))
     near = np.array([0.999, 1.001, -0.999, -1.001, 1.999, 2.001, -1.999, -2.001, 0.0, 0.5])
     flat = u.reshape(-1)
-    flat[:near.size] = near
+    flat[: near.size] = near
     return flat.reshape(tuple(shape))
 
 
@@ -106,8 +106,9 @@ def _wine_arrays() -> tuple[np.ndarray, np.ndarray]:
     return data.X.copy(), data.y.copy()
 
 
-def _wine_split(seed: int, features: list[int],
-                n_test: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _wine_split(
+    seed: int, features: list[int], n_test: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X_train, y_train, X_test)`` of a seeded train/test split of the UCI wine data's
     ``features``, standardised with the training rows' mean and sd."""
     X, y = _wine_arrays()
@@ -179,16 +180,21 @@ def _kde_naive_bayes_log_proba(X_train, y_train, X_test, h) -> np.ndarray:
 
 def _pdf_values(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
-    what = (f"the {inp.get('kernel', 'gaussian')}-kernel estimate (N = {inp['data'].size}, "
-            f"h = {inp['h']})")
-    return guarded(lambda: compare(unpack(a, case, 1)[0], _kde_pdf(**inp), what,
-                                   rtol=1e-8, atol=1e-12))
+    what = (
+        f"the {inp.get('kernel', 'gaussian')}-kernel estimate (N = {inp['data'].size}, "
+        f"h = {inp['h']})"
+    )
+    return guarded(
+        lambda: compare(unpack(a, case, 1)[0], _kde_pdf(**inp), what, rtol=1e-8, atol=1e-12)
+    )
 
 
 def _pdf_integral(a: Answers, case: str) -> str | None:
     inp = a.inputs(case)
-    what = (f"your {inp.get('kernel', 'gaussian')}-kernel estimate of the Old Faithful data "
-            f"(h = {inp['h']})")
+    what = (
+        f"your {inp.get('kernel', 'gaussian')}-kernel estimate of the Old Faithful data "
+        f"(h = {inp['h']})"
+    )
     return guarded(lambda: integrates_to_one(unpack(a, case, 1)[0], inp["x_query"], what))
 
 
@@ -200,8 +206,10 @@ def kde_pdf_hidden(a: Answers) -> Outcome:
         (0.15, _pdf_values(a, "kde_pdf_uniform")),
         (0.15, _pdf_values(a, "kde_pdf_epanechnikov")),
         (0.3, _pdf_integral(a, "kde_pdf_waiting_grid") or _pdf_values(a, "kde_pdf_waiting_grid")),
-        (0.25, _pdf_integral(a, "kde_pdf_eruptions_grid")
-         or _pdf_values(a, "kde_pdf_eruptions_grid")),
+        (
+            0.25,
+            _pdf_integral(a, "kde_pdf_eruptions_grid") or _pdf_values(a, "kde_pdf_eruptions_grid"),
+        ),
     )
 
 

@@ -75,8 +75,9 @@ def _standardised(name: str) -> tuple[np.ndarray, np.ndarray]:
     return X, data.y.astype(np.int64)
 
 
-def subset(name: str, seed: int, n: int,
-           n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def subset(
+    name: str, seed: int, n: int, n_features: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)``: a seeded subset of ``n`` rows (and the first ``n_features`` columns) of the
     standardised ``"cancer"`` or ``"wine"`` data, its features ``X`` (n, D) and labels ``y``
     (n,)."""
@@ -86,15 +87,20 @@ def subset(name: str, seed: int, n: int,
     return X[rows, cols].copy(), y[rows].copy()
 
 
-def blobs(seed: int, n: int, d: int, n_classes: int, offset: float = 0.0,
-          standardise: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def blobs(
+    seed: int, n: int, d: int, n_classes: int, offset: float = 0.0, standardise: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)``: Gaussian classes of unequal size (each at least 3 rows) with different
     spreads, features ``X`` (n, d) (standardised per column if asked) and labels ``y`` (n,) in
     ``0 .. C-1``."""
     rng = np.random.default_rng(seed)
     weights = rng.dirichlet(np.full(n_classes, 2.0))
-    y = np.concatenate([np.repeat(np.arange(n_classes), 3),
-                        rng.choice(n_classes, size=n - 3 * n_classes, p=weights)])
+    y = np.concatenate(
+        [
+            np.repeat(np.arange(n_classes), 3),
+            rng.choice(n_classes, size=n - 3 * n_classes, p=weights),
+        ]
+    )
     rng.shuffle(y)
     centres = rng.normal(scale=2.0, size=(n_classes, d)) + offset
     spreads = rng.uniform(0.5, 1.5, size=(n_classes, d))
@@ -111,17 +117,22 @@ def random_logits(seed: int, shape: list, scale: float) -> np.ndarray:
 
 def large_logits() -> np.ndarray:
     """(9, 3) logits whose naive exponentials overflow or underflow, then random huge ones."""
-    fixed = np.array([[1000.0, -1000.0, 0.0],
-                      [1000.0, 1000.0, 999.0],
-                      [-1000.0, -1000.0, -1001.0],
-                      [-5000.0, 0.0, 5000.0],
-                      [710.0, 709.0, -745.0]])
+    fixed = np.array(
+        [
+            [1000.0, -1000.0, 0.0],
+            [1000.0, 1000.0, 999.0],
+            [-1000.0, -1000.0, -1001.0],
+            [-5000.0, 0.0, 5000.0],
+            [710.0, 709.0, -745.0],
+        ]
+    )
     rng = np.random.default_rng(13)
     return np.vstack([fixed, rng.normal(scale=800.0, size=(4, 3))])
 
 
-def nb_parameters(seed: int, n: int, d: int, n_classes: int,
-                  far: float = 0.0) -> tuple[np.ndarray, ...]:
+def nb_parameters(
+    seed: int, n: int, d: int, n_classes: int, far: float = 0.0
+) -> tuple[np.ndarray, ...]:
     """``(X, means, variances, log_prior)``: query points ``X`` (n, d), moved ``far`` from the
     means if ``far > 0``, and random Gaussian naive Bayes parameters, ``means`` and
     ``variances`` (C, d) and ``log_prior`` (C,)."""
@@ -135,16 +146,23 @@ def nb_parameters(seed: int, n: int, d: int, n_classes: int,
     return X, means, variances, log_prior
 
 
-def softmax_regression(seed: int, n: int, d: int, n_classes: int, w_scale: float,
-                       x_scale: float = 1.0,
-                       data: dict | None = None) -> tuple[np.ndarray, ...]:
+def softmax_regression(
+    seed: int,
+    n: int,
+    d: int,
+    n_classes: int,
+    w_scale: float,
+    x_scale: float = 1.0,
+    data: dict | None = None,
+) -> tuple[np.ndarray, ...]:
     """``(W, b, X, Y)`` for the cross-entropy: random weights ``W`` (C, D) and intercepts ``b``
     (C,), data ``X`` (n, d), N(0, x_scale²), or the features of ``subset(**data)``, and one-hot
     targets ``Y`` (n, C) with every class present."""
     rng = np.random.default_rng(seed)
     X = rng.normal(scale=x_scale, size=(n, d)) if data is None else subset(**data)[0]
-    labels = np.concatenate([np.arange(n_classes),
-                             rng.integers(0, n_classes, X.shape[0] - n_classes)])
+    labels = np.concatenate(
+        [np.arange(n_classes), rng.integers(0, n_classes, X.shape[0] - n_classes)]
+    )
     W = rng.normal(scale=w_scale, size=(n_classes, X.shape[1]))
     b = rng.normal(scale=w_scale, size=n_classes)
     return W, b, X, np.eye(n_classes)[labels]
@@ -162,8 +180,9 @@ def gaussian_nb_estimates(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...
     return ref.theta_, ref.var_, ref.class_log_prior_
 
 
-def gaussian_nb_log_posterior(X: np.ndarray, means: np.ndarray, variances: np.ndarray,
-                              log_prior: np.ndarray) -> np.ndarray:
+def gaussian_nb_log_posterior(
+    X: np.ndarray, means: np.ndarray, variances: np.ndarray, log_prior: np.ndarray
+) -> np.ndarray:
     r"""The log posterior (N, C) by an independent oracle:
     :math:`\log p(c \mid x) = \operatorname{log\,softmax}_c(\log\pi_c + \sum_d
     \log\mathcal N(x_d; \mu_{cd}, \sigma^2_{cd}))` with :func:`scipy.stats.norm.logpdf`."""
@@ -181,8 +200,10 @@ def _softmax_of(logits: np.ndarray, what: str) -> tuple[np.ndarray | None, str |
     with np.errstate(all="ignore"):
         logits = np.asarray(logits, dtype=float)
     if not np.all(np.isfinite(logits)):
-        return None, (f"{what} gives logits that are NaN or infinite (they overflow): its "
-                      f"parameters are far too large")
+        return None, (
+            f"{what} gives logits that are NaN or infinite (they overflow): its "
+            f"parameters are far too large"
+        )
     return softmax(logits, axis=1), None
 
 
@@ -204,7 +225,9 @@ def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
 
     def posterior():
         W, w0 = unpack(a, case, 2)
-        problem = check_shape(W, ref.coef_.shape, "W") or check_shape(w0, ref.intercept_.shape, "w0")
+        problem = check_shape(W, ref.coef_.shape, "W") or check_shape(
+            w0, ref.intercept_.shape, "w0"
+        )
         if problem:
             return problem
         if not (np.all(np.isfinite(W)) and np.all(np.isfinite(w0))):
@@ -215,11 +238,26 @@ def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
         return problem or compare(P, ref.predict_proba(X), what, rtol=0.0, atol=1e-9)
 
     return [
-        (0.4, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_,
-                                      f"W = μ/σ² (pooled σ², divisor N D) for {label}",
-                                      rtol=1e-8, atol=1e-10))),
-        (0.3, guarded(lambda: rows_up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
-                                                  f"w0 for {label}", rtol=1e-9, atol=1e-10))),
+        (
+            0.4,
+            guarded(
+                lambda: compare(
+                    unpack(a, case, 2)[0],
+                    ref.coef_,
+                    f"W = μ/σ² (pooled σ², divisor N D) for {label}",
+                    rtol=1e-8,
+                    atol=1e-10,
+                )
+            ),
+        ),
+        (
+            0.3,
+            guarded(
+                lambda: rows_up_to_constant(
+                    unpack(a, case, 2)[1], ref.intercept_, f"w0 for {label}", rtol=1e-9, atol=1e-10
+                )
+            ),
+        ),
         (0.3, guarded(posterior)),
     ]
 
@@ -247,12 +285,34 @@ def _ce_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
     g_scale = 1e-10 * (1.0 + float(np.abs(inp["X"]).sum(axis=0).max()))
     label = f"{label} (λ = {inp['reg']:g})"
     return [
-        (0.4, guarded(lambda: compare(unpack(a, case, 3)[0], loss, f"the loss for {label}",
-                                      rtol=1e-9, atol=1e-9))),
-        (0.4, guarded(lambda: compare(unpack(a, case, 3)[1], gW, f"grad_W for {label}",
-                                      rtol=1e-7, atol=g_scale))),
-        (0.2, guarded(lambda: compare(unpack(a, case, 3)[2], gb, f"grad_b for {label}",
-                                      rtol=1e-7, atol=1e-10 * inp["X"].shape[0]))),
+        (
+            0.4,
+            guarded(
+                lambda: compare(
+                    unpack(a, case, 3)[0], loss, f"the loss for {label}", rtol=1e-9, atol=1e-9
+                )
+            ),
+        ),
+        (
+            0.4,
+            guarded(
+                lambda: compare(
+                    unpack(a, case, 3)[1], gW, f"grad_W for {label}", rtol=1e-7, atol=g_scale
+                )
+            ),
+        ),
+        (
+            0.2,
+            guarded(
+                lambda: compare(
+                    unpack(a, case, 3)[2],
+                    gb,
+                    f"grad_b for {label}",
+                    rtol=1e-7,
+                    atol=1e-10 * inp["X"].shape[0],
+                )
+            ),
+        ),
     ]
 
 
@@ -261,9 +321,12 @@ def cross_entropy_and_gradient_visible(a: Answers) -> Outcome:
 
 
 def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
-    cases = [("ce", "4 classes", 0.2), ("ce_noreg", "3 classes without penalty", 0.25),
-             ("ce_binary", "2 classes of breast cancer data", 0.25),
-             ("ce_large", "logits in the thousands (use log-sum-exp)", 0.3)]
+    cases = [
+        ("ce", "4 classes", 0.2),
+        ("ce_noreg", "3 classes without penalty", 0.25),
+        ("ce_binary", "2 classes of breast cancer data", 0.25),
+        ("ce_large", "logits in the thousands (use log-sum-exp)", 0.3),
+    ]
     parts = []
     for case, label, w in cases:
         parts += [(w * v, p) for v, p in _ce_values(a, case, label)]
@@ -324,16 +387,30 @@ def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
                 return problem
             value, _ = softmax_cross_entropy(W, b, X, np.eye(ref.coef_.shape[0])[y], reg)
         if value - ref.loss_ > 1e-6 * (1.0 + ref.loss_):
-            return (f"the penalised loss at your weights for {label} is {value:.8g}, above its "
-                    f"minimum {ref.loss_:.8g}")
+            return (
+                f"the penalised loss at your weights for {label} is {value:.8g}, above its "
+                f"minimum {ref.loss_:.8g}"
+            )
         return None
 
     return [
         (0.4, guarded(probabilities)),
-        (0.25, guarded(lambda: compare(unpack(a, case, 2)[0], ref.coef_, f"W for {label}",
-                                       rtol=1e-4, atol=1e-5))),
-        (0.15, guarded(lambda: rows_up_to_constant(unpack(a, case, 2)[1], ref.intercept_,
-                                                   f"b for {label}", rtol=0.0, atol=1e-5))),
+        (
+            0.25,
+            guarded(
+                lambda: compare(
+                    unpack(a, case, 2)[0], ref.coef_, f"W for {label}", rtol=1e-4, atol=1e-5
+                )
+            ),
+        ),
+        (
+            0.15,
+            guarded(
+                lambda: rows_up_to_constant(
+                    unpack(a, case, 2)[1], ref.intercept_, f"b for {label}", rtol=0.0, atol=1e-5
+                )
+            ),
+        ),
         (0.2, guarded(loss)),
     ]
 
@@ -343,8 +420,11 @@ def fit_logistic_regression_visible(a: Answers) -> Outcome:
 
 
 def fit_logistic_regression_hidden(a: Answers) -> Outcome:
-    cases = [("fit_lr", "3 synthetic classes"), ("fit_lr_cancer", "10 breast cancer features"),
-             ("fit_lr_wine", "the wine data")]
+    cases = [
+        ("fit_lr", "3 synthetic classes"),
+        ("fit_lr_cancer", "10 breast cancer features"),
+        ("fit_lr_wine", "the wine data"),
+    ]
     parts = []
     for case, label in cases:
         parts += [(w / 3, p) for w, p in _lr_values(a, case, label)]
@@ -355,10 +435,10 @@ def fit_logistic_regression_hidden(a: Answers) -> Outcome:
 #: mutants in ``tests/psharness.py`` that must keep full marks.
 EQUIVALENT_FORMS = {
     ("shared_variance_weights", 1, "shifted"): "a softmax's intercepts are defined up to a "
-                                               "constant shared by all classes",
+    "constant shared by all classes",
     ("fit_logistic_regression", 1, "shifted"): "a softmax's intercepts are defined up to a "
-                                               "constant shared by all classes (b is not "
-                                               "penalised)",
+    "constant shared by all classes (b is not "
+    "penalised)",
 }
 
 CHECKS = {

@@ -24,10 +24,19 @@ from autograder.grading.sanitize.images import BLANK_PNG, clean_attachments
 from autograder.grading.sanitize.markdown import SHOWN_AS_TEXT, clean_markdown
 from autograder.grading.sanitize.markup import POLICY, clean_html
 from autograder.grading.sanitize.notebook import (
-           formgrader_copies,
-           safe_notebook_bytes,
-           sanitize_notebook,
+    formgrader_copies,
+    safe_notebook_bytes,
+    sanitize_notebook,
 )
 
-__all__ = ["POLICY", "clean_html", "clean_markdown", "clean_attachments", "sanitize_notebook",
-           "safe_notebook_bytes", "formgrader_copies", "BLANK_PNG", "SHOWN_AS_TEXT"]
+__all__ = [
+    "POLICY",
+    "clean_html",
+    "clean_markdown",
+    "clean_attachments",
+    "sanitize_notebook",
+    "safe_notebook_bytes",
+    "formgrader_copies",
+    "BLANK_PNG",
+    "SHOWN_AS_TEXT",
+]

@@ -12,8 +12,9 @@ import re
 __all__ = ["BLANK_PNG", "IMAGE_TYPES", "is_base64", "clean_attachments"]
 
 #: A transparent 1x1 PNG: stands in for an attachment of a type that is not kept.
-BLANK_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAA"
-             "SUVORK5CYII=")
+BLANK_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
 #: The MIME types of the images that are kept.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*\Z")
@@ -41,7 +42,10 @@ def clean_attachments(attachments) -> dict:
         return {}
     cleaned = {}
     for name, bundle in attachments.items():
-        images = {k: v for k, v in (bundle.items() if isinstance(bundle, dict) else ())
-                  if k in IMAGE_TYPES and is_base64(v)}
+        images = {
+            k: v
+            for k, v in (bundle.items() if isinstance(bundle, dict) else ())
+            if k in IMAGE_TYPES and is_base64(v)
+        }
         cleaned[str(name)] = images or {"image/png": BLANK_PNG}
     return cleaned

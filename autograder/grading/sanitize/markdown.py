@@ -18,16 +18,16 @@ from autograder.grading.sanitize.markup import clean_html
 
 __all__ = ["SHOWN_AS_TEXT", "clean_markdown", "MarkdownBudget"]
 
-SHOWN_AS_TEXT = ("(Shown as plain text: this markdown held content that cannot be displayed "
-                 "safely.)")
+SHOWN_AS_TEXT = "(Shown as plain text: this markdown held content that cannot be displayed safely.)"
 
 
 def _render_markdown(source: str, attachments: dict | None) -> str:
     """HTML of ``source`` as formgrader's exporter renders a markdown cell."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-    renderer = IPythonRenderer(escape=False, attachments=attachments or {},
-                               exclude_anchor_links=True)
+    renderer = IPythonRenderer(
+        escape=False, attachments=attachments or {}, exclude_anchor_links=True
+    )
     return MarkdownWithMath(renderer=renderer).render(source)
 
 
@@ -100,11 +100,11 @@ def _space_maths(text: str) -> str:
         end = -1 if closer in missing else text.find(closer, opener.end())
         if end < 0:
             missing.add(closer)
-        if end < 0 or (closer == "$" and "\n" in text[opener.end():end]):
+        if end < 0 or (closer == "$" and "\n" in text[opener.end() : end]):
             start = opener.end()
             continue
         end += len(closer)
-        parts += [text[done:opener.start()], _TAG_OPEN.sub("< ", text[opener.start():end])]
+        parts += [text[done : opener.start()], _TAG_OPEN.sub("< ", text[opener.start() : end])]
         done = start = end
     return "".join(parts) + text[done:]
 
@@ -112,8 +112,9 @@ def _space_maths(text: str) -> str:
 def _cleaned_source(source: str) -> str:
     """``source`` with its HTML cleaned by nh3, keeping maths, blockquotes and autolinks."""
     text = _space_maths(_AUTOLINK.sub(r"[\1](\1)", source))
-    return _HARMLESS.sub(lambda m: {"&gt;": ">", "&lt;": "<", "&amp;": "&"}[m.group(0)],
-                         clean_html(text))
+    return _HARMLESS.sub(
+        lambda m: {"&gt;": ">", "&lt;": "<", "&amp;": "&"}[m.group(0)], clean_html(text)
+    )
 
 
 def _as_text(source: str) -> str:

@@ -32,6 +32,7 @@ __all__ = ["sanitize_notebook", "safe_notebook_bytes", "formgrader_copies"]
 
 # --- outputs ----------------------------------------------------------------------------------
 
+
 def _text(value) -> str:
     if isinstance(value, list):
         return "".join(map(str, value))
@@ -45,7 +46,7 @@ def _count(value) -> int | None:
 def _clean_bundle(data, budget: MarkdownBudget) -> dict:
     """The representations of an output that are kept (cleaned), and a note of the others."""
     kept, dropped = {}, []
-    for mime, value in (data.items() if isinstance(data, dict) else ()):
+    for mime, value in data.items() if isinstance(data, dict) else ():
         if mime in ("text/plain", "text/latex"):
             kept[mime] = _text(value)
         elif mime == "text/html":
@@ -66,8 +67,11 @@ def _clean_output_metadata(metadata, data: dict) -> dict:
     kept = {}
     for mime in set(data) & set(IMAGE_TYPES):
         sizes = metadata.get(mime) if isinstance(metadata, dict) else None
-        sizes = {k: v for k, v in (sizes.items() if isinstance(sizes, dict) else ())
-                 if k in ("width", "height") and _count(v)}
+        sizes = {
+            k: v
+            for k, v in (sizes.items() if isinstance(sizes, dict) else ())
+            if k in ("width", "height") and _count(v)
+        }
         if sizes:
             kept[mime] = sizes
     return kept
@@ -80,15 +84,21 @@ def _clean_output(output, budget: MarkdownBudget) -> dict | None:
         return {"output_type": kind, "name": name, "text": _text(output.get("text"))}
     if kind == "error":
         traceback = output.get("traceback")
-        return {"output_type": kind, "ename": _text(output.get("ename")),
-                "evalue": _text(output.get("evalue")),
-                "traceback": [_text(t) for t in traceback] if isinstance(traceback, list) else []}
+        return {
+            "output_type": kind,
+            "ename": _text(output.get("ename")),
+            "evalue": _text(output.get("evalue")),
+            "traceback": [_text(t) for t in traceback] if isinstance(traceback, list) else [],
+        }
     if kind in ("display_data", "execute_result"):
         data = _clean_bundle(output.get("data"), budget)
         if not data:
             return None
-        cleaned = {"output_type": kind, "data": data,
-                   "metadata": _clean_output_metadata(output.get("metadata"), data)}
+        cleaned = {
+            "output_type": kind,
+            "data": data,
+            "metadata": _clean_output_metadata(output.get("metadata"), data),
+        }
         if kind == "execute_result":
             cleaned["execution_count"] = _count(output.get("execution_count"))
         return cleaned
@@ -111,7 +121,10 @@ def _is_number(v) -> bool:
 
 
 _NBGRADER_KEYS = {
-    "grade": _is_flag, "solution": _is_flag, "locked": _is_flag, "task": _is_flag,
+    "grade": _is_flag,
+    "solution": _is_flag,
+    "locked": _is_flag,
+    "task": _is_flag,
     "points": _is_number,
     "schema_version": lambda v: _count(v) is not None,
     "grade_id": lambda v: isinstance(v, str) and _GRADE_ID.match(v) is not None,
@@ -134,15 +147,18 @@ def _plain_dict(value, keys: tuple[str, ...]) -> dict:
 def _clean_notebook_metadata(metadata) -> dict:
     metadata = metadata if isinstance(metadata, dict) else {}
     info = metadata.get("language_info")
-    language = _plain_dict(info, ("name", "version", "mimetype", "file_extension",
-                                  "pygments_lexer", "nbconvert_exporter"))
+    language = _plain_dict(
+        info,
+        ("name", "version", "mimetype", "file_extension", "pygments_lexer", "nbconvert_exporter"),
+    )
     mode = info.get("codemirror_mode") if isinstance(info, dict) else None
     mode = _plain_dict(mode, ("name", "version")) if isinstance(mode, dict) else mode
     if mode and (isinstance(mode, dict) or _is_plain(mode)):
         language["codemirror_mode"] = mode
-    kept = {"kernelspec": _plain_dict(metadata.get("kernelspec"),
-                                      ("name", "display_name", "language")),
-            "language_info": language}
+    kept = {
+        "kernelspec": _plain_dict(metadata.get("kernelspec"), ("name", "display_name", "language")),
+        "language_info": language,
+    }
     return {k: v for k, v in kept.items() if v}
 
 
@@ -159,13 +175,20 @@ def _clean_cell_metadata(metadata) -> dict:
 def _clean_cell(cell, budget: MarkdownBudget) -> dict | None:
     kind, source = cell.get("cell_type"), _text(cell.get("source"))
     cell_id = cell.get("id")
-    new = {"cell_type": kind, "metadata": _clean_cell_metadata(cell.get("metadata")),
-           "id": cell_id if isinstance(cell_id, str) and _CELL_ID.match(cell_id)
-           else generate_corpus_id()}
+    new = {
+        "cell_type": kind,
+        "metadata": _clean_cell_metadata(cell.get("metadata")),
+        "id": cell_id
+        if isinstance(cell_id, str) and _CELL_ID.match(cell_id)
+        else generate_corpus_id(),
+    }
     if kind == "code":
         outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
-        new.update(source=source, execution_count=_count(cell.get("execution_count")),
-                   outputs=[o for o in (_clean_output(o, budget) for o in outputs) if o])
+        new.update(
+            source=source,
+            execution_count=_count(cell.get("execution_count")),
+            outputs=[o for o in (_clean_output(o, budget) for o in outputs) if o],
+        )
     elif kind == "markdown":
         attachments = clean_attachments(cell.get("attachments"))
         new["source"] = budget.markdown(source, attachments)
@@ -179,6 +202,7 @@ def _clean_cell(cell, budget: MarkdownBudget) -> dict | None:
 
 
 # --- notebooks --------------------------------------------------------------------------------
+
 
 def sanitize_notebook(nb) -> nbformat.NotebookNode:
     """A copy of the notebook ``nb`` without active content (see this module's docstring).
@@ -196,8 +220,14 @@ def sanitize_notebook(nb) -> nbformat.NotebookNode:
     cells = nb.get("cells") if isinstance(nb.get("cells"), list) else []
     budget = MarkdownBudget()
     cleaned = [c for c in (_clean_cell(c, budget) for c in cells if isinstance(c, dict)) if c]
-    return nbformat.from_dict({"nbformat": 4, "nbformat_minor": 5, "cells": cleaned,
-                               "metadata": _clean_notebook_metadata(nb.get("metadata"))})
+    return nbformat.from_dict(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "cells": cleaned,
+            "metadata": _clean_notebook_metadata(nb.get("metadata")),
+        }
+    )
 
 
 def safe_notebook_bytes(data: bytes | str | None) -> bytes | None:
