@@ -73,10 +73,10 @@ def runs_here(kernel: Kernel, flags: frozenset[str] | None = None) -> bool:
 
 
 def blas_environment(kernel: str | None) -> dict[str, str]:
-    """The environment for a process that computes under ``kernel`` (``None``: the default one),
-    single-threaded as the book's build and the tests are."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    """The environment for a process that computes under ``kernel`` (``None``: the kernel of this
+    process, the machine's default unless ``OPENBLAS_CORETYPE`` is set), single-threaded as the
+    book's build and the tests are."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     if kernel is not None:
         env["OPENBLAS_CORETYPE"] = kernel
     return env
@@ -138,7 +138,8 @@ def choose(wanted: tuple[str, ...], avoid: set[tuple[str, ...]]) -> Choice:
 
 
 def other_kernels() -> list[Choice]:
-    """The kernels the tests run under besides the default: one per entry of :data:`WANTED`."""
+    """The kernels the tests run under besides this process's (the one the book's build used):
+    one per entry of :data:`WANTED`."""
     wanted = WANTED.get({"arm64": "aarch64"}.get(platform.machine(), platform.machine()))
     if wanted is None:
         raise RuntimeError(f"no OpenBLAS kernels are known for a {platform.machine()} processor")

@@ -138,7 +138,7 @@ def kernels() -> list[blas.Choice]:
 
 
 def test_the_other_kernels_really_compute_otherwise(kernels):
-    """Each chosen kernel takes over in a new process, and none is the default."""
+    """Each chosen kernel takes over in a new process, and none is the one of this run."""
     default = tuple(blas.reported(None))
     assert len({c.reports for c in kernels} | {default}) == len(kernels) + 1, kernels
     for choice in kernels:
