@@ -1,9 +1,10 @@
 """The book and the numerical tests hold on other machines, not only on this one.
 
-Another processor's OpenBLAS kernel rounds differently (:mod:`tests.blas`). Here every chapter is
-executed again, hidden checks included, under two kernels other than the machine's default (one
-that every processor of the architecture runs, ``Prescott`` on x86-64, and one with wide vectors,
-``Haswell`` where the processor has AVX2), and every number the text quotes through ``glue`` is
+Another processor's OpenBLAS kernel and NumPy loops round differently (:mod:`tests.blas`). Here
+every chapter is executed again, hidden checks included, under two kernels other than this run's
+(one that every processor of the architecture runs, ``Prescott`` on x86-64, with NumPy's loops at
+their baseline; and one with wide vectors, ``Haswell`` where the processor has AVX2, with NumPy's
+loops without AVX-512), and every number the text quotes through ``glue`` is
 printed as the page prints it and compared with the default build's (fixture ``html``): a number
 that reads differently on another machine is a failure. The unit tests (``-m "not slow"``: the
 reference's tests against SciPy and scikit-learn, and the grader's comparisons) run again under
@@ -138,28 +139,27 @@ def kernels() -> list[blas.Choice]:
 
 
 def test_the_other_kernels_really_compute_otherwise(kernels):
-    """Each chosen kernel takes over in a new process, and none is the one of this run."""
-    default = tuple(blas.reported(None))
-    assert len({c.reports for c in kernels} | {default}) == len(kernels) + 1, kernels
+    """Each chosen kernel takes over in a new process, none is the one of this run, and NumPy's
+    loops run narrower than this run's."""
+    default = blas.reported(None)
+    assert len({c.reports for c in kernels} | {tuple(default["openblas"])}) == len(kernels) + 1
     for choice in kernels:
-        assert tuple(blas.reported(choice.kernel)) == choice.reports
+        now = blas.reported(choice.kernel, choice.numpy_off)
+        assert (tuple(now["openblas"]), tuple(now["numpy"])) == (choice.reports, choice.numpy)
+        assert set(choice.numpy) < set(default["numpy"]) or not default["numpy"], choice
 
 
 # ------------------------------------------------------------------------------------------------
 # The chapters and the unit tests under each kernel
 
-KERNEL_CHECK = ("import json, threadpoolctl\nprint(json.dumps(sorted({i.get('architecture') or '?' "
-                "for i in threadpoolctl.threadpool_info() if i['internal_api'] == 'openblas'})))")
-
-
-def execute_chapter(chapter: str, kernel: str) -> nbformat.NotebookNode:
+def execute_chapter(chapter: str, choice: blas.Choice) -> nbformat.NotebookNode:
     """The chapter executed as the book's build does (its folder as the working directory), in a
-    kernel started under OpenBLAS kernel ``kernel``; a last cell prints the kernel in use."""
+    kernel started to compute as ``choice`` says; a last cell prints what it computed with."""
     path = ROOT / f"{chapter}.md"
     notebook = jupytext.read(path)
-    notebook.cells.append(nbformat.v4.new_code_cell(KERNEL_CHECK))
+    notebook.cells.append(nbformat.v4.new_code_cell(blas.REPORT))
     client = NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False)
-    client.execute(cwd=str(path.parent), env=blas.blas_environment(kernel))
+    client.execute(cwd=str(path.parent), env=choice.environment())
     return notebook
 
 
@@ -171,11 +171,12 @@ class _UnderAnotherKernel:
     @pytest.mark.parametrize("chapter", CHAPTERS)
     def test_chapter_runs_and_quotes_the_same_numbers(self, kernels, html, chapter):
         choice = kernels[self.SLOT]
-        notebook = execute_chapter(chapter, choice.kernel)
+        notebook = execute_chapter(chapter, choice)
         printed_kernel = "".join(o.get("text", "") for o in notebook.cells[-1].outputs
                                  if o.get("name") == "stdout")
-        in_use = tuple(json.loads(printed_kernel))
-        assert in_use == choice.reports, f"the chapter ran under {in_use}, not {choice.kernel}"
+        in_use = json.loads(printed_kernel)
+        assert (tuple(in_use["openblas"]), tuple(in_use["numpy"])) == (
+            choice.reports, choice.numpy), f"the chapter ran with {in_use}, not as {choice}"
         default_file = html.parent / "jupyter_execute" / f"{chapter}.glue.json"
         default = json.loads(default_file.read_text()) if default_file.exists() else {}
         default = {k: v["data"] for k, v in default.items()}
@@ -189,7 +190,7 @@ class _UnderAnotherKernel:
         done = subprocess.run(
             [sys.executable, "-m", "pytest", str(ROOT / "tests"), "-m", "not slow", "-q",
              "-p", "no:cacheprovider", "-p", "no:xdist", "--basetemp", str(tmp_path / "run")],
-            capture_output=True, text=True, cwd=ROOT, env=blas.blas_environment(choice.kernel),
+            capture_output=True, text=True, cwd=ROOT, env=choice.environment(),
             timeout=1800)
         assert done.returncode == 0, (f"the unit tests under OpenBLAS {choice.kernel} "
                                       f"({choice.note}):\n{done.stdout[-6000:]}{done.stderr[-2000:]}")
