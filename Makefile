@@ -130,8 +130,9 @@ book: $(INSTALLED) _build/.reference-stamp $(KIT) $(LIBRARY) $(MATHJAX) $(PYODID
 
 ## test: set up and run every test: unit tests, the graders' self-tests (every problem-set source
 ## graded as its reference and as each of its mutants), a from-scratch book build with -W that
-## executes every chapter (tests/test_book.py), every chapter run by a reader's environment
-## (tests/test_reader.py), the student kit in a clean environment (tests/test_kit.py), the site in
+## executes every chapter (tests/test_book.py), every chapter and the unit tests again under two
+## other OpenBLAS kernels with the quoted numbers compared (tests/test_other_kernels.py), every
+## chapter run by a reader's environment (tests/test_reader.py), the student kit in a clean environment (tests/test_kit.py), the site in
 ## Chromium (tests/test_site.py) and axe-core's WCAG 2.1 AA checks on every page of the book and
 ## the grader (tests/test_accessibility.py). What CI runs (.ci/run).
 test: $(INSTALLED) $(KIT) $(LIBRARY) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser

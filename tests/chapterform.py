@@ -3,7 +3,8 @@
 A chapter's *main path* is what a reader reads in one sitting: every level-2 section except the
 ones a reader may skip, whose titles start with "Going further", and the closing "Exercises" and
 "Problem set" sections. Its *prose* is the Markdown text outside code cells, displayed maths,
-inline maths and directive options. Run ``python -m tests.chapterform chapters/*.md`` to print
+inline maths and directive options; a role (``{glue:text}`key:.2f```, ``{ref}`label```) counts as
+one word. Run ``python -m tests.chapterform chapters/*.md`` to print
 the counts.
 """
 
@@ -54,6 +55,7 @@ def _prose_lines(text: str) -> list[str]:
             continue
         if opening or re.match(r"^\s*:[\w-]+:", line) or line.startswith("(") and line.endswith(")="):
             continue
+        line = re.sub(r"\{[\w:-]+\}`[^`]*`", " N ", line)   # a role (a glued number, a reference)
         lines.append(re.sub(r"\$[^$]*\$", " ", line))
     return lines
 

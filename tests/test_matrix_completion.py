@@ -625,3 +625,27 @@ def test_batched_numpy_half_step_equals_the_compiled_kernel_on_ragged_rows(reg):
     assert plain(M.indptr, M.indices, M.data, X, reg, got) == -1
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
     assert np.all(got[lengths == 0] == 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("reg", [2.0, 10.0])
+def test_a_user_whose_movies_nobody_else_rated_fits_the_shrunk_ratings(reg, seed):
+    """Problem set 2, Question 8's model answer: for a user whose only ratings r are of movies
+    nobody else rated, the block is a rank-one matrix with singular value |r|, so ALS converges to
+    its soft-thresholded SVD, the fitted values (1 - lambda/|r|)_+ r; above lambda = |r| the user
+    is forgotten, predicted 0 everywhere. (At |r| = lambda exactly the limit is 0 too, but ALS
+    approaches it only slowly: such a user, Nursey at lambda = 2, is left out.)"""
+    toy, R = lecture()
+    rated = ~np.isnan(toy.ratings)
+    alone = [i for i in range(len(toy.users))
+             if rated[i].any() and (rated[:, rated[i]].sum(axis=0) == 1).all()
+             and abs(np.linalg.norm(toy.ratings[i, rated[i]]) - reg) > 0.1]
+    assert alone, "the lecture's example has no such user"
+    model = ALS(n_factors=2, reg=reg, n_iters=200, random_state=seed).fit(R)
+    predicted = model.predict_all()
+    for i in alone:
+        r = toy.ratings[i, rated[i]]
+        expected = max(1.0 - reg / np.linalg.norm(r), 0.0) * r
+        np.testing.assert_allclose(predicted[i, rated[i]], expected, atol=1e-6)
+        if np.linalg.norm(r) <= reg:
+            np.testing.assert_allclose(predicted[i], 0.0, atol=1e-6)

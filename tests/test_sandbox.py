@@ -342,3 +342,24 @@ def test_grader_misconfiguration_raises(tmp_path):
         execute_notebook(notebook("1"), ROOT.parent)
     with pytest.raises(ValueError, match="memory_mb"):
         SandboxConfig(memory_mb=0)
+
+
+def test_student_code_computes_with_the_graders_openblas_kernel(tmp_path, monkeypatch, request):
+    """A kernel forced in the grader's environment (a processor that needs one, or a test of
+    another machine's arithmetic, CONTRIBUTING.md) is the kernel student code runs under, so
+    that it rounds as the reference it is compared with; the default kernel otherwise."""
+    from autograder.sandbox import warm
+    from tests import blas
+
+    request.addfinalizer(warm.stop_zygote)  # the zygote holds NumPy as loaded under its kernel
+    kernel = blas.other_kernels()[0]
+    monkeypatch.setenv("OPENBLAS_CORETYPE", kernel.kernel)
+    source = ("import json, numpy, threadpoolctl\nprint(json.dumps(sorted({i['architecture'] "
+              "for i in threadpoolctl.threadpool_info() if i['internal_api'] == 'openblas'})))")
+    forced = execute_notebook(notebook(source), _workdir(tmp_path / "forced"), SandboxConfig(**FAST))
+    assert forced.status == "ok", forced.message
+    assert tuple(probe(forced, 0)) == kernel.reports
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    default = execute_notebook(notebook(source), _workdir(tmp_path / "default"),
+                               SandboxConfig(**FAST))
+    assert probe(default, 0) == blas.reported(None)["openblas"] != list(kernel.reports)

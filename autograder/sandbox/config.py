@@ -51,6 +51,19 @@ def _default_visible_paths() -> tuple[Path, ...]:
     )
 
 
+#: The grader's settings of its arithmetic that a kernel keeps: the OpenBLAS kernel forced on this
+#: processor (some processors need one), NumPy's vector loops, MKL's code path. Student code then
+#: rounds as the reference it is compared with does, in the grader's own process.
+ARITHMETIC_SETTINGS = (
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "NPY_DISABLE_CPU_FEATURES",
+    "NPY_ENABLE_CPU_FEATURES",
+    "MKL_CBWR",
+    "MKL_ENABLE_INSTRUCTIONS",
+)
+
+
 def kernel_environment() -> dict[str, str]:
     """The environment of a grading kernel besides its results folder (see SandboxConfig.env).
 
@@ -58,8 +71,8 @@ def kernel_environment() -> dict[str, str]:
     -------
     dict of str to str
         Matplotlib's Agg backend, one BLAS/OpenMP thread (parallel grading workers share the
-        cores fairly, and the thread count stays well inside ``max_processes``) and a fixed
-        hash seed.
+        cores fairly, and the thread count stays well inside ``max_processes``), a fixed hash
+        seed, and those of :data:`ARITHMETIC_SETTINGS` the grader's environment sets.
     """
     return {
         "MPLBACKEND": "Agg",
@@ -67,6 +80,7 @@ def kernel_environment() -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "PYTHONHASHSEED": "0",
+        **{name: os.environ[name] for name in ARITHMETIC_SETTINGS if name in os.environ},
     }
 
 
