@@ -209,6 +209,7 @@ def test_release_command_writes_the_kit_url(tmp_path):
 
     shutil.copy(ROOT / "course" / "nbgrader_config.py", tmp_path)
     shutil.copytree(SOURCE_DIR / "ps1_pca", tmp_path / "source" / "ps1_pca")
+    shutil.copytree(ROOT / "course" / "checks", tmp_path / "checks")  # its generators
     done = subprocess.run([sys.executable, "-m", "autograder", "release", "ps1_pca",
                            "--course", str(tmp_path), "--db-url", f"sqlite:///{tmp_path}/gb.db"],
                           capture_output=True, text=True, cwd=tmp_path)
