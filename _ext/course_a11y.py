@@ -3,6 +3,9 @@
 - **Names that match what is shown** (WCAG 2.5.3): the theme's search field and colour-mode
   switch, from the templates in ``_ext/a11y/components/`` (they take precedence over
   pydata-sphinx-theme's own).
+- **A folded cell's name is its text**: myst-nb labels the ``<summary>`` of a ``hide-input`` cell
+  "Toggle hidden content" while it shows "Show code cell source" (WCAG 2.5.3, axe's
+  ``label-content-name-mismatch``); the label is dropped, so the shown text is the name.
 - **The bibliography's roles**: docutils marks each reference ``role="doc-biblioentry"``, a role
   ARIA 1.3 deprecates, inside a ``role="list"`` that then has no list items; here each one is a
   ``listitem``.
@@ -33,10 +36,17 @@ def _config_inited(app, config) -> None:
     config.mathjax3_config = mathjax
 
 
+#: Replacements in every page's body: what myst-nb or docutils write, and what the page gets.
+BODY_FIXES = {'role="doc-biblioentry"': 'role="listitem"',
+              '<summary aria-label="Toggle hidden content">': "<summary>"}
+
+
 def _page_context(app, pagename, templatename, context, doctree) -> None:
     body = context.get("body")
-    if body and 'role="doc-biblioentry"' in body:
-        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    if body:
+        for old, new in BODY_FIXES.items():
+            body = body.replace(old, new)
+        context["body"] = body
 
 
 def setup(app):

@@ -13,7 +13,9 @@ theorems and exercises (at ``build-finished``, every build), each chapter is con
   title and number; proofs end with a square; a solution is folded (an HTML ``<details>`` block,
   and its code cells' input collapsed), so a reader sees it only on asking;
 - a figure's caption follows its code cell as text; ``remove-cell`` cells (the page's hidden
-  checks) are left out;
+  checks) are left out, except those also tagged ``keep-in-notebook`` (plumbing the page hides but
+  the notebook needs, such as the fallback ``glue``); :func:`lost_names` finds a name the kept
+  cells use that only a left-out cell defines;
 - the first code cell is preceded by the install cell of :mod:`course_library` (Colab, a
   JupyterHub; a no-op in the browser and where the library is installed);
 - ``%matplotlib inline`` lines are left out (:data:`_REDUNDANT_LINES`): every Jupyter kernel plots
@@ -46,6 +48,8 @@ _EQ_LABEL = re.compile(r"^\$\$\s*\(([\w:.-]+)\)\s*$")
 _TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$")
 #: Lines of the chapters' code that the notebooks leave out (see the module's docstring).
 _REDUNDANT_LINES = re.compile(r"^%matplotlib inline\s*$")
+#: A ``remove-cell`` cell with this tag too is hidden on the page but kept in the notebook.
+KEEP_TAG = "keep-in-notebook"
 
 #: Leftover MyST syntax, any of which fails the converted notebooks' test.
 _LEFTOVERS = {
@@ -70,6 +74,42 @@ def leftover_myst(nb) -> list[str]:
         for what, pattern in _LEFTOVERS.items():
             found += [f"cell {i}: {what} {m.group(0)!r}" for m in pattern.finditer(cell.source)]
     return found
+
+
+def _left_out(cell) -> bool:
+    tags = cell.get("metadata", {}).get("tags", [])
+    return "remove-cell" in tags and KEEP_TAG not in tags
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a code cell binds and the names it reads (IPython's magics and shell lines skipped)."""
+    import ast
+
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    bound, read = set(), set()
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return bound, read
+
+
+def lost_names(nb) -> list[str]:
+    """Names the notebook's kept code cells read that only a left-out cell binds, sorted."""
+    kept_bound, kept_read, lost_bound = set(), set(), set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        bound, read = _names(cell.source)
+        if _left_out(cell):
+            lost_bound |= bound
+        else:
+            kept_bound |= bound
+            kept_read |= read
+    return sorted((kept_read & lost_bound) - kept_bound)
 
 
 @dataclass
@@ -238,9 +278,11 @@ def convert_notebook(nb, refs: References, install_cell: str | None = None):
 
     state, cells = _State(), []
     for cell in nb.cells:
-        tags = cell.metadata.get("tags", [])
-        if "remove-cell" in tags:
+        if _left_out(cell):
             continue
+        tags = [t for t in cell.metadata.get("tags", []) if t not in ("remove-cell", KEEP_TAG)]
+        if tags != cell.metadata.get("tags", tags):
+            cell.metadata["tags"] = tags
         if cell.cell_type == "markdown":
             # A solution spanning cells: each of its markdown cells is folded on its own.
             started_inside = state.in_solution is not None

@@ -25,6 +25,7 @@ from course_notebooks import (  # noqa: E402
     convert_markdown,
     convert_notebook,
     leftover_myst,
+    lost_names,
 )
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
@@ -122,6 +123,26 @@ First part."""
     assert "jupyter" not in code[1].metadata
 
 
+def test_a_hidden_cell_the_notebook_needs_is_kept_and_a_lost_name_is_found():
+    shim = nbformat.v4.new_code_cell("def glue(name, value):\n    pass",
+                                     metadata={"tags": ["remove-cell"]})
+    check = nbformat.v4.new_code_cell("assert x == 1", metadata={"tags": ["remove-cell"]})
+    cells = [shim, nbformat.v4.new_code_cell("import numpy as np\nx = 1\nglue('x', x)"), check]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert lost_names(nb) == ["glue"]
+    shim.metadata["tags"].append("keep-in-notebook")
+    assert lost_names(nb) == []
+    converted = convert_notebook(nb, REFS)
+    assert [c.source for c in converted.cells] == [shim.source, cells[1].source]
+    assert leftover_myst(converted) == []
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_kept_cell_needs_a_cell_the_notebook_leaves_out(name):
+    """A reader's notebook runs only if no name it reads lives in a hidden check alone."""
+    assert lost_names(jupytext.read(ROOT / "chapters" / f"{name}.md")) == []
+
+
 # --- the built site ----------------------------------------------------------------------------
 
 def _notebook(html: Path, name: str):
@@ -144,7 +165,7 @@ def test_chapter_notebook_reads_like_the_page(html, name):
     # Hidden checks are left out: no remove-cell source of the chapter is in the notebook.
     source = jupytext.read(ROOT / "chapters" / f"{name}.md")
     hidden = [c.source for c in source.cells if "remove-cell" in c.metadata.get("tags", [])
-              and len(c.source.strip()) > 40]
+              and "keep-in-notebook" not in c.metadata["tags"] and len(c.source.strip()) > 40]
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert not [h for h in hidden if h in code]
     # The install cell comes before the first code that imports the library.
