@@ -98,8 +98,34 @@ def _as_plain_array(value, where: str) -> np.ndarray:
     return arr
 
 
+def _arrays(result) -> dict[str, np.ndarray]:
+    """The arrays to save for what a function returned: ``out``, or ``out_0``, ``out_1``, ...
+    for a tuple, and for a list that is not one array (``[best, scores]`` is a pair too)."""
+    if isinstance(result, list):
+        try:
+            return {"out": _as_plain_array(result, "the return value")}
+        except (TypeError, ValueError):  # not one array: its items are the values
+            result = tuple(result)
+    if isinstance(result, tuple):
+        return {f"out_{i}": _as_plain_array(p, f"element {i} of the returned values")
+                for i, p in enumerate(result)}
+    return {"out": _as_plain_array(result, "the return value")}
+
+
+def _write_error(out_dir: Path | None, case: str, exc: BaseException, returned: bool) -> None:
+    if out_dir is None:
+        return
+    message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    (out_dir / f"{case}.error.json").write_text(json.dumps(
+        {"type": type(exc).__name__, "message": message[:_MAX_MESSAGE], "returned": returned}))
+
+
 def record(case: str, func, /, *args, **kwargs):
-    """Call ``func(*args, **kwargs)`` and save its result for the grader.
+    """Call ``func`` on the inputs and save its result for the grader.
+
+    The inputs are passed by position, keyword inputs too, in the order they are given (the
+    order of the function's parameters in the problem set), as the visible tests call the
+    functions: a parameter the student renamed never changes the answer.
 
     Parameters
     ----------
@@ -121,19 +147,15 @@ def record(case: str, func, /, *args, **kwargs):
     folder = os.environ.get(RESULTS_ENV)
     out_dir = Path(folder) if folder else None
     try:
-        result = func(*args, **kwargs)
-        parts = result if isinstance(result, tuple) else None
-        if parts is None:
-            arrays = {"out": _as_plain_array(result, "the return value")}
-        else:
-            arrays = {f"out_{i}": _as_plain_array(p, f"element {i} of the returned tuple")
-                      for i, p in enumerate(parts)}
+        result = func(*args, *kwargs.values())
     except Exception as exc:  # noqa: BLE001 - any failure of student code is an answer
-        if out_dir is not None:
-            message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            (out_dir / f"{case}.error.json").write_text(json.dumps(
-                {"type": type(exc).__name__, "message": message[:_MAX_MESSAGE]}))
+        _write_error(out_dir, case, exc, returned=False)
         return None
+    try:
+        arrays = _arrays(result)
+    except Exception as exc:  # noqa: BLE001 - what it returned cannot be saved as numbers
+        _write_error(out_dir, case, exc, returned=True)
+        return result
     if out_dir is not None:
         np.savez(out_dir / f"{case}.npz", **arrays)
     return result

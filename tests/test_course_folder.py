@@ -37,7 +37,7 @@ CHECKS_MODULE = '''"""Problem set demo's own Python: an input generator and one 
 import numpy as np
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.compare import compare
+from coursedata.compare import compare
 from autograder.checks.outcome import Outcome, first_problem, guarded
 from solutions.mle import gaussian_mle
 

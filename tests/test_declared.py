@@ -312,7 +312,7 @@ def test_a_boolean_input_is_described_by_how_many_entries_it_selects(tmp_path):
     message = build_checks(_notebook(("q_visible", check)))["q_visible"](
         _answers(tmp_path, "m", np.float64(0.0))).message
     assert ("R_pred of shape (2, 3), mask of shape (2, 3) (3 True) is wrong: yours is 0, expected "
-            f"about {np.sqrt(4 / 3):.6g}") in message
+            f"{np.sqrt(4 / 3):.6g}:") in message
 
 
 def test_visible_is_all_or_nothing_and_hidden_weighs_cases_and_outputs(tmp_path):
@@ -668,3 +668,17 @@ def test_arguments_drawn_together_are_declared_once_and_read_back_one_by_one(tmp
     message = check(_answers(answers, "m", right + 0.5)).message
     assert (f"the RMSE for R_true of shape (6, 5), mask of shape (6, 5) ({int(mask.sum())} True),"
             " R_pred of shape (6, 5) is wrong") in message
+
+
+@pytest.mark.parametrize("yours, expected", [(0.2549263123, 0.2549261701), (1.0, 1.0 + 3e-12),
+                                             (-3.5e-5, -3.4999e-5)])
+def test_a_wrong_value_is_printed_with_the_digits_that_tell_it_apart(yours, expected):
+    """"yours is 0.254926, expected about 0.254926" shows no difference; the message must."""
+    from coursedata.compare import compare
+
+    message = compare(np.array([yours]), np.array([expected]), "p", rtol=1e-13, atol=0.0)
+    shown = re.search(r"yours is (\S+), expected (\S+?):", message)
+    assert shown and shown.group(1) != shown.group(2), message
+    assert float(shown.group(1)) != float(shown.group(2))
+    assert f"off by {abs(yours - expected):.2g}" in message
+    assert "1e-13 x |expected|" in message

@@ -50,7 +50,7 @@ def _touch(path: Path) -> None:
     "coursedata/grading.py",               # how answers are recorded
     "course/checks/ps3_mle.py",        # the trusted checks
     "autograder/checks/answers.py",        # reading the recorded answers
-    "autograder/checks/compare.py",
+    "coursedata/compare.py",
     "autograder/checks/outcome.py",
     "solutions/mle.py",                    # the reference
     "solutions/_validation.py",

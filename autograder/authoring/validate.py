@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from autograder.checks.answers import Answers
 from autograder.checks.declared import DeclarationError, build_checks, declared_cases
 from autograder.checks.inventory import problems as inventory_problems
-from autograder.checks.record_calls import record_calls
+from autograder.checks.record_calls import answer_parameters, record_calls
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 
@@ -214,6 +214,30 @@ def case_problems(
                     f"{_near(r.case, read_any)}.",
                 )
             )
+    return out
+
+
+def order_problems(ps: ProblemSet) -> list[Problem]:
+    """Cases whose declared inputs cannot be passed by position, as ``record`` passes them
+    (:func:`coursedata.grading.record`): an input that is not a parameter of the function, or a
+    parameter left out before the last one given."""
+    params, cases, out = answer_parameters(ps.source), declared_cases(ps.source), []
+    for r in record_calls(ps.source):
+        case = cases.get(r.inputs_case or "")
+        if case is None or r.function not in params:
+            continue
+        given, known = set(case.arguments), params[r.function]
+        wanted = set(known[:len(given)])
+        if given != wanted:
+            out.append(Problem(
+                f"{ps.notebook_name}, cell `{r.grade_id}`, case {r.case!r}",
+                f"{r.function}({', '.join(known)}) is called by position with "
+                f"{', '.join(sorted(given))}: "
+                + (f"{', '.join(sorted(given - set(known)))} is not one of its parameters"
+                   if given - set(known) else
+                   f"{', '.join(p for p in known if p in wanted - given)} is left out before "
+                   "the last one given"),
+                "Declare every parameter up to the last one given (a default as its value)."))
     return out
 
 
@@ -418,6 +442,7 @@ def grading_problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = Non
         *check_problems(ps, checks),
         *case_problems(ps, checks, declared),
         *declared_problems(ps),
+        *order_problems(ps),
     ]
 
 

@@ -95,8 +95,11 @@ class Answers:
             try:
                 info = json.loads(error.read_text())
                 message = str(info.get("message", ""))[:500]
+                returned = info.get("returned") is True
             except (ValueError, UnicodeDecodeError, AttributeError):
-                message = "an error"
+                message, returned = "an error", False
+            if returned:
+                raise AnswerUnavailable(f"what your function returned is not numbers: {message}")
             raise AnswerUnavailable(f"your function raised {message}")
         raise AnswerUnavailable(
             "your function was not run by this check (was it defined, "
@@ -107,12 +110,17 @@ class Answers:
 def unpack(answers: Answers, case: str, n: int) -> tuple:
     """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1).
 
+    A pair is a pair whether the function returned a tuple or a list: a list of values of one
+    shape is recorded as one array, which here gives back its ``n`` values.
+
     Raises
     ------
     AnswerUnavailable
         If the answer is unavailable (see :meth:`Answers.get`) or has another number of values.
     """
     out = answers.get(case)
+    if n > 1 and len(out) == 1 and out[0].ndim and len(out[0]) == n:
+        out = tuple(out[0])  # a list of n values of one shape, recorded as one array
     if len(out) != n:
         noun = "value" if n == 1 else "values"
         raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")

@@ -59,7 +59,7 @@ Keys of a declaration
 ``rtol``, ``atol``, ``compare``
     How an output is compared (keys of the declaration, or of one output). ``compare`` is
     ``"close"`` (the default: finite and within ``atol + rtol |expected|``), ``"log"`` (a
-    log-probability: ``-inf`` must match, see :func:`~autograder.checks.compare.compare_extended`),
+    log-probability: ``-inf`` must match, see :func:`~coursedata.compare.compare_extended`),
     ``"relative"`` (one number, relative error at most ``rtol``: iterative roots), ``"integer"``
     (integer-valued and equal), or an equivalence: ``"rows_up_to_sign"``,
     ``"columns_up_to_sign"``, ``"rows_up_to_constant"``, ``"permutation"`` (the same rows in any
@@ -98,8 +98,10 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.checks.record_calls import parameter_orders
 from autograder.course import CODE_PACKAGE, Course
 from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
+from coursedata.compare import KINDS
 from coursedata.grading import INPUTS_FOLDER
 
 __all__ = [
@@ -276,18 +278,8 @@ def generate(spec):
 # --------------------------------------------------------------------------------------------
 
 
-#: Comparison kinds an output may declare, and the extra keyword arguments they take.
-COMPARISONS = (
-    "close",
-    "log",
-    "relative",
-    "integer",
-    "rows_up_to_sign",
-    "columns_up_to_sign",
-    "rows_up_to_constant",
-    "permutation",
-    "log_probability_rows",
-)
+#: Comparison kinds an output may declare (:data:`coursedata.compare.KINDS`).
+COMPARISONS = tuple(KINDS)
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
 _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
 
@@ -625,16 +617,18 @@ def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
 
 def write_inputs(notebook, results_dir) -> list[str]:
     """Write every declared case's inputs to ``results_dir/inputs/<case>.npz`` (arrays by
-    argument name; numbers as 0-d arrays, read back as numbers by
+    argument name, in the order of the recorded function's parameters, since ``record`` passes
+    them by position; numbers as 0-d arrays, read back as numbers by
     :func:`coursedata.grading.inputs`); return the cases written. Called by the grader before a
     notebook runs. The files are generated once per process for given declarations."""
     cases = declared_cases(notebook)
     if not cases:
         return []
+    orders = parameter_orders(notebook)
     files = _input_files(
         json.dumps(
             {
-                c: [case.cell, [[list(i.names), i.spec] for i in case.inputs]]
+                c: [case.cell, [[list(i.names), i.spec] for i in case.inputs], orders.get(c, [])]
                 for c, case in cases.items()
             },
             sort_keys=True,
@@ -649,13 +643,14 @@ def write_inputs(notebook, results_dir) -> list[str]:
 
 @lru_cache(maxsize=16)
 def _input_files(cases_json: str) -> dict[str, bytes]:
-    """``{case: bytes of its .npz}`` for ``{case: [cell, [[names, input spec], ...]]}`` given as
-    JSON."""
+    """``{case: bytes of its .npz}`` for ``{case: [cell, [[names, input spec], ...], order]}``
+    given as JSON (``order``: the parameters the arguments are written in the order of)."""
     out = {}
-    for case, (cell, inputs) in json.loads(cases_json).items():
+    for case, (cell, inputs, order) in json.loads(cases_json).items():
         buffer = io.BytesIO()
         made = generate_case(Case(case, tuple(Input(tuple(n), s) for n, s in inputs), cell=cell))
-        np.savez(buffer, **made)
+        rank = {name: i for i, name in enumerate(order)}
+        np.savez(buffer, **dict(sorted(made.items(), key=lambda kv: rank.get(kv[0], len(rank)))))
         out[case] = buffer.getvalue()
     return out
 

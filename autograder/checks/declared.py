@@ -15,7 +15,6 @@ from functools import partial
 
 import numpy as np
 
-from autograder.checks import compare as cmp
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.declaration import (
     COMPARISONS,
@@ -39,6 +38,7 @@ from autograder.checks.declaration import (
     write_inputs,
 )
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from coursedata import compare as cmp
 
 __all__ = [
     "KEY",
@@ -89,59 +89,6 @@ def _describe(inputs: dict, spec: dict) -> str:
     return ", ".join(words)
 
 
-def _permutation(got, expected, what: str, **tol) -> str | None:
-    """Like :func:`compare`, but the rows (entries of a 1-D array) may come in any order."""
-    got = np.asarray(got, dtype=float)
-    expected = np.asarray(expected, dtype=float)
-    problem = cmp.check_shape(got, expected.shape, what)
-    if problem or got.ndim == 0:
-        return problem or cmp.compare(got, expected, what, **tol)
-
-    def rows(a):
-        flat = a.reshape(a.shape[0], -1)
-        return a[np.lexsort(flat.T[::-1])]
-
-    return cmp.compare(rows(got), rows(expected), f"{what} (compared in any order)", **tol)
-
-
-def _integer(got, expected, what: str, **_) -> str | None:
-    got = np.asarray(got, dtype=float)
-    problem = cmp.check_shape(got, np.shape(expected), what)
-    if problem:
-        return problem
-    if not np.all(np.isfinite(got)) or np.any(got != np.round(got)):
-        return f"{what} should be whole numbers; yours are not"
-    return cmp.compare(got, expected, what, rtol=0.0, atol=0.0)
-
-
-def _compare(output: Output, got, expected, what: str) -> str | None:
-    if output.scalar:
-        problem = cmp.check_shape(np.asarray(got), (), what)
-        if problem:
-            return problem
-    tol: dict[str, float] = {"rtol": output.rtol, "atol": output.atol}
-    kind = output.compare
-    if kind == "close":
-        return cmp.compare(got, expected, what, **tol)
-    if kind == "log":
-        return cmp.compare_extended(got, expected, what, **tol)
-    if kind == "relative":
-        return cmp.compare_relative(got, float(expected), what, rtol=output.rtol)
-    if kind == "integer":
-        return _integer(got, expected, what)
-    if kind == "permutation":
-        return _permutation(got, expected, what, **tol)
-    if kind == "log_probability_rows":  # normalised rows: the clearer message, checked first
-        return (
-            cmp.check_shape(np.asarray(got), np.shape(expected), what)
-            or cmp.log_probability_rows(got, what)
-            or cmp.compare(got, expected, what, **tol)
-        )
-    if kind == "rows_up_to_constant":
-        return cmp.rows_up_to_constant(got, expected, what, rtol=output.rtol, atol=output.atol)
-    return getattr(cmp, kind)(got, expected, what, **tol)  # rows/columns_up_to_sign
-
-
 def _problems(case: Case, answers: Answers) -> list[str | None]:
     """One message (or ``None`` when right) per output of ``case``."""
     inputs = generate_case(case)
@@ -161,8 +108,9 @@ def _problems(case: Case, answers: Answers) -> list[str | None]:
         what = f"{output.name} for {about}" if about else output.name
         out.append(
             guarded(
-                lambda i=i, o=output, w=what: _compare(
-                    o, unpack(answers, case.name, len(outputs))[i], expected[i], w
+                lambda i=i, o=output, w=what: cmp.compare_output(
+                    o.compare, unpack(answers, case.name, len(outputs))[i], expected[i], w,
+                    rtol=o.rtol, atol=o.atol, scalar=o.scalar,
                 )
             )
         )

@@ -1,6 +1,6 @@
 """Outcomes of checks: :class:`Outcome`, and the ways to turn messages into one.
 
-A comparison (:mod:`autograder.checks.compare`) gives a message or ``None``; :func:`guarded` turns
+A comparison (:mod:`coursedata.compare`) gives a message or ``None``; :func:`guarded` turns
 an unavailable answer into its message, and :func:`weighted` (partial credit) and
 :func:`first_problem` (all or nothing) turn messages into an :class:`Outcome`.
 """

@@ -14,10 +14,12 @@ of the checks (:mod:`autograder.checks.inventory`: a case recorded but never dec
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
-__all__ = ["RecordCall", "record_calls", "cases_by_cell", "cases_by_function"]
+__all__ = ["RecordCall", "record_calls", "cases_by_cell", "cases_by_function", "answer_parameters",
+           "parameter_orders"]
 
 _RECORD = re.compile(
     r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
@@ -69,3 +71,28 @@ def cases_by_function(notebook) -> dict[str, list[str]]:
     for call in record_calls(notebook):
         out.setdefault(call.function, []).append(call.case)
     return out
+
+
+def answer_parameters(notebook) -> dict[str, list[str]]:
+    """``{function: its parameters in order}`` for every function the notebook's answer cells
+    (nbgrader ``solution`` cells) define: the signatures the students are given."""
+    out = {}
+    for cell in notebook.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type != "code" or not (isinstance(meta, dict) and meta.get("solution")):
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                out[node.name] = [a.arg for a in node.args.posonlyargs + node.args.args]
+    return out
+
+
+def parameter_orders(notebook) -> dict[str, list[str]]:
+    """``{case: the parameters of the function it records, in order}``: the order in which the
+    case's inputs are written, since ``record`` passes them by position."""
+    params = answer_parameters(notebook)
+    return {r.case: params[r.function] for r in record_calls(notebook) if r.function in params}

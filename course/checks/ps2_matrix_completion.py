@@ -46,8 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.compare import check_shape, compare
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from coursedata.compare import check_shape, compare
 from solutions.matrix_completion import ALS, _ridge_rows, objective, rmse
 
 PROBLEM_SET = "ps2_matrix_completion"

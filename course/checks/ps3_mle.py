@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.compare import check_shape, compare
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from coursedata.compare import check_shape, compare
 from solutions.mle import gamma_score
 
 PROBLEM_SET = "ps3_mle"

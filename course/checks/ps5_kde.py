@@ -30,8 +30,8 @@ import functools
 import numpy as np
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.compare import compare, integrates_to_one
 from autograder.checks.outcome import Outcome, guarded, weighted
+from coursedata.compare import compare, integrates_to_one
 from solutions import kde
 from solutions.naive_bayes import KDENaiveBayes
 

@@ -45,8 +45,8 @@ import numpy as np
 from scipy.stats import norm
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.compare import check_shape, compare, rows_up_to_constant
 from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from coursedata.compare import check_shape, compare, rows_up_to_constant
 from solutions.linear_classifiers import (
     LogisticRegression,
     SharedVarianceGaussianNB,

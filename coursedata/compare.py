@@ -2,9 +2,15 @@
 
 Each is a function ``(got, ..., what, *, tolerances) -> str | None`` that returns a message
 describing what is wrong, or ``None`` when the answer is accepted. Every comparison accepts all
-correct answers and explains a wrong one in words a student can act on. Tolerances are set by the
-problem's conditioning (for example ``rtol=1e-6`` for a closed form computed in double
-precision), never tuned to our own implementation's rounding.
+correct answers and explains a wrong one in words a student can act on: the two values with
+enough digits to tell them apart, the absolute and relative difference, and the tolerance that
+was applied. Tolerances are set by the problem's conditioning (for example ``rtol=1e-6`` for a
+closed form computed in double precision), never tuned to our own implementation's rounding.
+
+The grader's trusted process and the student's own check (:mod:`coursedata.check`, for the
+visible cells) compare with these same functions and the same declared tolerances
+(:func:`compare_output`), so a visible cell's verdict is the same in both. This module holds no
+reference implementation, so the kit may ship it.
 """
 
 from __future__ import annotations
@@ -15,8 +21,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
+    "KINDS",
     "check_shape",
     "compare",
+    "compare_output",
+    "difference",
     "compare_extended",
     "compare_relative",
     "columns_up_to_sign",
@@ -31,6 +40,31 @@ __all__ = [
 def _at(idx: tuple, ndim: int) -> str:
     """`` at index (i, j)`` for an array, nothing for a 0-d value."""
     return f" at index {tuple(int(i) for i in idx)}" if ndim else ""
+
+
+def _digits(a: float, b: float) -> int:
+    """The fewest significant digits (at least 6, at most 17) that print ``a`` and ``b`` apart."""
+    for d in range(6, 18):
+        if f"{a:.{d}g}" != f"{b:.{d}g}":
+            return d
+    return 17
+
+
+def difference(yours: float, expected: float, *, rtol: float, atol: float) -> str:
+    """``yours is 0.25492631, expected 0.25492617: off by 1.4e-07 (relative 5.5e-07), more than
+    the tolerance 1e-12 + 1e-08 x |expected| = 2.5e-09``: two numbers that differ, in words.
+
+    Both are printed with as many digits as it takes to tell them apart.
+    """
+    yours, expected = float(yours), float(expected)
+    if not (np.isfinite(yours) and np.isfinite(expected)):
+        return f"yours is {yours:g}, expected {expected:.10g}"
+    d = _digits(yours, expected)
+    off = abs(yours - expected)
+    relative = f" (relative {off / abs(expected):.2g})" if expected else ""
+    allowed = atol + rtol * abs(expected)
+    return (f"yours is {yours:.{d}g}, expected {expected:.{d}g}: off by {off:.2g}{relative}, "
+            f"more than the tolerance {atol:g} + {rtol:g} x |expected| = {allowed:.2g}")
 
 
 def check_shape(got: np.ndarray, shape: tuple, what: str) -> str | None:
@@ -58,8 +92,9 @@ def compare(got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9)
     if np.any(bad):
         idx = np.unravel_index(np.argmax(np.abs(got - expected) * bad), got.shape)
         return (
-            f"{what} is wrong{_at(idx, got.ndim)}: yours is {got[idx]:.6g}, expected about "
-            f"{expected[idx]:.6g} ({int(bad.sum())} of {bad.size} values differ)"
+            f"{what} is wrong{_at(idx, got.ndim)}: "
+            f"{difference(got[idx], expected[idx], rtol=rtol, atol=atol)} "
+            f"({int(bad.sum())} of {bad.size} values differ)"
         )
     return None
 
@@ -115,11 +150,8 @@ def compare_extended(
         return f"{what} is -inf (probability 0){where}, where it should be about {exp:.6g} {count}"
     if np.isneginf(exp) and not np.isnan(yours):
         return f"{what} should be -inf (probability 0){where}; yours is {yours:.6g} {count}"
-    detail = " (remember 0 log 0 = 0)" if np.isnan(yours) else ""
-    return (
-        f"{what} is wrong{where}: yours is {yours:.6g}, expected "
-        f"{'about ' if finite[idx] else ''}{exp:.6g}{detail} {count}"
-    )
+    return (f"{what} is wrong{where}: {difference(yours, exp, rtol=rtol, atol=atol)} "
+            f"{count}")
 
 
 def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
@@ -137,9 +169,10 @@ def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
     rel = abs(float(got) - expected) / abs(expected)
     if rel <= rtol:
         return None
+    d = _digits(float(got), expected)
     return (
-        f"{what} is wrong: yours is {float(got):.10g}, expected {expected:.10g} "
-        f"(relative error {rel:.2g}, tolerance {rtol:g})"
+        f"{what} is wrong: yours is {float(got):.{d}g}, expected {expected:.{d}g} "
+        f"(relative error {rel:.2g}, more than the tolerance {rtol:g})"
     )
 
 
@@ -308,3 +341,79 @@ def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | N
             f"a density estimate must integrate to one"
         )
     return None
+
+
+def _permutation(got, expected, what: str, **tol) -> str | None:
+    """Like :func:`compare`, but the rows (entries of a 1-D array) may come in any order."""
+    got = np.asarray(got, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    problem = check_shape(got, expected.shape, what)
+    if problem or got.ndim == 0:
+        return problem or compare(got, expected, what, **tol)
+
+    def rows(a):
+        flat = a.reshape(a.shape[0], -1)
+        return a[np.lexsort(flat.T[::-1])]
+
+    return compare(rows(got), rows(expected), f"{what} (compared in any order)", **tol)
+
+
+def _integer(got, expected, what: str, **_) -> str | None:
+    got = np.asarray(got, dtype=float)
+    problem = check_shape(got, np.shape(expected), what)
+    if problem:
+        return problem
+    if not np.all(np.isfinite(got)) or np.any(got != np.round(got)):
+        return f"{what} should be whole numbers; yours are not"
+    return compare(got, expected, what, rtol=0.0, atol=0.0)
+
+
+def _normalised(got, expected, what: str, **tol) -> str | None:
+    """Normalised rows of log-probabilities first (the clearer message), then the values."""
+    return (check_shape(np.asarray(got), np.shape(expected), what)
+            or log_probability_rows(got, what) or compare(got, expected, what, **tol))
+
+
+#: The comparison kinds a declaration may name, each ``(got, expected, what, rtol, atol)``.
+KINDS = {
+    "close": lambda g, e, w, rtol, atol: compare(g, e, w, rtol=rtol, atol=atol),
+    "log": lambda g, e, w, rtol, atol: compare_extended(g, e, w, rtol=rtol, atol=atol),
+    "relative": lambda g, e, w, rtol, atol: compare_relative(g, float(e), w, rtol=rtol),
+    "integer": lambda g, e, w, rtol, atol: _integer(g, e, w),
+    "permutation": lambda g, e, w, rtol, atol: _permutation(g, e, w, rtol=rtol, atol=atol),
+    "log_probability_rows": lambda g, e, w, rtol, atol: _normalised(g, e, w, rtol=rtol, atol=atol),
+    "rows_up_to_constant":
+        lambda g, e, w, rtol, atol: rows_up_to_constant(g, e, w, rtol=rtol, atol=atol),
+    "rows_up_to_sign": lambda g, e, w, rtol, atol: rows_up_to_sign(g, e, w, rtol=rtol, atol=atol),
+    "columns_up_to_sign":
+        lambda g, e, w, rtol, atol: columns_up_to_sign(g, e, w, rtol=rtol, atol=atol),
+}
+
+
+def compare_output(kind: str, got, expected, what: str, *, rtol: float, atol: float,
+                   scalar: bool = False) -> str | None:
+    """Compare one declared output: the comparison ``kind`` of :data:`KINDS` with its tolerances.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`KINDS`.
+    got, expected : array_like
+        The student's answer and the reference's.
+    what : str
+        The quantity and its inputs, for the message.
+    rtol, atol : float
+        The declared tolerances.
+    scalar : bool
+        Whether the answer must be one number (shape ``()``).
+
+    Returns
+    -------
+    str or None
+        A message describing what is wrong, or ``None`` when the answer is accepted.
+    """
+    if scalar:
+        problem = check_shape(np.asarray(got), (), what)
+        if problem:
+            return problem
+    return KINDS[kind](got, expected, what, rtol, atol)
