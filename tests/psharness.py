@@ -106,6 +106,8 @@ import numpy as _np
 
 
 def _form_convert(out, form):
+    if form == "pairs":  # several values returned as a list, not a tuple
+        return list(out) if isinstance(out, tuple) else out
     if isinstance(out, tuple):
         return tuple(_form_convert(o, form) for o in out)
     a = _np.asarray(out)
@@ -119,14 +121,26 @@ def _form_convert(out, form):
         return out
     if form == "rounding":
         return a * (1 + 1e-12) if a.dtype.kind == "f" else out
+    if form == "renamed":
+        return out
     raise ValueError(form)
 
 
 def _form_wrap(func, form, graded):
+    import inspect as _inspect
+
+    # "renamed": the parameters without a default carry other names (def softmax(z), not Z)
+    required = [p.name for p in _inspect.signature(func).parameters.values()
+                if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+
     @_functools.wraps(func)
     def wrapped(*args, **kwargs):
+        caller = _sys._getframe(1).f_code.co_name
+        renamed = [k for k in kwargs if k in required] if form == "renamed" else []
+        if renamed and caller not in graded:
+            raise TypeError(f"{func.__name__}() got an unexpected keyword argument {renamed[0]!r}")
         out = func(*args, **kwargs)
-        if _sys._getframe(1).f_code.co_name in graded:  # a graded function's own call
+        if caller in graded:  # a graded function's own call
             return out
         return _form_convert(out, form)
     return wrapped
@@ -135,8 +149,10 @@ def _form_wrap(func, form, graded):
 
 def equivalent_form(ps: ProblemSet, form: str) -> nbformat.NotebookNode:
     """The source notebook whose graded functions return their answers in another ``form``:
-    ``"list"`` (``.tolist()``), ``"ints"`` (integers where the values are integral) or
-    ``"rounding"`` (values times ``1 + 1e-12``). Calls between graded functions are left as they
+    ``"list"`` (``.tolist()``), ``"ints"`` (integers where the values are integral),
+    ``"rounding"`` (values times ``1 + 1e-12``), ``"pairs"`` (several values as a list, not a
+    tuple), or ``"renamed"`` (the parameters without a default renamed, so that a call naming
+    them fails as it would for ``def softmax(z)`` called as ``softmax(Z=...)``). Calls between graded functions are left as they
     are; the tests and the hidden cells see the new form."""
     nb = copy.deepcopy(ps.source)
     solution_cells = [c for c in nb.cells if c.cell_type == "code"

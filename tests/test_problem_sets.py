@@ -238,9 +238,9 @@ class ProblemSetTests:
 
     @pytest.mark.slow
     def test_equivalent_forms_pass_in_a_kernel(self, ps):
-        """The reference returning lists, ints or values within rounding passes every visible
-        test in a real kernel and keeps full marks."""
-        forms = ["list", "ints", "rounding"]
+        """The reference returning lists, ints or values within rounding, its pairs as lists, or
+        its parameters renamed, passes every visible test in a real kernel and keeps full marks."""
+        forms = ["list", "ints", "rounding", "pairs", "renamed"]
         variants = [ps.assemble(equivalent_form(ps, form)).notebook for form in forms]
         for form, (scores, _executed) in zip(forms, run_variants(ps, variants)):
             wrong = [(s.grade_id, s.points, s.message) for s in scores
