@@ -16,12 +16,14 @@ reference implementation, so the kit may ship it.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
     "KINDS",
+    "Output",
     "check_shape",
     "compare",
     "compare_output",
@@ -40,6 +42,19 @@ __all__ = [
 def _at(idx: tuple, ndim: int) -> str:
     """`` at index (i, j)`` for an array, nothing for a 0-d value."""
     return f" at index {tuple(int(i) for i in idx)}" if ndim else ""
+
+
+@dataclass(frozen=True)
+class Output:
+    """How one returned value is compared: its name, comparison kind (a key of :data:`KINDS`)
+    and tolerances, and its share of its case's weight (relative to the case's other outputs)."""
+
+    name: str
+    compare: str = "close"
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    scalar: bool = False
+    weight: float = 1.0
 
 
 def _digits(a: float, b: float) -> int:

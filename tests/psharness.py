@@ -152,8 +152,8 @@ def equivalent_form(ps: ProblemSet, form: str) -> nbformat.NotebookNode:
     ``"list"`` (``.tolist()``), ``"ints"`` (integers where the values are integral),
     ``"rounding"`` (values times ``1 + 1e-12``), ``"pairs"`` (several values as a list, not a
     tuple), or ``"renamed"`` (the parameters without a default renamed, so that a call naming
-    them fails as it would for ``def softmax(z)`` called as ``softmax(Z=...)``). Calls between graded functions are left as they
-    are; the tests and the hidden cells see the new form."""
+    them fails as it would for ``def softmax(z)`` called as ``softmax(Z=...)``). Calls between
+    graded functions are left as they are; the tests and the hidden cells see the new form."""
     nb = copy.deepcopy(ps.source)
     solution_cells = [c for c in nb.cells if c.cell_type == "code"
                       and c.metadata.get("nbgrader", {}).get("solution")]

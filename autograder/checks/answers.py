@@ -7,21 +7,15 @@ with a message for the student when an answer was not recorded, raised an error,
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from coursedata.grading import CASE_NAME, inputs
+from coursedata.grading import inputs
+from coursedata.results import MAX_RESULT_BYTES, AnswerUnavailable, read
+from coursedata.results import unpack as unpack_values
 
-__all__ = ["AnswerUnavailable", "Answers", "unpack", "scalar"]
-
-#: Recorded result files larger than this (bytes) are refused unread.
-MAX_RESULT_BYTES = 64 * 2**20
-
-
-class AnswerUnavailable(Exception):
-    """The student's answer for a case was not recorded, raised an error, or is malformed."""
+__all__ = ["AnswerUnavailable", "Answers", "MAX_RESULT_BYTES", "unpack", "scalar"]
 
 
 class Answers:
@@ -55,7 +49,8 @@ class Answers:
         return inputs(self.problem_set, case)
 
     def get(self, case: str) -> tuple:
-        """Return the recorded output of ``case`` as a tuple of arrays.
+        """Return the recorded output of ``case`` as a tuple of arrays (read once, with
+        :func:`coursedata.results.read`, the reader the student's check uses too).
 
         Raises
         ------
@@ -63,68 +58,21 @@ class Answers:
             With a message for the student: the function raised, was not run, or returned
             something that is not numeric.
         """
-        if not CASE_NAME.match(case):
-            raise ValueError(f"invalid case name {case!r}")
-        if case in self._cache:
-            return self._cache[case]
-        error = self.results_dir / f"{case}.error.json"
-        data = self.results_dir / f"{case}.npz"
-        if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
-            try:
-                with np.load(data, allow_pickle=False) as z:
-                    keys = sorted(z.files, key=lambda k: (len(k), k))
-                    if keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys)):
-                        value = tuple(np.array(z[k]) for k in keys)
-                        if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
-                            raise AnswerUnavailable(
-                                "your function returned complex numbers; the answer is real"
-                            )
-                        value = tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
-                        self._cache[case] = value
-                        return value
-            except AnswerUnavailable:
-                raise
-            except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
-                pass
-            raise AnswerUnavailable(
-                "your function's result could not be read back; return numbers or numpy arrays"
-            )
-        if data.is_file():
-            raise AnswerUnavailable("your function returned an object too large to grade")
-        if error.is_file() and error.stat().st_size <= 16_384:
-            try:
-                info = json.loads(error.read_text())
-                message = str(info.get("message", ""))[:500]
-                returned = info.get("returned") is True
-            except (ValueError, UnicodeDecodeError, AttributeError):
-                message, returned = "an error", False
-            if returned:
-                raise AnswerUnavailable(f"what your function returned is not numbers: {message}")
-            raise AnswerUnavailable(f"your function raised {message}")
-        raise AnswerUnavailable(
-            "your function was not run by this check (was it defined, "
-            "and did the notebook run to this point?)"
-        )
+        if case not in self._cache:
+            self._cache[case] = read(self.results_dir, case)
+        return self._cache[case]
 
 
 def unpack(answers: Answers, case: str, n: int) -> tuple:
-    """The recorded output of ``case``, which must be a tuple of ``n`` arrays (one array if 1).
-
-    A pair is a pair whether the function returned a tuple or a list: a list of values of one
-    shape is recorded as one array, which here gives back its ``n`` values.
+    """The recorded output of ``case``, which must hold ``n`` values (one array if 1); see
+    :func:`coursedata.results.unpack` (a list is a tuple too).
 
     Raises
     ------
     AnswerUnavailable
         If the answer is unavailable (see :meth:`Answers.get`) or has another number of values.
     """
-    out = answers.get(case)
-    if n > 1 and len(out) == 1 and out[0].ndim and len(out[0]) == n:
-        out = tuple(out[0])  # a list of n values of one shape, recorded as one array
-    if len(out) != n:
-        noun = "value" if n == 1 else "values"
-        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
-    return out
+    return unpack_values(answers.get(case), n)
 
 
 def scalar(answers: Answers, case: str, what: str, *, of: int = 1, index: int = 0) -> np.ndarray:

@@ -101,7 +101,7 @@ import numpy as np
 from autograder.checks.record_calls import parameter_orders
 from autograder.course import CODE_PACKAGE, Course
 from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
-from coursedata.compare import KINDS
+from coursedata.compare import KINDS, Output
 from coursedata.grading import INPUTS_FOLDER
 
 __all__ = [
@@ -282,19 +282,6 @@ def generate(spec):
 COMPARISONS = tuple(KINDS)
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
 _KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
-
-
-@dataclass(frozen=True)
-class Output:
-    """How one returned value is compared: its name, comparison kind and tolerances, and its
-    share of its case's weight (relative to the case's other outputs)."""
-
-    name: str
-    compare: str = "close"
-    rtol: float = 1e-6
-    atol: float = 1e-9
-    scalar: bool = False
-    weight: float = 1.0
 
 
 @dataclass(frozen=True)

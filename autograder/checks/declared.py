@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from autograder.checks.answers import Answers, unpack
+from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
     COMPARISONS,
     GENERATORS,
@@ -37,8 +37,8 @@ from autograder.checks.declaration import (
     strip,
     write_inputs,
 )
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
-from coursedata import compare as cmp
+from autograder.checks.outcome import Outcome, first_problem, weighted
+from coursedata.results import problems
 
 __all__ = [
     "KEY",
@@ -103,18 +103,8 @@ def _problems(case: Case, answers: Answers) -> list[str | None]:
             f"values, but {len(outputs)} outputs are declared"
         )
     about = _describe(inputs, case.sources)
-    out = []
-    for i, output in enumerate(outputs):
-        what = f"{output.name} for {about}" if about else output.name
-        out.append(
-            guarded(
-                lambda i=i, o=output, w=what: cmp.compare_output(
-                    o.compare, unpack(answers, case.name, len(outputs))[i], expected[i], w,
-                    rtol=o.rtol, atol=o.atol, scalar=o.scalar,
-                )
-            )
-        )
-    return out
+    whats = [f"{o.name} for {about}" if about else o.name for o in outputs]
+    return problems(lambda: answers.get(case.name), outputs, expected, whats)
 
 
 def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers) -> Outcome:

@@ -1,0 +1,131 @@
+"""Reading back what ``record`` saved, and judging it: one reader for the grader and the check.
+
+:func:`coursedata.grading.record` saves what a student's function returned as ``<case>.npz``
+(``out``, or ``out_0``, ``out_1``, ... for several values) or, when it raised or returned
+something that is not numbers, ``<case>.error.json``. The grader's trusted process reads those
+files after the notebook has run (:class:`autograder.checks.answers.Answers`), and so does the
+student's own check (:mod:`coursedata.check`) for the visible cells: both with :func:`read`,
+:func:`unpack` and :func:`problems`, so that a visible cell's verdict is the same in both.
+
+The files come from untrusted code: they are loaded with ``allow_pickle=False`` and refused above
+:data:`MAX_RESULT_BYTES`. This module holds no reference implementation, so the kit may ship it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from coursedata.compare import Output, compare_output
+from coursedata.grading import CASE_NAME
+
+__all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "read", "unpack", "problems"]
+
+#: Recorded result files larger than this (bytes) are refused unread.
+MAX_RESULT_BYTES = 64 * 2**20
+
+
+class AnswerUnavailable(Exception):
+    """The student's answer for a case was not recorded, raised an error, or is malformed."""
+
+
+def _arrays(path: Path) -> tuple[np.ndarray, ...]:
+    with np.load(path, allow_pickle=False) as z:
+        keys = sorted(z.files, key=lambda k: (len(k), k))
+        if not (keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys))):
+            raise ValueError(f"unexpected members {keys}")
+        value = tuple(np.array(z[k]) for k in keys)
+    if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
+        raise AnswerUnavailable("your function returned complex numbers; the answer is real")
+    return tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
+
+
+def _error(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text())
+        message = str(info.get("message", ""))[:500]
+        returned = info.get("returned") is True
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        message, returned = "an error", False
+    if returned:
+        return f"what your function returned is not numbers: {message}"
+    return f"your function raised {message}"
+
+
+def read(results_dir, case: str) -> tuple[np.ndarray, ...]:
+    """The recorded output of ``case`` in ``results_dir``, as a tuple of arrays.
+
+    Raises
+    ------
+    AnswerUnavailable
+        With a message for the student: the function raised, was not run, or returned
+        something that is not numeric.
+    """
+    if not CASE_NAME.match(case):
+        raise ValueError(f"invalid case name {case!r}")
+    data = Path(results_dir) / f"{case}.npz"
+    error = Path(results_dir) / f"{case}.error.json"
+    if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
+        try:
+            return _arrays(data)
+        except AnswerUnavailable:
+            raise
+        except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
+            raise AnswerUnavailable("your function's result could not be read back; return "
+                                    "numbers or numpy arrays") from None
+    if data.is_file():
+        raise AnswerUnavailable("your function returned an object too large to grade")
+    if error.is_file() and error.stat().st_size <= 16_384:
+        raise AnswerUnavailable(_error(error))
+    raise AnswerUnavailable("your function was not run by this check (was it defined, and did "
+                            "the notebook run to this point?)")
+
+
+def unpack(out: tuple[np.ndarray, ...], n: int) -> tuple[np.ndarray, ...]:
+    """``out``, which must hold ``n`` values (one array if 1).
+
+    A pair is a pair whether the function returned a tuple or a list: a list of values of one
+    shape is recorded as one array, which here gives back its ``n`` values.
+
+    Raises
+    ------
+    AnswerUnavailable
+        If ``out`` has another number of values.
+    """
+    if n > 1 and len(out) == 1 and out[0].ndim and len(out[0]) == n:
+        out = tuple(out[0])
+    if len(out) != n:
+        noun = "value" if n == 1 else "values"
+        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
+    return out
+
+
+def problems(got: Callable[[], tuple], outputs: Sequence[Output], expected: Sequence,
+             whats: Sequence[str]) -> list[str | None]:
+    """One message (``None`` when right) per declared output of a case.
+
+    Parameters
+    ----------
+    got : callable
+        Returns the recorded output (:func:`read`); called per output, so an unavailable answer
+        is each output's message.
+    outputs : sequence of Output
+        How each value is compared.
+    expected : sequence
+        The reference's values, one per output.
+    whats : sequence of str
+        Each value and its inputs in words, for the messages.
+    """
+    out = []
+    for i, (output, value, what) in enumerate(zip(outputs, expected, whats)):
+        try:
+            mine = unpack(got(), len(outputs))[i]
+        except AnswerUnavailable as exc:
+            out.append(str(exc))
+            continue
+        out.append(compare_output(output.compare, mine, value, what, rtol=output.rtol,
+                                  atol=output.atol, scalar=output.scalar))
+    return out
