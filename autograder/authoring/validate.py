@@ -227,17 +227,22 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
         if case is None or r.function not in params:
             continue
         given, known = set(case.arguments), params[r.function]
-        wanted = set(known[:len(given)])
+        wanted = set(known[: len(given)])
         if given != wanted:
-            out.append(Problem(
-                f"{ps.notebook_name}, cell `{r.grade_id}`, case {r.case!r}",
-                f"{r.function}({', '.join(known)}) is called by position with "
-                f"{', '.join(sorted(given))}: "
-                + (f"{', '.join(sorted(given - set(known)))} is not one of its parameters"
-                   if given - set(known) else
-                   f"{', '.join(p for p in known if p in wanted - given)} is left out before "
-                   "the last one given"),
-                "Declare every parameter up to the last one given (a default as its value)."))
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, cell `{r.grade_id}`, case {r.case!r}",
+                    f"{r.function}({', '.join(known)}) is called by position with "
+                    f"{', '.join(sorted(given))}: "
+                    + (
+                        f"{', '.join(sorted(given - set(known)))} is not one of its parameters"
+                        if given - set(known)
+                        else f"{', '.join(p for p in known if p in wanted - given)} is left out before "
+                        "the last one given"
+                    ),
+                    "Declare every parameter up to the last one given (a default as its value).",
+                )
+            )
     return out
 
 

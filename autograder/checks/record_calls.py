@@ -18,8 +18,14 @@ import ast
 import re
 from dataclasses import dataclass
 
-__all__ = ["RecordCall", "record_calls", "cases_by_cell", "cases_by_function", "answer_parameters",
-           "parameter_orders"]
+__all__ = [
+    "RecordCall",
+    "record_calls",
+    "cases_by_cell",
+    "cases_by_function",
+    "answer_parameters",
+    "parameter_orders",
+]
 
 _RECORD = re.compile(
     r"""record\(\s*["'](?P<case>[^"']+)["']\s*,\s*(?P<func>[A-Za-z_][A-Za-z0-9_]*)"""
