@@ -10,11 +10,12 @@ another. It and the project root (:data:`ROOT`, the checkout holding this packag
 and the course data) are :mod:`coursesite`'s, which the book reads too.
 """
 
+#: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
+#: The kit's, so that the student's check (``python -m coursedata.check``) stops the same cells.
+from coursedata.grading import CELL_TIMEOUT_S as CELL_TIMEOUT_S  # noqa: E402
 from coursesite import COURSE_DIR as COURSE_DIR  # re-exported: the grader's settings hold both
 from coursesite import ROOT as ROOT
 
-#: Wall time of one cell, in seconds; the cell is then interrupted and fails, later cells run.
-CELL_TIMEOUT_S = 30.0
 #: A notebook's wall time, as a multiple of the time per cell.
 NOTEBOOK_CELLS = 10
 #: Wall time of all cells of a notebook together, in seconds.

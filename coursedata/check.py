@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import signal
 import sys
@@ -33,8 +34,10 @@ from pathlib import Path
 
 from coursedata import rulecheck
 from coursedata.cells import Cell, Finding, findings, read_cells, users
+from coursedata.grading import CELL_TIMEOUT_S, RESULTS_ENV
 from coursedata.runner import CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
+from coursedata.visible import VisibleCheck, prepare, verdict, visible_checks
 
 __all__ = ["check", "main"]
 
@@ -64,6 +67,8 @@ class _Report:
     seen: set[int] = field(default_factory=set)  # indices of the cells that ran
     reported: set[int] = field(default_factory=set)  # cells whose error was printed before
     running: int | None = None
+    visible: dict[str, VisibleCheck] = field(default_factory=dict)  # what the grader judges too
+    results: Path | None = None  # where the visible cells record, as at grading
 
     def by_count(self) -> dict[int, Cell]:
         """The cells that ran, by their execution count (``In[5]`` in a traceback)."""
@@ -156,14 +161,7 @@ def _on_result(run: CellRun, report: _Report) -> None:
     else:
         text = _explain(error, report) if error else ""
     if cell.kind == "test":
-        meta = report.nb.cells[run.index].metadata.get("nbgrader", {})
-        head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
-        if error or run.timed_out or run.died:
-            report.failed += 1
-            _say(f"FAIL  {head}: {text}")
-        else:
-            report.passed += 1
-            _say(f"ok    {head}")
+        _on_test(cell, report, text if (error or run.timed_out or run.died) else None)
         return
     if not (error or run.timed_out or run.died) or run.index in report.reported:
         return
@@ -172,6 +170,25 @@ def _on_result(run: CellRun, report: _Report) -> None:
     affects = users(report.cells, cell.defines)
     tail = f"\n      affects: {', '.join(affects)}" if affects else ""
     _say(f"ERROR {cell.label}: {text}{tail}")
+
+
+def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
+    """Print a visible test's line: the grader's verdict on the cell, as far as it can be known."""
+    meta = report.nb.cells[cell.index].metadata.get("nbgrader", {})
+    head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
+    judged = report.visible.get(cell.grade_id)
+    if failure is None and judged is not None and not judged.unchecked:
+        failure = verdict(judged, report.results)
+    if failure is not None:
+        report.failed += 1
+        _say(f"FAIL  {head}: {failure}")
+        return
+    report.passed += 1
+    if judged is None or judged.unchecked:
+        _say(f"ok    {head}: its test passes; at grading, its points also need your answer to "
+             "match the reference on the cell's own inputs, which this check cannot compare")
+    else:
+        _say(f"ok    {head}")
 
 
 def _on_slow(index: int, seconds: float, report: _Report) -> None:
@@ -247,7 +264,7 @@ async def _run_until_stopped(report: _Report, cwd: Path,
     return stopped[0] if stopped else None
 
 
-def check(path: Path, timeout: float = 120) -> int:
+def check(path: Path, timeout: float = CELL_TIMEOUT_S) -> int:
     """Check the notebook at ``path``, printing as it goes; return the exit status."""
     import nbformat
 
@@ -264,8 +281,12 @@ def check(path: Path, timeout: float = 120) -> int:
     with tempfile.TemporaryDirectory(prefix="coursedata-rules-") as folder:
         # The problem set's rules, kept by the kernel as the grader keeps them.
         rules, options = rulecheck.prepare(nb, Path(folder))
-        kernel = {"kernel_args": rules.client_options.get("extra_arguments", []),
-                  "env": options.get("env")}
+        # The visible cells record their answers, and are judged, as at grading.
+        report.results = Path(folder, "results")
+        report.visible = visible_checks(nb)
+        prepare(nb, report.visible, report.results)
+        env = {**(options.get("env") or os.environ), RESULTS_ENV: str(report.results)}
+        kernel = {"kernel_args": rules.client_options.get("extra_arguments", []), "env": env}
         stopped = asyncio.run(_run_until_stopped(report, saved.path.parent, kernel))
         rule_lines, broken = rules.report() if not stopped else ([], 0)
     for line in rule_lines:
@@ -282,8 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coursedata.check", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebook", type=Path, help="your notebook file (.ipynb)")
-    parser.add_argument("--timeout", type=float, default=120,
-                        help="seconds a cell may run before it is stopped (default: 120)")
+    parser.add_argument("--timeout", type=float, default=CELL_TIMEOUT_S,
+                        help="seconds a cell may run before it is stopped (default: "
+                             f"{CELL_TIMEOUT_S:g}, the grader's limit)")
     args = parser.parse_args(argv)
     if not args.notebook.is_file():
         print(f"error: {args.notebook} is not a file", file=sys.stderr)

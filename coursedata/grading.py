@@ -29,9 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["inputs", "record", "RESULTS_ENV", "CASE_NAME"]
+__all__ = ["inputs", "record", "RESULTS_ENV", "CASE_NAME", "CELL_TIMEOUT_S"]
 
 RESULTS_ENV = "GRADER_RESULTS_DIR"
+#: Seconds a cell may run when a notebook is graded (the grader's default, ``grade --timeout``),
+#: and the student's check's default too, so that both stop the same cells.
+CELL_TIMEOUT_S = 30.0
 #: The folder of the results folder holding the inputs the grader wrote (declared cases).
 INPUTS_FOLDER = "inputs"
 CASE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.authoring.release import strip_declarations
+from autograder.authoring.release import give_visible_checks, strip_declarations
 from autograder.checks.declared import write_inputs
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import CellScore, score_results
@@ -28,8 +28,9 @@ from coursedata.grading import RESULTS_ENV
 
 
 def generate_release(names: list[str], root: Path) -> Path:
-    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``, and
-    remove the declared checks as :func:`autograder.authoring.release.release` does."""
+    """Run ``nbgrader generate_assignment`` for ``names`` in a copy of the course at ``root``,
+    remove the declared checks and give the visible cells' checks to the student's check, as
+    :func:`autograder.authoring.release.release` does."""
     shutil.copy(COURSE_DIR / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(COURSE_DIR / "source", root / "source")
     shutil.copytree(COURSE_DIR / "checks", root / "checks")
@@ -41,6 +42,7 @@ def generate_release(names: list[str], root: Path) -> Path:
                        cwd=root, env=env, check=True, capture_output=True)
         for path in (root / "release" / name).glob("*.ipynb"):
             strip_declarations(path)  # as autograder.authoring.release does
+            give_visible_checks(path, ProblemSet(name))
     return root / "release"
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "release",
     "register",
     "strip_declarations",
+    "give_visible_checks",
     "substitute",
 ]
 
@@ -139,6 +140,7 @@ def release(
         for path in notebooks:
             substitute(path, url)
             strip_declarations(path)
+            give_visible_checks(path, ps)
         return _swap_in(Path(scratch, name), course / "release" / name)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -202,6 +204,20 @@ def _swap_in(new: Path, published: Path) -> Path:
         raise
     shutil.rmtree(old, ignore_errors=True)
     return published
+
+
+def give_visible_checks(path: Path, ps: ProblemSet) -> int:
+    """Give the student's check what it needs to judge each visible cell as the grader does
+    (:mod:`autograder.authoring.visible`), in the released notebook ``path``; return how many
+    visible cells it can judge so."""
+    from autograder.authoring.visible import embed
+    from autograder.checks import load_checks
+
+    nb = nbformat.read(path, as_version=4)
+    hand_written = set(load_checks(ps.name, ps.course).CHECKS)
+    judged = embed(nb, ps.source, hand_written)
+    nbformat.write(nb, path)
+    return judged
 
 
 def strip_declarations(path: Path) -> int:

@@ -121,6 +121,7 @@ __all__ = [
     "generate_case",
     "case_inputs",
     "write_inputs",
+    "input_files",
     "strip",
     "dataset_name",
     "is_checked",
@@ -602,17 +603,16 @@ def case_inputs(cases: Mapping[str, Case], case: str) -> dict:
     return generate_case(found)
 
 
-def write_inputs(notebook, results_dir) -> list[str]:
-    """Write every declared case's inputs to ``results_dir/inputs/<case>.npz`` (arrays by
-    argument name, in the order of the recorded function's parameters, since ``record`` passes
-    them by position; numbers as 0-d arrays, read back as numbers by
-    :func:`coursedata.grading.inputs`); return the cases written. Called by the grader before a
-    notebook runs. The files are generated once per process for given declarations."""
+def input_files(notebook) -> dict[str, bytes]:
+    """``{case: the bytes of its inputs' .npz}`` for every declared case of ``notebook``: arrays
+    by argument name, in the order of the recorded function's parameters (``record`` passes them
+    by position), numbers as 0-d arrays (read back as numbers by
+    :func:`coursedata.grading.inputs`). Generated once per process for given declarations."""
     cases = declared_cases(notebook)
     if not cases:
-        return []
+        return {}
     orders = parameter_orders(notebook)
-    files = _input_files(
+    return _input_files(
         json.dumps(
             {
                 c: [case.cell, [[list(i.names), i.spec] for i in case.inputs], orders.get(c, [])]
@@ -621,6 +621,15 @@ def write_inputs(notebook, results_dir) -> list[str]:
             sort_keys=True,
         )
     )
+
+
+def write_inputs(notebook, results_dir) -> list[str]:
+    """Write every declared case's inputs (:func:`input_files`) to
+    ``results_dir/inputs/<case>.npz``; return the cases written. Called by the grader before a
+    notebook runs."""
+    files = input_files(notebook)
+    if not files:
+        return []
     folder = Path(results_dir) / INPUTS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for case, data in files.items():

@@ -55,6 +55,7 @@ __all__ = [
     "generate_input",
     "case_inputs",
     "build_checks",
+    "expected_values",
     "write_inputs",
     "equivalent_forms",
     "strip",
@@ -89,8 +90,9 @@ def _describe(inputs: dict, spec: dict) -> str:
     return ", ".join(words)
 
 
-def _problems(case: Case, answers: Answers) -> list[str | None]:
-    """One message (or ``None`` when right) per output of ``case``."""
+def expected_values(case: Case) -> tuple[tuple, list[str]]:
+    """The reference's values for ``case`` (one per declared output) and each value and its
+    inputs in words, for the messages."""
     inputs = generate_case(case)
     if case.reference is None:  # inputs only: a Python check scores this case
         raise DeclarationError(f"case {case.name!r} declares no reference to compare with")
@@ -103,8 +105,13 @@ def _problems(case: Case, answers: Answers) -> list[str | None]:
             f"values, but {len(outputs)} outputs are declared"
         )
     about = _describe(inputs, case.sources)
-    whats = [f"{o.name} for {about}" if about else o.name for o in outputs]
-    return problems(lambda: answers.get(case.name), outputs, expected, whats)
+    return tuple(expected), [f"{o.name} for {about}" if about else o.name for o in outputs]
+
+
+def _problems(case: Case, answers: Answers) -> list[str | None]:
+    """One message (or ``None`` when right) per output of ``case``."""
+    expected, whats = expected_values(case)
+    return problems(lambda: answers.get(case.name), case.outputs, expected, whats)
 
 
 def _check(declaration: Declaration, cases: Mapping[str, Case], answers: Answers) -> Outcome:

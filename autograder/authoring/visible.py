@@ -1,0 +1,114 @@
+"""What the student's check needs to give a visible cell the grader's verdict, for the release.
+
+A visible cell's points need its visible test to pass *and* what its hidden part recorded to match
+the reference on the cell's own inputs (:mod:`autograder.checks.declared`: all or nothing). The
+visible test is in the student's notebook; the rest is given to the student's check here, in the
+released cell's ``metadata.course.visible`` (:data:`coursedata.visible.KEY`):
+
+- ``record``: the cell's hidden lines (only ``record(...)`` calls and their import: they name the
+  cell's cases and functions, nothing else);
+- ``cases``: for each case, its inputs exactly as the grader writes them, the reference's values,
+  each output's comparison and tolerances, and the words that describe it in a message.
+
+None of it is secret: the visible inputs are small, drawn for the visible test, and the expected
+values are what the visible test is about. A visible cell whose check is written in Python (the
+course's ``CHECKS``) cannot be reproduced without the reference: it gets ``{"unchecked": true}``,
+and the student's check says so on that cell's line, never a bare ``ok``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import numpy as np
+
+from autograder.checks.declaration import input_files, is_checked
+from autograder.checks.declared import declarations, declared_cases, expected_values
+from autograder.naming import VISIBLE, test_kind
+from coursedata.visible import KEY
+
+__all__ = ["payloads", "embed"]
+
+_HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+#: The only lines a visible cell's hidden part may hold to be given to the student's check.
+_RECORD_LINE = re.compile(r"^(from coursedata\.grading import .*|record\(.*\)|\s*)$")
+
+
+def _b64(arrays: dict) -> str:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _record_lines(cell) -> str | None:
+    """The hidden part of a visible cell, if it holds only ``record`` calls and their import."""
+    found = _HIDDEN.search(cell.source)
+    if found is None:
+        return None
+    lines = found.group(1).splitlines()
+    return "\n".join(lines) if all(_RECORD_LINE.match(line) for line in lines) else None
+
+
+def payloads(source, hand_written: set[str]) -> dict[str, dict]:
+    """``{grade_id: metadata.course.visible}`` for every visible cell of the source notebook.
+
+    Parameters
+    ----------
+    source : nbformat.NotebookNode
+        The problem set's source notebook (with its declarations).
+    hand_written : set of str
+        The cells whose check is the course's Python (``CHECKS``), which wins over a declaration.
+    """
+    found, cases, files = declarations(source), declared_cases(source), input_files(source)
+    out = {}
+    for cell in source.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or not gid or test_kind(gid) != VISIBLE:
+            continue
+        record = _record_lines(cell)
+        declaration = found.get(gid)
+        if (
+            record is None
+            or declaration is None
+            or gid in hand_written
+            or not is_checked(declaration, cases)
+        ):
+            out[gid] = {"unchecked": True}
+            continue
+        out[gid] = {
+            "record": record,
+            "cases": {name: _case(case, files[name]) for name, case in declaration.cases.items()},
+        }
+    return out
+
+
+def _case(case, inputs: bytes) -> dict:
+    expected, whats = expected_values(case)
+    return {
+        "inputs": base64.b64encode(inputs).decode("ascii"),
+        "expected": _b64({f"out_{i}": np.asarray(v) for i, v in enumerate(expected)}),
+        "outputs": [
+            {
+                "name": o.name,
+                "compare": o.compare,
+                "rtol": o.rtol,
+                "atol": o.atol,
+                "scalar": o.scalar,
+            }
+            for o in case.outputs
+        ],
+        "whats": whats,
+    }
+
+
+def embed(release, source, hand_written: set[str]) -> int:
+    """Write :func:`payloads` into the visible cells of the released notebook ``release`` (in
+    place); return how many cells the student's check can judge as the grader does."""
+    found = payloads(source, hand_written)
+    for cell in release.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in found:
+            cell.metadata.setdefault("course", {})[KEY] = found[gid]
+    return sum("cases" in p for p in found.values())

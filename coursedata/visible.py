@@ -1,0 +1,110 @@
+"""A visible cell's verdict in the student's check: the grader's, on the same inputs.
+
+At grading, a visible cell earns its points when its visible test passes and what its hidden
+part recorded matches the reference on the cell's own inputs, compared with the declared
+tolerances. The release gives the student's check what that takes, in the visible cell's
+``metadata.course.visible`` (written by :mod:`autograder.authoring.visible`): the cell's
+``record(...)`` lines, each case's inputs as the grader writes them, the reference's values, and
+how each is compared. :func:`prepare` writes the inputs and adds the ``record`` lines to the
+cells it runs; :func:`verdict` reads what was recorded and judges it with the grader's own reader
+and comparisons (:mod:`coursedata.results`): the first problem, or ``None``.
+
+A visible cell whose check is written in Python by the course cannot be judged here
+(``unchecked``): the check says so on that cell's line.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from coursedata.compare import Output
+from coursedata.grading import INPUTS_FOLDER
+from coursedata.results import problems, read
+
+__all__ = ["KEY", "Case", "VisibleCheck", "visible_checks", "prepare", "verdict"]
+
+#: The key of a released visible cell's ``metadata.course`` that holds what the check needs.
+KEY = "visible"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One recorded case of a visible cell: its inputs (the bytes of their ``.npz``), the
+    reference's values, and how each value is compared and described."""
+
+    name: str
+    inputs: bytes
+    expected: tuple[np.ndarray, ...]
+    outputs: tuple[Output, ...]
+    whats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VisibleCheck:
+    """What the check can judge of one visible cell (``unchecked``: only its visible test)."""
+
+    grade_id: str
+    record: str = ""
+    cases: tuple[Case, ...] = ()
+
+    @property
+    def unchecked(self) -> bool:
+        return not self.cases
+
+
+def _arrays(text: str) -> tuple[np.ndarray, ...]:
+    with np.load(io.BytesIO(base64.b64decode(text)), allow_pickle=False) as z:
+        return tuple(np.array(z[f"out_{i}"]) for i in range(len(z.files)))
+
+
+def _case(name: str, spec: dict) -> Case:
+    return Case(name, base64.b64decode(spec["inputs"]), _arrays(spec["expected"]),
+                tuple(Output(**o) for o in spec["outputs"]), tuple(spec["whats"]))
+
+
+def visible_checks(nb) -> dict[str, VisibleCheck]:
+    """``{grade_id: VisibleCheck}`` for every visible cell of a released notebook that carries
+    ``metadata.course.visible``."""
+    out = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {})
+        spec = meta.get("course", {}).get(KEY) if isinstance(meta.get("course"), dict) else None
+        gid = meta.get("nbgrader", {}).get("grade_id")
+        if not isinstance(spec, dict) or not gid:
+            continue
+        cases = tuple(_case(n, s) for n, s in spec.get("cases", {}).items())
+        out[gid] = VisibleCheck(gid, str(spec.get("record", "")), cases)
+    return out
+
+
+def prepare(nb, checks: dict[str, VisibleCheck], folder: Path) -> None:
+    """Write the cases' inputs into ``folder/inputs/`` and add each cell's ``record`` lines at
+    the end of the cell in ``nb`` (in place: the copy the check runs, never the student's file).
+
+    The kernel must run with ``GRADER_RESULTS_DIR`` set to ``folder`` (:data:`RESULTS_ENV`).
+    """
+    inputs = Path(folder) / INPUTS_FOLDER
+    inputs.mkdir(parents=True, exist_ok=True)
+    for check in checks.values():
+        for case in check.cases:
+            (inputs / f"{case.name}.npz").write_bytes(case.inputs)
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in checks and checks[gid].record:
+            cell.source = cell.source.rstrip("\n") + "\n" + checks[gid].record
+
+
+def verdict(check: VisibleCheck, folder: Path) -> str | None:
+    """The first problem of what the cell recorded in ``folder``, as the grader sees it (all or
+    nothing over its cases and their values), or ``None`` when it earns the cell's points."""
+    for case in check.cases:
+        for problem in problems(lambda c=case: read(folder, c.name), case.outputs, case.expected,
+                                case.whats):
+            if problem:
+                return problem
+    return None
