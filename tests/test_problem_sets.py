@@ -19,13 +19,17 @@ import nbformat
 import pytest
 
 from autograder.authoring.variants import case_functions
+from autograder.authoring.visible import embed
+from autograder.checks import load_checks
 from autograder.checks.registry import equivalent_forms
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.scoring import check_coverage, failed_visible_cells
+from autograder.naming import VISIBLE
 from autograder.status import Status
 from coursedata.cells import is_test_code
+from coursedata.visible import verdict, visible_checks
 from tests.mutantruns import mutant_secrets, mutants_of
 from tests.psharness import (
     equivalent_form,
@@ -217,6 +221,33 @@ class ProblemSetTests:
         unseen = [f"{m.cell}: {m.name}" for m, (_, executed) in zip(mutants, results)
                   if m.seen_by and m.seen_by not in failed_visible_cells(executed)]
         assert not unseen, f"mutants that their visible test lets pass: {unseen}"
+
+    @pytest.mark.slow
+    def test_the_check_gives_each_visible_cell_the_graders_verdict(self, ps, mutant_runs):
+        """For every declared mistake, each visible cell the student's check can judge (with what
+        the release gives it: :mod:`autograder.authoring.visible`) gets the grader's verdict:
+        ``ok`` exactly when the grader gives the cell its points. A cell it cannot judge is one
+        whose check the course wrote in Python."""
+        released = copy.deepcopy(ps.source)
+        hand_written = set(load_checks(ps.name).CHECKS)
+        embed(released, ps.source, hand_written)
+        judged = visible_checks(released)
+        visible = {c.grade_id for c in ps.grade_cells if c.autograded and c.kind == VISIBLE}
+        assert set(judged) == visible
+        assert {g for g, v in judged.items() if v.unchecked} <= hand_written
+        differ = []
+        for run in mutant_runs(ps.name):
+            failed = failed_visible_cells(run.executed)
+            for score in run.scores:
+                check = judged.get(score.grade_id)
+                if check is None or check.unchecked:
+                    continue
+                problem = verdict(check, run.results)
+                says_ok = score.grade_id not in failed and problem is None
+                if says_ok != (score.points == score.max_points):
+                    differ.append(f"{run.mutant.name}: {score.grade_id} check "
+                                  f"{'ok' if says_ok else problem}, grader {score.points}")
+        assert not differ, "\n".join(differ)
 
     @pytest.mark.slow
     def test_generic_wrong_answers_score_zero(self, ps, reference, tmp_path):

@@ -1,0 +1,122 @@
+"""A visible "ok" is the grade's: the student's check and the grader agree on every visible cell.
+
+Problem set 5 as nbgrader releases it, with the reference answers typed in, then changed the way
+students change them: the kernel density estimate computed in float32 (it passes every property
+the visible test asserts, but not the grader's comparison with the reference at the declared
+tolerance), the parameters renamed, the chosen bandwidth and its scores returned as a list. Each
+notebook is checked as a student checks it (``python -m coursedata.check``, a subprocess) and
+graded as the instructor grades it (the real sandbox), and every visible cell's line in the check
+must say what the grader gives it: ``ok`` exactly when the cell gets its points.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.grading.problemset import ProblemSet
+from autograder.naming import VISIBLE
+from autograder.run.task import GradingOptions, grade_task
+from autograder.sandbox import sandbox_available, warm
+from tests.environment import require
+from tests.psharness import generate_release
+
+pytestmark = [pytest.mark.slow, require(sandbox_available(), "bubblewrap is needed to grade")]
+
+PS = ProblemSet("ps5_kde")
+_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
+_LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
+SLOW_FIXTURES = ("answered",)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_zygote_left():
+    """The grading below starts the sandbox's warm zygote; it stops with this module."""
+    yield
+    warm.stop_zygote()
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory) -> nbformat.NotebookNode:
+    """The release with the reference answers typed into its code answer cells."""
+    root = generate_release([PS.name], tmp_path_factory.mktemp("course"))
+    nb = nbformat.read(root / PS.name / PS.notebook_name, as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: _MARKER.sub("", c.source)
+               for c in PS.source.cells
+               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell.source = answers[gid]
+    return nb
+
+
+def _answer(nb, function: str):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
+                and re.search(rf"^def {function}\(", c.source, re.M))
+
+
+def _float32(nb):
+    cell = _answer(nb, "kde_pdf")
+    cell.source = cell.source.replace("dtype=float", "dtype=np.float32")
+    assert "float32" in cell.source
+    return nb
+
+
+def _renamed(nb):
+    cell = _answer(nb, "kde_pdf")
+    cell.source = re.sub(r"\bx_query\b", "points", re.sub(r"\bdata\b", "sample", cell.source))
+    assert "def kde_pdf(points, sample," in cell.source
+    return nb
+
+
+def _list_pair(nb):
+    cell = _answer(nb, "select_bandwidth")
+    found = re.findall(r"^    return (.+), (.+)$", cell.source, re.M)
+    assert len(found) == 1, cell.source
+    cell.source = cell.source.replace(f"    return {found[0][0]}, {found[0][1]}",
+                                      f"    return [{found[0][0]}, {found[0][1]}]")
+    return nb
+
+
+def _check(nb, folder: Path) -> dict[str, tuple[str, str]]:
+    """``{grade_id: (ok or FAIL, the line)}`` as the student's check prints them."""
+    path = folder / PS.notebook_name
+    nbformat.write(nb, path)
+    done = subprocess.run([sys.executable, "-m", "coursedata.check", path.name], cwd=folder,
+                          capture_output=True, text=True, timeout=900)
+    lines = {m.group(2): (m.group(1), line) for line in done.stdout.splitlines()
+             if (m := _LINE.match(line))}
+    assert lines, done.stdout + done.stderr
+    return lines
+
+
+def _grade(nb) -> dict:
+    record = grade_task(PS.name, "student", nbformat.writes(nb).encode(), GradingOptions())
+    return {s.grade_id: s for s in record.scores}
+
+
+@pytest.mark.parametrize("change, loses", [(_float32, "kde_pdf"), (_renamed, None),
+                                           (_list_pair, None)])
+def test_every_visible_line_of_the_check_is_the_graders_verdict(answered, tmp_path, change,
+                                                                 loses):
+    nb = change(copy.deepcopy(answered))
+    said, scores = _check(nb, tmp_path), _grade(nb)
+    visible = [c.grade_id for c in PS.grade_cells if c.autograded and c.kind == VISIBLE]
+    assert set(said) == set(visible)
+    for gid in visible:
+        full = scores[gid].points == scores[gid].max_points
+        assert (said[gid][0] == "ok") == full, (said[gid][1], scores[gid])
+    wrong = {gid for gid, s in scores.items() if s.points is not None and s.points < s.max_points}
+    assert wrong == ({f"{loses}_visible", f"{loses}_hidden"} if loses else set()), wrong
+    if loses:  # the message shows the difference and the tolerance
+        line = said[f"{loses}_visible"][1]
+        shown = re.search(r"yours is (\S+), expected (\S+?): off by \S+ \(relative \S+\), more "
+                          r"than the tolerance", line)
+        assert shown and shown.group(1) != shown.group(2), line
