@@ -13,11 +13,17 @@ After the run it says which functions break the problem set's rules (the modules
 may not use): the check's kernel refuses them as the grader's does, and the grader gives 0 to
 every test of such a function.
 
+Each visible test's line is the grader's verdict on that cell: "ok" when the cell will earn
+its points (its test passes and your function's values on the cell's own inputs match the correct
+ones to the declared tolerance), "FAIL" with what differs otherwise; where the values cannot be
+compared here (a cell whose check needs the course's reference), the "ok" line says so. A cell
+is stopped after the grader's time limit (--timeout).
+
 The exit status is 0 when every visible test passes and no function breaks the rules, 1 when a
 test fails or is missing or changed or a rule is broken, 2 when the notebook cannot be read, 130
-after Ctrl-C. Passing every visible test does not
-guarantee full marks: hidden tests check your functions on other inputs when your notebook is
-graded. Nothing is sent anywhere and your notebook file is not modified.
+after Ctrl-C. Passing every visible test does not guarantee full marks: hidden tests check your
+functions on other inputs when your notebook is graded, and carry most of the points. Nothing is
+sent anywhere and your notebook file is not modified.
 """
 
 from __future__ import annotations
