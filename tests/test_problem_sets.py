@@ -22,11 +22,12 @@ from autograder.authoring.variants import case_functions
 from autograder.authoring.visible import embed
 from autograder.checks import load_checks
 from autograder.checks.registry import equivalent_forms
+from autograder.grading.causes import calls
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.scoring import check_coverage, failed_visible_cells
-from autograder.naming import VISIBLE
+from autograder.naming import VISIBLE, question_of
 from autograder.status import Status
 from coursedata.cells import is_test_code
 from coursedata.visible import verdict, visible_checks
@@ -248,6 +249,30 @@ class ProblemSetTests:
                     differ.append(f"{run.mutant.name}: {score.grade_id} check "
                                   f"{'ok' if says_ok else problem}, grader {score.points}")
         assert not differ, "\n".join(differ)
+
+    @pytest.mark.slow
+    def test_a_mistake_is_named_where_a_later_function_pays_for_it(self, ps, mutant_runs):
+        """A declared mistake in one answer that costs points in a question whose function calls
+        it: that question's feedback names the mutated function; its own question's never
+        blames another."""
+        graph = calls(ps.source)
+        unnamed = []
+        for run in mutant_runs(ps.name):
+            mutated = run.mutant.cell
+            names = re.findall(r"^def (\w+)\(", next(
+                c.source for c in ps.source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == mutated), re.M)
+            for score in run.scores:
+                if score.points is None or score.points == score.max_points:
+                    continue
+                answer = question_of(score.grade_id)
+                uses = answer != mutated and set(names) & graph.get(answer, set())
+                named = "loses points in its own question" in score.message
+                if uses and not (named and any(n in score.message for n in names)):
+                    unnamed.append(f"{run.mutant.name}: {score.grade_id}: {score.message}")
+                if answer == mutated and named:
+                    unnamed.append(f"{run.mutant.name}: {score.grade_id} blames another")
+        assert not unnamed, "\n".join(unnamed)
 
     @pytest.mark.slow
     def test_generic_wrong_answers_score_zero(self, ps, reference, tmp_path):

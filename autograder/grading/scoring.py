@@ -11,6 +11,7 @@ from autograder.checks import Answers
 from autograder.checks.answers import AnswerUnavailable
 from autograder.checks.declared import declared_cases
 from autograder.checks.registry import checks_for
+from autograder.grading.causes import name_causes
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.recorded import cell_cases
 from autograder.naming import VISIBLE, test_kind
@@ -134,7 +135,8 @@ def score_results(
         (:class:`AnswerUnavailable`) scores zero with its message; any other exception in a check
         is a fault of the grader: the cell scores zero, its ``error`` holds the traceback for the
         instructor, and the student's message does not. No failure stops the grading of the
-        other cells.
+        other cells. A cell that lost points and whose function uses another answer function that
+        lost points too says so (:func:`autograder.grading.causes.name_causes`).
     """
     if isinstance(executed, dict):  # a notebook (nbformat.NotebookNode is a dict)
         failed = failed_visible_cells(executed)
@@ -174,4 +176,4 @@ def score_results(
         if error is None and broken:
             points, message = 0.0, tainted[broken[0]]
         scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message, error))
-    return scores
+    return name_causes(scores, executed) if isinstance(executed, dict) else scores
