@@ -20,5 +20,5 @@ from coursesite import ROOT as ROOT
 NOTEBOOK_CELLS = 10
 #: Wall time of all cells of a notebook together, in seconds.
 NOTEBOOK_TIMEOUT_S = NOTEBOOK_CELLS * CELL_TIMEOUT_S
-#: Address space of each process of a kernel, in MB.
-MEMORY_MB = 2048
+#: Address space of each process of a kernel, in MB: the kit's, which the student's check uses too.
+from coursedata.grading import MEMORY_MB as MEMORY_MB  # noqa: E402

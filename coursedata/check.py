@@ -16,8 +16,9 @@ every test of such a function.
 Each visible test's line is the grader's verdict on that cell: "ok" when the cell will earn
 its points (its test passes and your function's values on the cell's own inputs match the correct
 ones to the declared tolerance), "FAIL" with what differs otherwise; where the values cannot be
-compared here (a cell whose check needs the course's reference), the "ok" line says so. A cell
-is stopped after the grader's time limit (--timeout).
+compared here (a cell whose check needs the course's reference), the "ok" line says so. The
+kernel runs under the grader's limits: a cell is stopped after its time limit (--timeout), each
+process may use as much memory as at grading, and the numerical libraries use one thread.
 
 The exit status is 0 when every visible test passes and no function breaks the rules, 1 when a
 test fails or is missing or changed or a rule is broken, 2 when the notebook cannot be read, 130
@@ -40,7 +41,7 @@ from pathlib import Path
 
 from coursedata import rulecheck
 from coursedata.cells import Cell, Finding, findings, read_cells, users
-from coursedata.grading import CELL_TIMEOUT_S, RESULTS_ENV
+from coursedata.grading import CELL_TIMEOUT_S, ONE_THREAD, RESULTS_ENV
 from coursedata.runner import CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
 from coursedata.visible import VisibleCheck, prepare, verdict, visible_checks
@@ -291,7 +292,8 @@ def check(path: Path, timeout: float = CELL_TIMEOUT_S) -> int:
         report.results = Path(folder, "results")
         report.visible = visible_checks(nb)
         prepare(nb, report.visible, report.results)
-        env = {**(options.get("env") or os.environ), RESULTS_ENV: str(report.results)}
+        env = {**(options.get("env") or os.environ), **ONE_THREAD,
+               RESULTS_ENV: str(report.results)}
         kernel = {"kernel_args": rules.client_options.get("extra_arguments", []), "env": env}
         stopped = asyncio.run(_run_until_stopped(report, saved.path.parent, kernel))
         rule_lines, broken = rules.report() if not stopped else ([], 0)

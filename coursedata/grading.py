@@ -29,12 +29,18 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["inputs", "record", "RESULTS_ENV", "CASE_NAME", "CELL_TIMEOUT_S"]
+__all__ = ["inputs", "record", "RESULTS_ENV", "CASE_NAME", "CELL_TIMEOUT_S", "MEMORY_MB",
+           "ONE_THREAD"]
 
 RESULTS_ENV = "GRADER_RESULTS_DIR"
 #: Seconds a cell may run when a notebook is graded (the grader's default, ``grade --timeout``),
 #: and the student's check's default too, so that both stop the same cells.
 CELL_TIMEOUT_S = 30.0
+#: Address space of each process of a graded kernel, in MB (``grade --memory``); the student's
+#: check gives its kernel the same limit where the system can set one (Linux).
+MEMORY_MB = 2048
+#: The numerical libraries' threads in a graded kernel, and in the check's: one each.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: The folder of the results folder holding the inputs the grader wrote (declared cases).
 INPUTS_FOLDER = "inputs"
 CASE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")

@@ -1,7 +1,8 @@
 """Run a notebook's code cells one at a time in a fresh kernel, each within a time limit.
 
 The kernel is a kernel of this Python (the one the kit is installed in), whatever kernels Jupyter
-knows, driven by nbclient's asynchronous client. Each cell runs as a task: past ``timeout``
+knows, under the grader's memory limit (:mod:`coursedata.kernel`), driven by nbclient's
+asynchronous client. Each cell runs as a task: past ``timeout``
 seconds the kernel is interrupted, which raises ``KeyboardInterrupt`` in the cell (its traceback
 shows the line that was running); a kernel that does not come back within :data:`GRACE` seconds
 (code that catches the interrupt, or is stuck outside Python) is killed and the run ends there.
@@ -73,7 +74,7 @@ def _kernel_manager(kernel_dir: Path):
     spec = kernel_dir / "this-python"
     spec.mkdir()
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-m", "coursedata.kernel", "-f", "{connection_file}"],
         "display_name": "Python (this environment)", "language": "python"}))
     specs = KernelSpecManager(kernel_dirs=[str(kernel_dir)], ensure_native_kernel=False)
     # Local sockets where there are any (no TCP port, no warning about unencrypted TCP).

@@ -436,3 +436,19 @@ class socket_port:
 
     def __exit__(self, *exc):
         self.sock.close()
+
+
+def test_the_check_runs_under_the_graders_memory_limit(tmp_path, run):
+    """A cell that needs more memory than the grader gives one process fails in the check too,
+    with MemoryError; the next cell runs, with one thread for the numerical libraries as at
+    grading."""
+    from coursedata.grading import MEMORY_MB
+
+    too_much = int(MEMORY_MB * 2**20 / 8) + 2**20  # float64 entries: just over the limit
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(f"import numpy as np\nx = np.ones({too_much})"),
+        nbformat.v4.new_code_cell("import os\nassert os.environ['OPENBLAS_NUM_THREADS'] == '1'")])
+    r = run(_write(nb, tmp_path, "memory.ipynb"))
+    status, out = r.finish()
+    assert "MemoryError" in out, out
+    assert out.count("ERROR") == 1, out

@@ -13,6 +13,7 @@ import nbformat
 
 from autograder import settings
 from autograder.status import Status
+from coursedata.grading import ONE_THREAD
 
 __all__ = ["SandboxConfig", "ExecutionResult", "SandboxError", "kernel_environment", "PROJECT_ROOT"]
 
@@ -76,9 +77,7 @@ def kernel_environment() -> dict[str, str]:
     """
     return {
         "MPLBACKEND": "Agg",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
+        **ONE_THREAD,
         "PYTHONHASHSEED": "0",
         **{name: os.environ[name] for name in ARITHMETIC_SETTINGS if name in os.environ},
     }
