@@ -682,3 +682,22 @@ def test_a_wrong_value_is_printed_with_the_digits_that_tell_it_apart(yours, expe
     assert float(shown.group(1)) != float(shown.group(2))
     assert f"off by {abs(yours - expected):.2g}" in message
     assert "1e-13 x |expected|" in message
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (COURSE_DIR / "source").iterdir()))
+def test_inputs_are_written_in_the_order_of_the_functions_parameters(name, tmp_path):
+    """``record`` passes the inputs by position, as the visible tests call the functions, so each
+    case's file lists them in the order of its function's parameters, whatever the declaration's
+    order (a student's renamed parameter then changes nothing)."""
+    from autograder.checks.record_calls import answer_parameters, record_calls
+
+    nb = nbformat.read(COURSE_DIR / "source" / name / f"{name}.ipynb", as_version=4)
+    write_inputs(nb, tmp_path)
+    params = answer_parameters(nb)
+    checked = 0
+    for call in record_calls(nb):
+        if call.inputs_case and call.function in params:
+            with np.load(tmp_path / "inputs" / f"{call.inputs_case}.npz") as z:
+                assert z.files == params[call.function][:len(z.files)], (call, z.files)
+            checked += 1
+    assert checked

@@ -357,3 +357,22 @@ def test_an_input_the_kernel_cannot_read_is_named(tmp_path):
 def test_the_kit_holds_no_input_generator():
     """The hidden cases' inputs stay with the grader: no ``coursedata.inputs`` in the sources."""
     assert not (ROOT / "coursedata" / "inputs").exists()
+
+
+def test_an_input_that_is_not_a_parameter_is_refused(course):
+    """``record`` passes a case's inputs by position: a declared input that is not one of the
+    function's parameters would be passed in another's place."""
+    from autograder.checks.record_calls import record_calls
+
+    ps = ProblemSet(PS, Course(course))
+    call = next(r for r in record_calls(ps.source) if r.inputs_case)
+
+    def add_input(nb):
+        for cell in nb.cells:
+            cases = cell.metadata.get("course", {}).get("check", {}).get("cases", {})
+            if call.inputs_case in cases:
+                cases[call.inputs_case]["not_a_parameter"] = 1.0
+
+    _edit(course, add_input)
+    message = _refused(course)
+    assert f"case {call.case!r}" in message and "not_a_parameter is not one of its" in message

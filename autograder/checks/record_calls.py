@@ -80,19 +80,20 @@ def cases_by_function(notebook) -> dict[str, list[str]]:
 
 
 def answer_parameters(notebook) -> dict[str, list[str]]:
-    """``{function: its parameters in order}`` for every function the notebook's answer cells
-    (nbgrader ``solution`` cells) define: the signatures the students are given."""
-    out = {}
+    """``{function: its parameters in order}`` for every function the notebook's graded cells
+    define: the answer cells' (nbgrader ``solution``: the signatures the students are given),
+    and those a test cell defines for its ``record`` calls (an answer's wins)."""
+    out: dict[str, list[str]] = {}
     for cell in notebook.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type != "code" or not (isinstance(meta, dict) and meta.get("solution")):
+        if cell.cell_type != "code" or not (isinstance(meta, dict) and meta.get("grade_id")):
             continue
         try:
             tree = ast.parse(cell.source)
         except SyntaxError:
             continue
         for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
+            if isinstance(node, ast.FunctionDef) and (meta.get("solution") or node.name not in out):
                 out[node.name] = [a.arg for a in node.args.posonlyargs + node.args.args]
     return out
 
