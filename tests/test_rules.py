@@ -58,8 +58,10 @@ def test_each_problem_set_declares_the_rules_its_instructions_state(name):
     for entry in rules.forbid:
         assert f"`{entry}`" in rules.statement, f"{name}: the statement does not name {entry}"
     assert "scores 0 on all its tests" in intro and "python -m coursedata.check" in intro
-    # What a visible test's point needs, truthfully.
-    assert "values on the grader's own inputs to be right" in intro
+    # What a visible test's point needs, truthfully: the values on the cell's own inputs too, and
+    # the check's line is the grader's verdict (coursedata.visible).
+    assert "your function's values on the cell's own inputs must match the correct ones" in intro
+    assert "so its `ok` for a visible test is the grader's" in intro
     for question, override in rules.questions.items():
         assert question in ps.solution_ids, f"{name}: rules for an unknown answer {question}"
         assert _words(override.statement) in _words("\n".join(
