@@ -78,6 +78,7 @@ def grade_class(
     visibility=None,
     policy=None,
     course: Course | str | Path | None = None,
+    collection: Collection | None = None,
 ) -> list[Record]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
@@ -112,6 +113,9 @@ def grade_class(
         The course whose problem set grades (source notebook, rubric, release, policies,
         preload list; default :meth:`Course.default`); ignored for a loaded problem set, which
         has its course.
+    collection : Collection, optional
+        The submissions, collected already (as the ``grade`` command does, to say what it
+        recognised and to read them as ``--lms`` says); default: collected from ``submissions``.
 
     Returns
     -------
@@ -137,14 +141,15 @@ def grade_class(
         hidden_paths=options.hidden_paths
         + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)),
     )
-    found = collect_submissions(submissions, ps.notebook_name)
+    found = collection or collect_submissions(submissions, ps.notebook_name)
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
     roster += extension_notes(writer.policy.for_problem_set(ps.name), found, writer.students())
+    heading = [f"format: {found.platform}"] + [f"lost: {n}" for n in found.lost]
     for note in found.notes + roster:
         log(f"note: {note}")
-    write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in found.notes + roster))
+    write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in heading + found.notes + roster))
     for missing in found.unmatched:
         log(f"note: {missing.student_id}: not graded, {missing.reason}: {', '.join(missing.files)}")
         if not writer.write_unmatched(missing):

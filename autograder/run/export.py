@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.exports.archive import write_feedback_archive
+from autograder.exports.archive import SYSTEMS, write_feedback_archive
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
@@ -151,8 +151,10 @@ def export(
 
 
 def _system(record: Record) -> str:
-    """The LMS the record's file came from (``plain``: none)."""
-    return record.lms.system if record.lms is not None else "plain"
+    """The LMS whose bulk feedback upload takes the record's page (``plain``: none, or a
+    platform without one)."""
+    system = record.lms.system if record.lms is not None else "plain"
+    return system if system in SYSTEMS else "plain"
 
 
 def export_again(
