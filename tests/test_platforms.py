@@ -153,12 +153,63 @@ def nbgrader_submitted(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], d
     return members, expected
 
 
+def d2l(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """D2L Brightspace's download: ``<id>-<id> - <First Last> - <Mon D, YYYY HMM PM>/<file>``
+    and ``index.html`` (cgmb/d2lmf ``d2lmf/d2lmf.py``, ``parse_submission_dirname``; the time
+    as in its ``README.md``, ``Oct 11, 2015 803 PM``), times to the minute. The late student
+    submitted twice; the newer is graded."""
+    names = {"correct": "Jane Doe", "blank": "Zoë O'Neil", "late": "John Roe"}
+    members, expected = {"index.html": b"<html><body>Submissions</body></html>"}, {}
+    for n, (who, (kind, when)) in enumerate(STUDENTS.items()):
+        tries = [(notebooks["blank"], ON_TIME)] if who == "late" else []
+        for k, (data, at) in enumerate(tries + [(notebooks[kind], when)]):
+            stamp = f"{at:%b} {at.day}, {at.year} {int(at.strftime('%I'))}{at:%M %p}"
+            members[f"{118000 + 10 * n + k}-{2557369 + n} - {names[who]} - {stamp}/{NB}"] = data
+        expected[who] = {"Zoë O'Neil": "zoe-o-neil"}.get(names[who], names[who].lower().replace(" ", "-"))
+    return members, expected
+
+
+#: Gradescope's group of two: the partner of the "correct" student, who gets their grade.
+PARTNER = "1004"
+
+
+def gradescope(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Gradescope's "Export Submissions": ``assignment_<id>_export/submission_<id>/<file>`` and
+    ``submission_metadata.yml`` keyed by those folders, ``:submitters`` with ``:name``, ``:sid``
+    and ``:email`` (hazelgrove/hazel ``src/haz3lschool/Gradescope-Utils-2023.02.17/bin/
+    join.pl`` reads it so), ``:created_at`` a time with its offset. The "correct" submission is
+    a group's: its partner is :data:`PARTNER`."""
+    people = {"correct": [("Jane Doe", "1001"), ("Max Poe", PARTNER)],
+              "blank": [("Ann Lee", "1002")], "late": [("John Roe", "1003")]}
+    root = "assignment_4242_export"
+    members, expected, metadata = {}, {}, []
+    for n, (who, (kind, when)) in enumerate(STUDENTS.items()):
+        key = f"submission_{90001 + n}"
+        members[f"{root}/{key}/{NB}"] = notebooks[kind]
+        local = when.astimezone(timezone(timedelta(hours=-8)))
+        metadata.append(f"{key}:\n  :submitters:\n")
+        for name, sid in people[who]:
+            email = name.lower().replace(" ", ".") + "@example.edu"
+            metadata.append(f"  - :name: {name}\n    :sid: '{sid}'\n    :email: {email}\n")
+        metadata.append(f"  :created_at: {local:%Y-%m-%d %H:%M:%S}.{local:%f}000 -08:00\n"
+                        f"  :score: 0.0\n  :history: []\n")
+        expected[who] = people[who][0][1]
+    members[f"{root}/submission_metadata.yml"] = "".join(metadata).encode()
+    return members, expected
+
+
 DOWNLOADS = {
     "canvas-anonymous": (canvas_anonymous, "Canvas (anonymous grading)"),
     "blackboard": (blackboard, "Blackboard Learn"),
     "nbgrader-inbound": (nbgrader_inbound, "nbgrader (exchange inbound or submitted)"),
     "nbgrader-submitted": (nbgrader_submitted, "nbgrader (exchange inbound or submitted)"),
+    "gradescope": (gradescope, "Gradescope (Export Submissions)"),
+    "d2l": (d2l, "D2L Brightspace"),
 }
+#: Seconds a download's times can be off by (D2L writes the minute).
+PRECISION = {"d2l": 60}
+#: Students a download gives besides the three (a group's partner), and whose grade they share.
+PARTNERS = {"gradescope": {PARTNER: "correct"}}
 
 
 @pytest.fixture(scope="module")
@@ -184,11 +235,15 @@ def test_each_download_gives_each_student_their_identity_and_time(platform, tmp_
     found = collect_submissions(_zip(tmp_path / "download.zip", members), NB)
     assert found.platform == title and not found.lost and not found.unmatched, found.notes
     got = {s.student_id: s for s in found.submissions}
-    assert set(got) == set(expected.values())
+    partners = PARTNERS.get(platform, {})
+    assert set(got) == set(expected.values()) | set(partners)
+    for partner, who in partners.items():
+        assert got[partner].data == got[expected[who]].data
+        assert got[partner].submitted_at == got[expected[who]].submitted_at
     for who, (kind, when) in STUDENTS.items():
         sub = got[expected[who]]
         assert sub.data == books[kind], who  # the newest attempt, not the older one
-        assert sub.submitted_at == pytest.approx(when.timestamp(), abs=1), who
+        assert sub.submitted_at == pytest.approx(when.timestamp(), abs=PRECISION.get(platform, 1))
     canvas = {s.lms.late for s in found.submissions if s.lms.system == "canvas"}
     assert canvas in (set(), {True, False})
 
@@ -257,7 +312,8 @@ def test_every_student_is_graded_as_who_they_are(graded):
     assert (out / "collection.txt").read_text().splitlines()[0] == f"format: {title}"
     with (out / "grades.csv").open(newline="") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert set(rows) == set(expected.values())
+    partners = PARTNERS.get(platform, {})
+    assert set(rows) == set(expected.values()) | set(partners)
     records = {r["student_id"]: r for r in
                (json.loads(p.read_text()) for p in (out / "records").glob("*.json"))}
     correct, blank, late = (records[expected[w]] for w in ("correct", "blank", "late"))
@@ -268,6 +324,9 @@ def test_every_student_is_graded_as_who_they_are(graded):
     assert correct["late"]["days"] == blank["late"]["days"] == 0
     assert late["late"]["days"] == _days_late(LATE) == 2
     assert late["late"]["percent"] == 20
+    for partner, who in partners.items():  # a group's member gets the group's grade
+        assert rows[partner]["autograded_total"] == rows[expected[who]]["autograded_total"]
+        assert records[partner]["late"]["days"] == records[expected[who]]["late"]["days"]
 
 
 # ------------------------------------------------------------------------------------------------

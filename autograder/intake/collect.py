@@ -58,7 +58,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from autograder.intake import blackboard, canvas, moodle, nbexchange
+from autograder.intake import blackboard, canvas, d2l, gradescope, moodle, nbexchange
 from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
 from autograder.status import Status
 
@@ -84,7 +84,7 @@ MAX_FILE_BYTES = 50 * 2**20
 LMS_NAMES = (moodle.parse_name, canvas.parse_name)
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
 #: recognised by what its download holds, tried in order before the names above.
-PLATFORMS = (nbexchange, blackboard)
+PLATFORMS = (gradescope, nbexchange, blackboard, d2l)
 #: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
