@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import subprocess
 import sys
 import zipfile
@@ -169,6 +170,29 @@ def d2l(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
     return members, expected
 
 
+def github_clones(notebooks: dict[str, bytes], root: Path) -> tuple[Path, dict[str, str]]:
+    """GitHub Classroom's repositories as ``gh classroom clone student-repos`` leaves them:
+    ``<slug>-submissions/<slug>-<username>/`` (github/gh-classroom ``cmd/gh-classroom/clone/
+    student-repos/student-repos.go``), each a real git repository whose last commit is at the
+    student's time; the files' own times are today's, as a clone's are."""
+    folder = root / "ps1-pca-submissions"
+    expected = {}
+    for who, (kind, when) in STUDENTS.items():
+        user = {"correct": "janedoe", "blank": "ann-lee", "late": "jroe42"}[who]
+        clone = folder / f"ps1-pca-{user}"
+        clone.mkdir(parents=True)
+        (clone / NB).write_bytes(notebooks[kind])
+        stamp = f"{int(when.timestamp())} +0000"
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
+               "GIT_AUTHOR_NAME": user, "GIT_AUTHOR_EMAIL": f"{user}@example.edu",
+               "GIT_COMMITTER_NAME": user, "GIT_COMMITTER_EMAIL": f"{user}@example.edu",
+               "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+        for command in (["init", "-q"], ["add", NB], ["commit", "-q", "-m", "Done"]):
+            subprocess.run(["git", *command], cwd=clone, env=env, check=True, capture_output=True)
+        expected[who] = user
+    return folder, expected
+
+
 #: Gradescope's group of two: the partner of the "correct" student, who gets their grade.
 PARTNER = "1004"
 
@@ -292,11 +316,47 @@ def _grade(base: Path, download: Path, out: Path, *extra: str) -> subprocess.Com
         cwd=ROOT, capture_output=True, text=True, timeout=900)
 
 
-@pytest.fixture(scope="module", params=list(DOWNLOADS))
+GITHUB = "GitHub Classroom (cloned repositories)"
+
+
+def test_github_classroom_clones_are_on_time_by_their_last_commit(tmp_path):
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, expected = github_clones(books, tmp_path)
+    found = collect_submissions(folder.parent, NB)
+    assert found.platform == GITHUB and not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(expected.values())
+    for who, (kind, when) in STUDENTS.items():
+        assert got[expected[who]].data == books[kind]
+        assert got[expected[who]].submitted_at == when.timestamp()  # not the file's time
+
+
+def test_a_zip_of_clones_gives_no_time_and_the_policy_says_so(tmp_path):
+    from autograder.intake.late import load_policy
+
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, expected = github_clones(books, tmp_path)
+    members = {str(f.relative_to(tmp_path)): f.read_bytes()
+               for f in sorted(folder.rglob("*")) if f.is_file()}
+    found = collect_submissions(_zip(tmp_path / "clones.zip", members), NB)
+    assert found.platform == GITHUB and {s.student_id for s in found.submissions} == set(
+        expected.values())
+    assert all(s.submitted_at is None for s in found.submissions)
+    (tmp_path / "late.toml").write_text(POLICY)
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    late = rule.assess("jroe42", None)
+    assert late.days == 0 and "no evidence" in late.reason
+
+
+@pytest.fixture(scope="module", params=[*DOWNLOADS, "github"])
 def graded(request, notebooks):
     """One platform's download graded: (its name, the command's result, output folder, ids)."""
     require(AVAILABLE, f"no sandbox here: {REASON}")
     base, books = notebooks
+    if request.param == "github":
+        download, expected = github_clones(books, base / "github")
+        out = base / "out-github"
+        return request.param, _grade(base, download.parent, out), out, expected
     build, _ = DOWNLOADS[request.param]
     members, expected = build(books)
     download = _zip(base / f"{request.param}.zip", members)
@@ -307,7 +367,7 @@ def graded(request, notebooks):
 def test_every_student_is_graded_as_who_they_are(graded):
     platform, done, out, expected = graded
     assert done.returncode == 0, done.stdout + done.stderr
-    title = DOWNLOADS[platform][1]
+    title = DOWNLOADS[platform][1] if platform in DOWNLOADS else GITHUB
     assert f"format: {title}" in done.stdout
     assert (out / "collection.txt").read_text().splitlines()[0] == f"format: {title}"
     with (out / "grades.csv").open(newline="") as f:

@@ -58,7 +58,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from autograder.intake import blackboard, canvas, d2l, gradescope, moodle, nbexchange
+from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
 from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
 from autograder.status import Status
 
@@ -84,7 +84,7 @@ MAX_FILE_BYTES = 50 * 2**20
 LMS_NAMES = (moodle.parse_name, canvas.parse_name)
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
 #: recognised by what its download holds, tried in order before the names above.
-PLATFORMS = (gradescope, nbexchange, blackboard, d2l)
+PLATFORMS = (gradescope, nbexchange, blackboard, d2l, github)
 #: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
@@ -174,6 +174,7 @@ class _Entry:
     open: Callable[[], BinaryIO]
     where: str  # the path inside the submissions, for messages
     lms: LmsInfo | None = None  # what the platform says, when read by a platform module
+    disk: Path | None = None  # the file on disk, when the submissions are a folder
 
 
 #: What reading a damaged member or file raises (zipfile: ``BadZipFile`` for a bad CRC or
@@ -270,7 +271,14 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                 continue
             stat = file.stat()
             entries.append(
-                _Entry(rel, stat.st_size, stat.st_mtime, lambda f=file: f.open("rb"), "/".join(rel))
+                _Entry(
+                    rel,
+                    stat.st_size,
+                    stat.st_mtime,
+                    lambda f=file: f.open("rb"),
+                    "/".join(rel),
+                    disk=file,
+                )
             )
     elif zipfile.is_zipfile(path):
         try:
