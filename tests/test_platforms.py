@@ -425,3 +425,52 @@ def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks
     assert f"submitted/{NB}" in last
     with (base / "out-part" / "grades.csv").open(newline="") as f:
         assert [r["student_id"] for r in csv.DictReader(f)] == ["alice"]
+
+
+@pytest.mark.parametrize("graded", ["blackboard"], indirect=True)
+def test_the_blackboard_grades_go_back_by_username(graded):
+    """``export`` writes the Grade Center upload (Blackboard Learn help, "Uploading External
+    Grade Center Items": a header row, every value quoted, the student's user name, a column
+    without an id added as a new one), each username with its final score in ``grades.csv``."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--blackboard",
+         "--course", str(base / "release"), "--late-policy", str(base / "late.toml"),
+         "--lms-name", "PS1 PCA"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    text = (out / "exports" / "blackboard.csv").read_text()
+    lines = text.splitlines()
+    assert lines[0] == '"Username","PS1 PCA"'
+    with (out / "grades.csv").open(newline="") as f:
+        finals = {r["student_id"]: r["final"] for r in csv.DictReader(f)}
+    with (out / "exports" / "blackboard.csv").open(newline="") as f:
+        uploaded = {row[0]: row[1] for row in list(csv.reader(f))[1:]}
+    assert uploaded == {user: finals[user] for user in expected.values()}
+    assert "a_lee" in uploaded  # the username with an underscore, from its receipt
+
+
+@pytest.mark.parametrize("graded", ["canvas-anonymous"], indirect=True)
+def test_anonymous_canvas_feedback_goes_back_by_attachment_and_no_grade_by_a_wrong_id(graded):
+    """Canvas's gradebook import matches a student by user id or SIS id, which an anonymous
+    download does not have: no row is written for them, and the export says so; the feedback
+    zip keeps the download's ``anon_<id>_<attachment id>_`` prefix for "Re-Upload Submissions"
+    (canvas-lms ``app/models/assignment.rb``, ``infer_comment_context_from_filename``)."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--canvas",
+         "--feedback-archive", "--course", str(base / "release"),
+         "--late-policy", str(base / "late.toml")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    with (out / "exports" / "canvas.csv").open(newline="") as f:
+        assert list(csv.reader(f))[2:] == []  # no anonymous id passed off as a user id
+    for student in expected.values():
+        assert f"canvas.csv: {student}: an anonymous id" in exported.stderr
+    with zipfile.ZipFile(out / "exports" / "feedback-canvas.zip") as z:
+        names = set(z.namelist())
+    stem = Path(NB).stem
+    assert names == {f"anon_Vh2iS_5001_{stem}-feedback.html", f"anon_q8ZkT_5002_{stem}-feedback.html",
+                     f"anon_Mn3pR_5003_{stem}-feedback.html"}
