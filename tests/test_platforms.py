@@ -474,3 +474,14 @@ def test_anonymous_canvas_feedback_goes_back_by_attachment_and_no_grade_by_a_wro
     stem = Path(NB).stem
     assert names == {f"anon_Vh2iS_5001_{stem}-feedback.html", f"anon_q8ZkT_5002_{stem}-feedback.html",
                      f"anon_Mn3pR_5003_{stem}-feedback.html"}
+
+
+def test_a_plain_folder_named_like_gh_s_submissions_is_still_a_plain_folder(tmp_path):
+    """Only a clone's ``.git`` says GitHub Classroom: a class folder named ``..-submissions``
+    (as grading.md names the download) keeps its file times for the late policy."""
+    members = {f"ps1_pca-submissions/alice/{NB}": (b"{}", ON_TIME),
+               f"ps1_pca-submissions/bob/{NB}": (b"{}", LATE)}
+    found = collect_submissions(_zip(tmp_path / "class.zip", members), NB)
+    assert found.platform == "a folder per student"
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        "alice": pytest.approx(ON_TIME.timestamp()), "bob": pytest.approx(LATE.timestamp())}

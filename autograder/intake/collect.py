@@ -16,6 +16,14 @@ Three layouts are read, each yielding at most one notebook per student:
   assignsubmission_file_<file>``); the student id is made from the name and the participant id
   (``Jane Doe_123`` gives ``jane-doe-123``).
 
+- every other platform's download, recognised by what it holds and read by its own module
+  (:data:`PLATFORMS`: Gradescope's export, nbgrader's ``inbound``/``submitted`` folders,
+  Blackboard Learn's attempts and receipts, D2L Brightspace's folders, GitHub Classroom's
+  clones), which gives each notebook its student, ids and time. ``lms`` forces a format.
+
+The format recognised is :attr:`Collection.platform`; a notebook that reaches no student is in
+:attr:`Collection.lost` as well as in the notes, so that a run that leaves one is not complete.
+
 What the LMS's names say is kept on the :class:`Submission` (:class:`~autograder.intake.lms.LmsInfo`),
 for the exports back into the LMS (:mod:`autograder.exports`) and the late policy
 (:mod:`autograder.intake.late`); each LMS's names are read by its own module (:data:`LMS_NAMES`):
@@ -109,8 +117,10 @@ class Submission:
     """One student's notebook, as submitted (untrusted bytes).
 
     ``lms`` holds the ids and the late mark of an LMS download's file name (None for a plain
-    folder), ``submitted_at`` the file's time (POSIX seconds, from the archive or the file
-    system; the LMS sets it when it builds the download), for the late policy.
+    folder), ``submitted_at`` when it was handed in (POSIX seconds), for the late policy: the
+    platform's own record where its download has one (a receipt, ``timestamp.txt``, metadata,
+    a commit), else the file's time in the archive or the file system; None when the platform
+    gives no time.
     """
 
     student_id: str

@@ -7,9 +7,9 @@ student's repository ``<assignment slug>-<GitHub username>``: the student is the
 repository's name without the slug, taken from the ``-submissions`` folder, or else from what all
 the repositories' names share). The time is the last commit's, read from the clone's own git
 history with ``git cat-file`` (the raw commit: no hook, no configuration of the clone runs) when
-the clone is a folder on disk; a zip of the clones, or a copy without ``.git``, gives no time,
-and the late policy says it has no evidence. A commit's time is the one the student's machine
-wrote.
+the clone is a folder on disk; a zip of the clones gives no time, and the late policy says it
+has no evidence. The download is recognised by the clones' ``.git`` folders (a copy without them
+is a plain folder per student). A commit's time is the one the student's machine wrote.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ _COMMITTER = re.compile(rb"^committer .* (?P<seconds>\d+) [+-]\d{4}$", re.M)
 
 
 def recognise(paths: list[tuple[str, ...]]) -> bool:
-    """Whether the download holds git clones (a ``.git`` folder) or gh's ``-submissions``."""
-    return any(_GIT in p[:-1] or p[0].endswith(_SUBMISSIONS) for p in paths if len(p) > 1)
+    """Whether the download holds git clones (a ``.git`` folder; a folder merely named
+    ``...-submissions`` may be anyone's, ``grading.md`` suggests such names)."""
+    return any(_GIT in p[:-1] for p in paths)
 
 
 def last_commit_time(clone: Path) -> float | None:
