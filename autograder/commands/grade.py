@@ -141,7 +141,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def main(args) -> int:
     """The ``grade`` subcommand; returns the exit code (see the module docstring)."""
     from autograder.grading.problemset import ProblemSet
-    from autograder.intake.collect import collect_submissions
     from autograder.run.batch import grade_class
     from autograder.run.task import GradingOptions
 
@@ -187,8 +186,12 @@ def main(args) -> int:
         if args.dry_run:
             return _dry_run(args, course, before, policy, visibility)
         ps = ProblemSet(args.assignment, course)  # loaded once for the whole run
-        found = collect_submissions(args.submissions, ps.notebook_name, args.lms)
-        print(f"format: {found.platform}")
+        found: list = []  # the collection, as grade_class reports it
+
+        def collected(collection) -> None:
+            found.append(collection)
+            print(f"format: {collection.platform}", flush=True)
+
         gradebook = None
         if args.gradebook:
             from autograder.gradebook.writer import GradebookWriter
@@ -215,7 +218,8 @@ def main(args) -> int:
                 visibility=visibility,
                 policy=policy,
                 course=course,
-                collection=found,
+                lms=args.lms,
+                collected=collected,
             )
         finally:
             if gradebook is not None:
@@ -241,16 +245,16 @@ def main(args) -> int:
             file=sys.stderr,
         )
         return 3
-    return _incomplete(args, counts, found)
+    return _incomplete(args, counts, found[0] if found else None)
 
 
 def _incomplete(args, counts: Counter, found) -> int:
-    """1, with the reason as the last line, when not all of the class was graded; else 0."""
-    graded = len(found.submissions)
+    """1, with the reason as the last line, when not all of the class was graded; else 0
+    (``found``: the run's collection, None when it reported none)."""
     lost = (
         f"{len(found.lost)} notebook(s) in the download belong to no student ({found.platform}: "
         f"{found.lost[0]}{'; ...' if len(found.lost) > 1 else ''})"
-        if found.lost
+        if found is not None and found.lost
         else ""
     )
     attention = [
@@ -261,7 +265,7 @@ def _incomplete(args, counts: Counter, found) -> int:
         if counts[s]
     ] + ([lost] if lost else [])
     where = f"see {args.out}/collection.txt and {args.out}/grades.csv"
-    if not graded:
+    if found is not None and not found.submissions:
         why = "; ".join(attention) or "the submissions hold no notebook"
         print(f"error: nobody was graded: {why}; {where}", file=sys.stderr)
         return 1
@@ -280,8 +284,6 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
     import shutil
     import tempfile
 
-    from autograder.grading.problemset import ProblemSet
-    from autograder.intake.collect import collect_submissions
     from autograder.run.batch import grade_class
     from autograder.run.regrade import diff_records, format_diff
     from autograder.run.task import GradingOptions
@@ -308,9 +310,7 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
             visibility=visibility,
             policy=policy,
             course=course,
-            collection=collect_submissions(
-                args.submissions, ProblemSet(args.assignment, course).notebook_name, args.lms
-            ),
+            lms=args.lms,
         )
     changes = diff_records(before, {r.student_id: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))

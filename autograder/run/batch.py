@@ -16,6 +16,7 @@ import dataclasses
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.course import Course
@@ -78,7 +79,8 @@ def grade_class(
     visibility=None,
     policy=None,
     course: Course | str | Path | None = None,
-    collection: Collection | None = None,
+    lms: str | None = None,
+    collected: Callable[[Collection], None] | None = None,
 ) -> list[Record]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
@@ -113,9 +115,11 @@ def grade_class(
         The course whose problem set grades (source notebook, rubric, release, policies,
         preload list; default :meth:`Course.default`); ignored for a loaded problem set, which
         has its course.
-    collection : Collection, optional
-        The submissions, collected already (as the ``grade`` command does, to say what it
-        recognised and to read them as ``--lms`` says); default: collected from ``submissions``.
+    lms : str, optional
+        The format to read ``submissions`` as (``--lms``); default: the one its files show.
+    collected : callable, optional
+        Receives the :class:`Collection` before grading starts (the ``grade`` command says what
+        was recognised, and later whether the whole class was graded).
 
     Returns
     -------
@@ -141,7 +145,9 @@ def grade_class(
         hidden_paths=options.hidden_paths
         + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)),
     )
-    found = collection or collect_submissions(submissions, ps.notebook_name)
+    found = collect_submissions(submissions, ps.notebook_name, lms)
+    if collected is not None:
+        collected(found)
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
