@@ -147,7 +147,7 @@ SLOW_FIXTURES = ("graded",)
 
 @pytest.fixture(scope="module")
 def graded(builder):
-    """Every habit graded in one run: ``grades.csv``'s rows by habit."""
+    """Every habit graded in one run: ``grades.csv``'s rows by habit, and the output folder."""
     require(AVAILABLE, f"no sandbox here: {REASON}")
     base, b = builder
     nb = ProblemSet(PS).notebook_name
@@ -162,11 +162,12 @@ def graded(builder):
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     with (out / "grades.csv").open(newline="") as f:
-        return {r["student_id"]: r for r in csv.DictReader(f)}
+        return {r["student_id"]: r for r in csv.DictReader(f)}, out
 
 
 @pytest.mark.parametrize("habit", ["copied", "split", "foreign", "stripped", "percent"])
 def test_each_habit_keeps_the_marks_of_the_same_answers_untouched(graded, habit):
+    graded, _ = graded
     correct = graded["correct"]
     assert float(correct["autograded_total"]) == float(correct["autograded_max"]) > 0
     assert graded[habit]["autograded_total"] == correct["autograded_total"], graded[habit]["notes"]
@@ -174,6 +175,9 @@ def test_each_habit_keeps_the_marks_of_the_same_answers_untouched(graded, habit)
 
 
 @pytest.mark.parametrize("habit", ["copied", "split", "foreign"])
-def test_the_row_says_which_cells_were_used(graded, habit):
-    notes = graded[habit]["notes"]
-    assert ("copied or split" in notes) if habit != "foreign" else ("student's own cell" in notes)
+def test_the_row_and_the_feedback_say_which_cells_were_used(graded, habit):
+    rows, out = graded
+    said = "copied or split" if habit != "foreign" else "student&#x27;s own cell"
+    assert said.replace("&#x27;", "'") in rows[habit]["notes"]
+    page = (out / "feedback" / habit / ProblemSet(PS).notebook_name).with_suffix(".html")
+    assert said in page.read_text()
