@@ -368,7 +368,7 @@ def test_every_student_is_graded_as_who_they_are(graded):
     platform, done, out, expected = graded
     assert done.returncode == 0, done.stdout + done.stderr
     title = DOWNLOADS[platform][1] if platform in DOWNLOADS else GITHUB
-    assert f"format: {title}" in done.stdout
+    assert f"format: {title}" in done.stderr.splitlines()
     assert (out / "collection.txt").read_text().splitlines()[0] == f"format: {title}"
     with (out / "grades.csv").open(newline="") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}

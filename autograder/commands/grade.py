@@ -11,8 +11,9 @@ submissions and prints the students whose scores changed (:mod:`autograder.run.r
 exported again with the same settings (:func:`autograder.run.export.export_again`).
 
 The download's format is recognised by what it holds (a Canvas, Moodle, Blackboard Learn or
-nbgrader download, a folder per student: :mod:`autograder.intake.collect`), printed, and written
-at the top of ``DIR/collection.txt``; ``--lms NAME`` reads it as that format instead.
+nbgrader download, a folder per student: :mod:`autograder.intake.collect`), printed (on the
+standard error, with the notes, so that the standard output stays the run's results), and
+written at the top of ``DIR/collection.txt``; ``--lms NAME`` reads it as that format instead.
 
 Exit codes: 0 when every submission was graded, 1 when not all of the class was (students with no
 notebook or a file that could not be read, notebooks the download gives to no student, or
@@ -190,7 +191,7 @@ def main(args) -> int:
 
         def collected(collection) -> None:
             found.append(collection)
-            print(f"format: {collection.platform}", flush=True)
+            print(f"format: {collection.platform}", file=sys.stderr, flush=True)
 
         gradebook = None
         if args.gradebook:
