@@ -5,7 +5,7 @@ One folder per stage a submission goes through; each folder's ``__init__`` lists
     authoring/    before students: new problem set, static checks, self-check, release
         |
         v
-    intake/       submissions in: a folder, a zip, an LMS download (one module per LMS), lateness
+    intake/       submissions in: a folder, a zip, a platform's download (one module each), lateness
         |
         v
     run/          a class: batch, schedule, pool/cluster, the one writer of the output folder
@@ -17,7 +17,7 @@ One folder per stage a submission goes through; each folder's ``__init__`` lists
         v
     pages/        every page the grader writes: feedback, marking scheme, report, similarity
     grades/       the grade arithmetic: one student's grade, grades.csv
-    exports/      grades and feedback back into the LMS (Canvas, Moodle, Gradescope)
+    exports/      grades and feedback back into the LMS (Canvas, Moodle, Gradescope, Blackboard)
     gradebook/    nbgrader's side: its gradebook, the formgrader, the term
 
     commands/     ``python -m autograder SUBCOMMAND``: argument parsing and exit codes only

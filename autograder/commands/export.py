@@ -41,6 +41,7 @@ def add_parser(sub):
     for name, what in (
         ("canvas", "Canvas gradebook import CSV"),
         ("moodle", "Moodle grading worksheet and gradebook import CSV"),
+        ("blackboard", "Blackboard Learn Grade Center upload CSV"),
         ("gradescope", "Gradescope results.json per student"),
         ("feedback-archive", "feedback pages zipped for the LMS's bulk upload"),
     ):

@@ -10,9 +10,15 @@ submissions and prints the students whose scores changed (:mod:`autograder.run.r
 (:mod:`autograder.run.cluster`); this process still writes every result. A folder exported before is
 exported again with the same settings (:func:`autograder.run.export.export_again`).
 
-Exit codes: 0 when every submission was graded, 1 when students need attention (no notebook, or a
-file that could not be read), 2 for a bad command line or course, 3 when the grader failed on a
-submission.
+The download's format is recognised by what it holds (a Canvas, Moodle, Blackboard Learn or
+nbgrader download, a folder per student: :mod:`autograder.intake.collect`), printed (on the
+standard error, with the notes, so that the standard output stays the run's results), and
+written at the top of ``DIR/collection.txt``; ``--lms NAME`` reads it as that format instead.
+
+Exit codes: 0 when every submission was graded, 1 when not all of the class was (students with no
+notebook or a file that could not be read, notebooks the download gives to no student, or
+nobody graded at all), 2 for a bad command line or course, 3 when the grader failed on a
+submission. When it is not 0, the last line says why.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 from autograder import settings
 from autograder.commands import chosen_course
 from autograder.grading.problemset import list_problem_sets
+from autograder.intake.collect import FORMATS
 from autograder.pages.visibility import MODES
 from autograder.settings import COURSE_DIR
 from autograder.status import Status
@@ -115,6 +122,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
         metavar="FILE",
         help="late policy (default: course/late.toml if it exists, else none)",
     )
+    grade.add_argument(
+        "--lms",
+        choices=FORMATS,
+        default=None,
+        metavar="NAME",
+        help=f"read the submissions as this format ({', '.join(FORMATS)}); default: the one "
+        f"their files show",
+    )
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument(
         "--unsafe",
@@ -172,6 +187,12 @@ def main(args) -> int:
         if args.dry_run:
             return _dry_run(args, course, before, policy, visibility)
         ps = ProblemSet(args.assignment, course)  # loaded once for the whole run
+        found: list = []  # the collection, as grade_class reports it
+
+        def collected(collection) -> None:
+            found.append(collection)
+            print(f"format: {collection.platform}", file=sys.stderr, flush=True)
+
         gradebook = None
         if args.gradebook:
             from autograder.gradebook.writer import GradebookWriter
@@ -198,6 +219,8 @@ def main(args) -> int:
                 visibility=visibility,
                 policy=policy,
                 course=course,
+                lms=args.lms,
+                collected=collected,
             )
         finally:
             if gradebook is not None:
@@ -223,17 +246,33 @@ def main(args) -> int:
             file=sys.stderr,
         )
         return 3
+    return _incomplete(args, counts, found[0] if found else None)
+
+
+def _incomplete(args, counts: Counter, found) -> int:
+    """1, with the reason as the last line, when not all of the class was graded; else 0
+    (``found``: the run's collection, None when it reported none)."""
+    lost = (
+        f"{len(found.lost)} notebook(s) in the download belong to no student ({found.platform}: "
+        f"{found.lost[0]}{'; ...' if len(found.lost) > 1 else ''})"
+        if found is not None and found.lost
+        else ""
+    )
     attention = [
         f"{counts[s]} handed in no notebook for {args.assignment} ('{s}')"
         if s == Status.UNMATCHED
         else f"{counts[s]} handed in a file that could not be read ('{s}': ask them for it again)"
         for s in (Status.UNMATCHED, Status.UNREADABLE)
         if counts[s]
-    ]
+    ] + ([lost] if lost else [])
+    where = f"see {args.out}/collection.txt and {args.out}/grades.csv"
+    if found is not None and not found.submissions:
+        why = "; ".join(attention) or "the submissions hold no notebook"
+        print(f"error: nobody was graded: {why}; {where}", file=sys.stderr)
+        return 1
     if attention:
         print(
-            f"warning: students need attention: {'; '.join(attention)}; see their rows in "
-            f"{args.out}/grades.csv and {args.out}/collection.txt",
+            f"warning: not all of the class was graded: {'; '.join(attention)}; {where}",
             file=sys.stderr,
         )
         return 1
@@ -272,6 +311,7 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
             visibility=visibility,
             policy=policy,
             course=course,
+            lms=args.lms,
         )
     changes = diff_records(before, {r.student_id: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))

@@ -7,6 +7,7 @@ score), so that ``grades.csv``, the gradebook and every export agree:
 - :mod:`.canvas`: Canvas's gradebook import CSV;
 - :mod:`.moodle`: Moodle's assignment grading worksheet and its gradebook import CSV;
 - :mod:`.gradescope`: Gradescope's autograder ``results.json``;
+- :mod:`.blackboard`: Blackboard Learn's Grade Center upload CSV;
 - :mod:`.archive`: the feedback pages, named for the LMS's bulk feedback upload.
 
 Each reads :class:`autograder.grading.record.Record` objects (or their JSON objects, as
@@ -16,6 +17,7 @@ by :mod:`.merge`, ``manual`` (the hand-graded scores, from the gradebook), ``lat
 """
 
 from autograder.exports.archive import write_feedback_archive
+from autograder.exports.blackboard import write_blackboard_csv
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import results_json, write_gradescope
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
@@ -28,4 +30,5 @@ __all__ = [
     "results_json",
     "write_gradescope",
     "write_feedback_archive",
+    "write_blackboard_csv",
 ]

@@ -6,7 +6,9 @@ The layout is the one Canvas's own gradebook export writes and its import reads 
 ``<assignment name> (<assignment id>)`` (``Assignment#title_with_id``), and a second row
 ``Points Possible`` under it. ``ID`` is Canvas's user id, which the download's file names carry
 (:class:`autograder.intake.lms.LmsInfo`); a student graded from a plain folder has no Canvas id and
-gets their student id as ``SIS Login ID`` instead.
+gets their student id as ``SIS Login ID`` instead. A student of an anonymously graded
+assignment has only an anonymous id, which the import cannot match: no row, and a line saying
+so (their feedback still goes back through the re-upload zip, by its attachment id).
 
 Only this problem set's column is written, holding the final score (late penalty taken off); a
 student whose score is not final (written answers pending, grader failed, no notebook) gets an
@@ -48,6 +50,12 @@ def write_canvas_csv(records: list[Record | dict], path: str | Path, column: str
     skipped = []
     for record, summary in summaries:
         lms = record.lms if record.lms is not None and record.lms.system == "canvas" else None
+        if lms is not None and lms.anonymous:
+            skipped.append(
+                f"{record.student_id}: an anonymous id, which Canvas's import cannot match: "
+                f"enter the score in SpeedGrader (the feedback zip re-uploads by attachment id)"
+            )
+            continue
         rows.append(
             [
                 inert(lms.name if lms else record.student_id),

@@ -165,7 +165,11 @@ class ProblemSet:
         """Rebuild ``submitted`` on the source's skeleton (see the module docstring).
 
         Student cells without nbgrader metadata are kept, each after the last recognised cell that
-        preceded it in the submission. When a submission carries no nbgrader metadata at all (an
+        preceded it in the submission; so are the student's cells that carry grading metadata
+        they should not: more cells with one answer's ``grade_id`` (a copied or split answer
+        cell: all run, in their order, the first in the answer's place) and cells with a
+        ``grade_id`` this problem set does not have (pasted from another notebook). A note says
+        which cells were used. When a submission carries no nbgrader metadata at all (an
         editor stripped it) but has exactly the source's sequence of cell types, its cells are
         matched by position.
         """
@@ -188,18 +192,28 @@ class ProblemSet:
         plain = {c.source for c in self.source.cells if not _nbgrader(c)}
         answers: dict[str, dict] = {}
         extras: dict[str | None, list] = {}
+        copies: dict[str, list[int]] = {}  # an answer's cells, by their place in the submission
         anchor = None
-        for cell in cells:
+        for number, cell in enumerate(cells, 1):
             gid = _nbgrader(cell).get("grade_id")
-            if gid in solution_ids and gid not in answers:
-                answers[gid] = cell
-                anchor = gid
+            if gid in solution_ids:
+                copies.setdefault(gid, []).append(number)
+                if gid in answers:  # a copy of the answer cell, or half of a split one
+                    extras.setdefault(anchor, []).append(cell)
+                else:
+                    answers[gid] = cell
+                    anchor = gid
             elif gid in known_ids:
                 anchor = gid
-            elif not _nbgrader(cell) and cell.get("source", "") not in plain:
+            elif _nbgrader(cell):
+                # A cell pasted from another notebook with its grading metadata: the student's.
+                extras.setdefault(anchor, []).append(cell)
+                notes.append(_foreign(number, gid))
+            elif cell.get("source", "") not in plain:
                 # An added cell, or a plain cell of the assignment the student edited (an
                 # unchanged copy is skipped: the source's own copy already runs).
                 extras.setdefault(anchor, []).append(cell)
+        notes += [_copied(gid, at) for gid, at in copies.items() if len(at) > 1]
         out = nbformat.v4.new_notebook(metadata=copy.deepcopy(self.source.metadata))
         out.cells.extend(_added(c) for c in extras.get(None, []))
         missing = []
@@ -223,6 +237,25 @@ class ProblemSet:
                 cell.outputs, cell.execution_count = [], None
         strip(out)  # the declared checks are the grader's: the kernel runs without them
         return Assembly(out, missing, notes)
+
+
+def _copied(gid: str, cells: list[int]) -> str:
+    """The note on an answer cell whose grading metadata several cells carry."""
+    listed = ", ".join(map(str, cells[:-1])) + f" and {cells[-1]}"
+    return (
+        f"the answer {gid!r} is in cells {listed} of the notebook (each carries its grading "
+        f"metadata: a copied or split cell); all of them were run, in that order, as the answer "
+        f"(a person should check this grade if those cells disagree)"
+    )
+
+
+def _foreign(number: int, gid) -> str:
+    """The note on a cell with grading metadata that is not this problem set's."""
+    what = f"the grade_id {gid!r}" if gid else "grading metadata without a grade_id"
+    return (
+        f"cell {number} of the notebook carries {what}, which is not this problem set's "
+        f"(pasted from another notebook?); it was run as the student's own cell"
+    )
 
 
 def _added(cell):

@@ -1,5 +1,13 @@
 """Canvas's download names: ``<sortable name>_[LATE_]<user id>_[<attachment id>_]<file>``.
 
+With anonymous grading Canvas writes no name and the submission's anonymous id instead of the
+user id: ``[LATE_]anon_<anonymous id>_<attachment id>_<file>`` (canvas-lms
+``lib/content_zipper.rb``, ``get_filename``: ``"anon_#{submission.anonymous_id}"`` when
+``anonymize_students?``, joined with ``_`` after the ``LATE`` mark, then ``_<attachment id>_``
+and the file's name in ``add_upload_submission``). The anonymous id is the student's id here
+(``anon-<id>``): the grader never learns who it is, and Canvas's re-upload finds the submission
+by the attachment id.
+
 Canvas's "re-upload submissions" feature reads the first two all-digit parts of a file's name as
 the user id and the attachment id (canvas-lms ``app/models/assignment.rb``,
 ``infer_comment_context_from_filename``), so both are kept, with the ``LATE`` mark. The sortable
@@ -20,12 +28,30 @@ _CANVAS = re.compile(
 )
 
 
+_ANONYMOUS = re.compile(
+    r"^(?P<late>LATE_)?anon_(?P<anonymous>[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$"
+)
+
+
 def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
     """The Canvas ids in a downloaded file's name, or None (Canvas downloads no folders).
 
     >>> parse_name("doejane_LATE_101_5001_ps3_mle.ipynb").attachment_id
     '5001'
+    >>> parse_name("LATE_anon_Vh2iS_5002_ps3_mle.ipynb").user_id
+    'Vh2iS'
     """
+    anonymous = None if folder else _ANONYMOUS.match(name)
+    if anonymous:
+        return LmsInfo(
+            "canvas",
+            anonymous.group("anonymous"),
+            "anon",
+            bool(anonymous.group("late")),
+            anonymous.group("attachment"),
+            f"anon_{anonymous.group('anonymous')}_{anonymous.group('attachment')}_",
+            anonymous=True,
+        )
     canvas = None if folder else _CANVAS.match(name)
     if not canvas:
         return None

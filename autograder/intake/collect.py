@@ -16,6 +16,14 @@ Three layouts are read, each yielding at most one notebook per student:
   assignsubmission_file_<file>``); the student id is made from the name and the participant id
   (``Jane Doe_123`` gives ``jane-doe-123``).
 
+- every other platform's download, recognised by what it holds and read by its own module
+  (:data:`PLATFORMS`: Gradescope's export, nbgrader's ``inbound``/``submitted`` folders,
+  Blackboard Learn's attempts and receipts, D2L Brightspace's folders, GitHub Classroom's
+  clones), which gives each notebook its student, ids and time. ``lms`` forces a format.
+
+The format recognised is :attr:`Collection.platform`; a notebook that reaches no student is in
+:attr:`Collection.lost` as well as in the notes, so that a run that leaves one is not complete.
+
 What the LMS's names say is kept on the :class:`Submission` (:class:`~autograder.intake.lms.LmsInfo`),
 for the exports back into the LMS (:mod:`autograder.exports`) and the late policy
 (:mod:`autograder.intake.late`); each LMS's names are read by its own module (:data:`LMS_NAMES`):
@@ -58,8 +66,8 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from autograder.intake import canvas, moodle
-from autograder.intake.lms import LmsInfo, lms_student
+from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
+from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
 from autograder.status import Status
 
 __all__ = [
@@ -71,6 +79,8 @@ __all__ = [
     "collect_submissions",
     "parse_lms_name",
     "lms_student",
+    "PLATFORMS",
+    "FORMATS",
 ]
 
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
@@ -80,9 +90,14 @@ MAX_FILE_BYTES = 50 * 2**20
 #: The LMSs whose download names are read, tried in order (Moodle's names would also match
 #: Canvas's pattern): one module each in :mod:`autograder.intake`.
 LMS_NAMES = (moodle.parse_name, canvas.parse_name)
+#: The platforms whose downloads are read whole (their names, receipts and metadata), each
+#: recognised by what its download holds, tried in order before the names above.
+PLATFORMS = (gradescope, nbexchange, blackboard, d2l, github)
+#: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
+FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
 
-def parse_lms_name(name: str, folder: bool = False) -> LmsInfo | None:
+def parse_lms_name(name: str, folder: bool = False, names=LMS_NAMES) -> LmsInfo | None:
     """The LMS ids in a downloaded file's (or Moodle folder's) name, or None if it has none.
 
     >>> parse_lms_name("doejane_LATE_101_5001_ps3_mle.ipynb").late
@@ -90,7 +105,7 @@ def parse_lms_name(name: str, folder: bool = False) -> LmsInfo | None:
     >>> parse_lms_name("Jane Doe_123_assignsubmission_file", folder=True).user_id
     '123'
     """
-    for parse_name in LMS_NAMES:
+    for parse_name in names:
         info = parse_name(name, folder)
         if info is not None:
             return info
@@ -102,8 +117,10 @@ class Submission:
     """One student's notebook, as submitted (untrusted bytes).
 
     ``lms`` holds the ids and the late mark of an LMS download's file name (None for a plain
-    folder), ``submitted_at`` the file's time (POSIX seconds, from the archive or the file
-    system; the LMS sets it when it builds the download), for the late policy.
+    folder), ``submitted_at`` when it was handed in (POSIX seconds), for the late policy: the
+    platform's own record where its download has one (a receipt, ``timestamp.txt``, metadata,
+    a commit), else the file's time in the archive or the file system; None when the platform
+    gives no time.
     """
 
     student_id: str
@@ -145,20 +162,29 @@ class Collection:
         Students with files but no notebook that could be graded.
     notes : list of str
         Every other file, and why it was left out or how it was matched.
+    platform : str
+        The format recognised (or forced), in words: ``Canvas``, ``Blackboard Learn``...
+    lost : list of str
+        The notebooks that reached no student (their names say nobody), each with why: a run
+        that leaves one is not complete.
     """
 
     submissions: list[Submission] = field(default_factory=list)
     unmatched: list[Unmatched] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    platform: str = ""
+    lost: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class _Entry:
     parts: tuple[str, ...]  # path below the folders that wrap the whole class, as components
     size: int
-    mtime: float
+    mtime: float | None  # None: no time known (the platform gives none)
     open: Callable[[], BinaryIO]
     where: str  # the path inside the submissions, for messages
+    lms: LmsInfo | None = None  # what the platform says, when read by a platform module
+    disk: Path | None = None  # the file on disk, when the submissions are a folder
 
 
 #: What reading a damaged member or file raises (zipfile: ``BadZipFile`` for a bad CRC or
@@ -255,7 +281,14 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                 continue
             stat = file.stat()
             entries.append(
-                _Entry(rel, stat.st_size, stat.st_mtime, lambda f=file: f.open("rb"), "/".join(rel))
+                _Entry(
+                    rel,
+                    stat.st_size,
+                    stat.st_mtime,
+                    lambda f=file: f.open("rb"),
+                    "/".join(rel),
+                    disk=file,
+                )
             )
     elif zipfile.is_zipfile(path):
         try:
@@ -331,30 +364,106 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
     return all("_" in n for n in names) and len({n.split("_", 1)[0] for n in names}) > 1
 
 
-def _by_student(entries: list[_Entry], notes: list[str]) -> dict[str, list[_Entry]]:
-    """Group files by student: a folder per student, or the LMS's ``<student>_...`` names."""
+def _unwrapped(entries: list[_Entry]) -> list[_Entry]:
+    """The entries without the folders that wrap the whole class."""
     while _is_wrapper(entries):
         entries = [dataclasses.replace(e, parts=e.parts[1:]) for e in entries]
+    return entries
+
+
+def _lose(entry: _Entry, why: str, notes: list[str], lost: list[str]) -> None:
+    """Note a file that reaches no student; a notebook among them is lost to the run."""
+    notes.append(f"{entry.where}: not graded, {why}")
+    if entry.parts[-1].lower().endswith(".ipynb"):
+        lost.append(f"{entry.where}: {why}")
+
+
+def _by_student(
+    entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES
+) -> tuple[dict[str, list[_Entry]], str]:
+    """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
+    the format recognised, in words."""
+    entries = _unwrapped(entries)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
+    systems = set()
     for entry in entries:
-        lms = parse_lms_name(entry.parts[0], folder=len(entry.parts) > 1)
+        lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
-        elif flat:
+            systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
+        elif flat and names:
             student = entry.parts[0].split("_", 1)[0] if "_" in entry.parts[0] else None
         else:
             student = entry.parts[0] if len(entry.parts) > 1 else None
         if student is None:
-            notes.append(
-                f"{entry.where}: not graded, it belongs to no student (put each "
-                f"student's files in a folder named after them, or use the LMS's "
-                f"<student>_... names)"
+            _lose(
+                entry,
+                "it belongs to no student (put each student's files in a folder named after "
+                "them, or use the LMS's <student>_... names)",
+                notes,
+                lost,
             )
         elif not _STUDENT_ID.match(student):
-            notes.append(f"{entry.where}: not graded, {student!r} is not a valid student id")
+            _lose(entry, f"{student!r} is not a valid student id", notes, lost)
         else:
             groups.setdefault(student, []).append(entry)
+    if systems:
+        title = " and ".join(sorted(systems))
+    else:
+        title = "files named <student>_<file>" if flat and names else "a folder per student"
+    return groups, title
+
+
+def _platform(entries: list[_Entry], lms: str | None):
+    """The platform module whose download this is (``lms`` forces one), or None for the
+    formats read by their names (Canvas, Moodle, a folder per student)."""
+    if lms is not None and lms not in FORMATS:
+        raise ValueError(f"unknown --lms {lms!r}; choose from {', '.join(FORMATS)}")
+    if lms is not None:
+        return next((p for p in PLATFORMS if p.NAME == lms), None)
+    paths = [e.parts for e in entries]
+    return next((p for p in PLATFORMS if p.recognise(paths)), None)
+
+
+def _names(lms: str | None) -> tuple:
+    """The name readers ``--lms`` leaves: Canvas's or Moodle's alone, none for a folder."""
+    return {"canvas": (canvas.parse_name,), "moodle": (moodle.parse_name,), "folder": ()}.get(
+        lms or "", LMS_NAMES
+    )
+
+
+def _small(entry: _Entry) -> bytes | None:
+    """A platform's small file (a receipt, its metadata), or None when it cannot be read."""
+    try:
+        return _read(entry, 2**20)
+    except Unreadable:
+        return None
+
+
+def _claimed(
+    platform, entries: list[_Entry], notes: list[str], lost: list[str]
+) -> dict[str, list[_Entry]]:
+    """Group files by student as the platform's module says (:class:`Claims`)."""
+    claims: Claims = platform.claim(entries, _small)
+    notes.extend(claims.notes)
+    groups: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        owners: list[Owner] = claims.owners.get(entry.where, [])
+        if not owners and entry.where not in claims.explained:
+            _lose(entry, f"the {platform.TITLE} download gives it no student", notes, lost)
+        for owner in owners:
+            if not _STUDENT_ID.match(owner.student):
+                _lose(entry, f"{owner.student!r} is not a valid student id", notes, lost)
+                continue
+            groups.setdefault(owner.student, []).append(
+                dataclasses.replace(
+                    entry,
+                    parts=(owner.student, owner.name),
+                    mtime=owner.submitted_at,
+                    lms=owner.info,
+                )
+            )
     return groups
 
 
@@ -393,7 +502,7 @@ def _pick(
             else "no notebook (.ipynb) among the files handed in"
         )
     if named:
-        chosen = max(named, key=lambda f: (f.mtime, f.where))
+        chosen = max(named, key=lambda f: (f.mtime or 0.0, f.where))
         if not _exact(chosen, notebook):
             notes.append(f"{chosen.where}: graded as {notebook} for {student}")
     else:
@@ -413,7 +522,7 @@ def _pick(
     return chosen, ""
 
 
-def collect_submissions(path: str | Path, notebook: str) -> Collection:
+def collect_submissions(path: str | Path, notebook: str, lms: str | None = None) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
 
     Parameters
@@ -422,56 +531,68 @@ def collect_submissions(path: str | Path, notebook: str) -> Collection:
         A folder or a zip file in one of the layouts of the module docstring.
     notebook : str
         File name of the problem set's notebook, e.g. ``"ps1_pca.ipynb"``.
+    lms : str, optional
+        The format to read it as (one of :data:`FORMATS`); by default the one its files show.
 
     Returns
     -------
     Collection
-        The submissions, the students without a gradable notebook, and a note for every other
-        file.
+        The submissions, the students without a gradable notebook, a note for every other file,
+        the format recognised and the notebooks that reached no student.
 
     Raises
     ------
     ValueError
-        If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files.
+        If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
+        ``lms`` is no format this grader reads.
     """
     path = Path(path)
     found = Collection()
-    groups = _by_student(_entries(path, found.notes), found.notes)
+    entries = _entries(path, found.notes)
+    platform = _platform(entries, lms)
+    if platform is not None:
+        groups = _claimed(platform, entries, found.notes, found.lost)
+        found.platform = platform.TITLE
+    else:
+        groups, found.platform = _by_student(entries, found.notes, found.lost, _names(lms))
+    found.platform += " (as --lms says)" if lms else ""
     for student in sorted(groups):
-        chosen, reason = _pick(student, groups[student], notebook, found.notes)
-        if chosen is None:
-            found.unmatched.append(
-                Unmatched(
-                    student,
-                    tuple(f.where for f in groups[student]),
-                    reason,
-                    lms=_lms_info(groups[student][0]),
-                )
-            )
-            continue
-        try:
-            if chosen.size > MAX_FILE_BYTES:
-                raise Unreadable(
-                    f"{chosen.size / 2**20:.0f} MB is over the {MAX_FILE_BYTES / 2**20:g} MB limit"
-                )
-            data = _read(chosen)
-            if not data:
-                raise Unreadable("the file is empty (0 bytes): the upload was probably interrupted")
-        except Unreadable as exc:
-            found.notes.append(f"{chosen.where}: not graded, {exc}")
-            found.unmatched.append(
-                Unmatched(student, (chosen.where,), str(exc), Status.UNREADABLE, _lms_info(chosen))
-            )
-            continue
-        found.submissions.append(
-            Submission(student, data, chosen.where, _lms_info(chosen), chosen.mtime)
-        )
+        _collect_one(found, student, groups[student], notebook)
     return found
 
 
+def _collect_one(found: Collection, student: str, files: list[_Entry], notebook: str) -> None:
+    """Add ``student``'s notebook to ``found`` (or their unmatched row, and why)."""
+    chosen, reason = _pick(student, files, notebook, found.notes)
+    if chosen is None:
+        found.unmatched.append(
+            Unmatched(student, tuple(f.where for f in files), reason, lms=_lms_info(files[0]))
+        )
+        return
+    try:
+        if chosen.size > MAX_FILE_BYTES:
+            raise Unreadable(
+                f"{chosen.size / 2**20:.0f} MB is over the {MAX_FILE_BYTES / 2**20:g} MB limit"
+            )
+        data = _read(chosen)
+        if not data:
+            raise Unreadable("the file is empty (0 bytes): the upload was probably interrupted")
+    except Unreadable as exc:
+        found.notes.append(f"{chosen.where}: not graded, {exc}")
+        found.unmatched.append(
+            Unmatched(student, (chosen.where,), str(exc), Status.UNREADABLE, _lms_info(chosen))
+        )
+        return
+    found.submissions.append(
+        Submission(student, data, chosen.where, _lms_info(chosen), chosen.mtime)
+    )
+
+
 def _lms_info(entry: _Entry) -> LmsInfo | None:
-    """The LMS ids of the file graded: Moodle's from its folder (or prefix), Canvas's from a
-    flat download's file name."""
+    """The LMS ids of the file graded: a platform's, Moodle's from its folder (or prefix),
+    Canvas's from a flat download's file name."""
+    if entry.lms is not None:
+        return entry.lms
     if len(entry.parts) > 1:
         return parse_lms_name(entry.parts[0], folder=True)
     return parse_lms_name(entry.parts[0])

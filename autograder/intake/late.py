@@ -26,6 +26,10 @@ How lateness is decided (``evidence``):
 - ``"both"``: the file time decides when it is known; a file the LMS marked late whose time
   says it is on time counts one day late (the LMS knows when it was handed in).
 
+The file time is the platform's own record when its download has one (Blackboard's receipt,
+nbgrader's ``timestamp.txt``, Gradescope's metadata, a clone's last commit); a submission with no
+time at all is not counted late, and its reason says there was no evidence.
+
 The penalty is ``min(cap, days × percent_per_day)`` percent of the points earned (autograded and
 hand-graded together), shown as its own column in ``grades.csv``, the exports and the feedback.
 A problem set with a deadline is validated when the file is read: an unknown key, a negative
@@ -142,6 +146,11 @@ class LateRule:
                 reason = "marked late by the LMS, but within the student's extension"
             else:
                 days, reason = 1, "marked late by the LMS"
+        if when is None and days == 0 and reason == "on time":
+            reason = (
+                "no evidence of when it was handed in (the download gives no time); "
+                "not counted late"
+            )
         if extended and days == 0 and reason == "on time":
             reason = "on time (with an extension)"
         percent = min(self.cap_percent, days * self.percent_per_day)

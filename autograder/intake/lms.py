@@ -1,9 +1,19 @@
-"""What an LMS download's names say about a submission: one type for every LMS.
+"""What an LMS download says about a submission: one type for every platform.
 
-An LMS names each downloaded file (or folder) after the student and its own ids. One module per LMS
-reads its names (:mod:`autograder.intake.canvas`, :mod:`autograder.intake.moodle`), each with a
-``parse_name(name, folder) -> LmsInfo | None``; :data:`autograder.intake.collect.LMS_NAMES`
-lists them, tried in order. A new LMS is a module beside them and one entry in that list.
+An LMS names each downloaded file (or folder) after the student and its own ids. Canvas and
+Moodle are read by their names (:mod:`autograder.intake.canvas`, :mod:`autograder.intake.moodle`,
+each with a ``parse_name(name, folder) -> LmsInfo | None``, listed in
+:data:`autograder.intake.collect.LMS_NAMES`). Every other platform is one module that reads its
+whole download (:data:`autograder.intake.collect.PLATFORMS`), with:
+
+- ``NAME`` (what ``--lms`` takes) and ``TITLE`` (what ``collection.txt`` says);
+- ``recognise(paths) -> bool``: whether a download (every file's path, as a tuple of its parts)
+  holds what this platform writes, and nothing that says otherwise;
+- ``claim(files, read) -> Claims``: each notebook's :class:`Owner` (the student, the platform's
+  ids, the time the platform gives), from the names and the files the platform adds (receipts,
+  metadata); ``read(file)`` gives a small file's bytes (None if it cannot be read).
+
+A new platform is a module beside them, one entry in that list, and its test.
 """
 
 from __future__ import annotations
@@ -11,9 +21,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta, timezone, tzinfo
+from typing import Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["LmsInfo", "lms_student"]
+__all__ = ["LmsInfo", "lms_student", "Owner", "Claims", "FileLike", "Reader", "slug", "zone"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +37,7 @@ class LmsInfo:
     Attributes
     ----------
     system : str
-        The LMS: ``"canvas"`` or ``"moodle"``.
+        The platform: ``"canvas"``, ``"moodle"`` or the ``NAME`` of its module.
     user_id : str
         Canvas's user id, or Moodle's participant id (the ``Participant <id>`` of the grading
         worksheet).
@@ -36,6 +50,8 @@ class LmsInfo:
     prefix : str
         The file-name prefix the LMS matches on re-upload: Canvas ``<name>_<user>_<attachment>_``
         (without ``LATE_``), Moodle ``<Full Name>_<id>_assignsubmission_file``.
+    anonymous : bool
+        Whether ``user_id`` is an anonymous id (Canvas's anonymous grading), not the person's.
     """
 
     system: str
@@ -44,6 +60,7 @@ class LmsInfo:
     late: bool = False
     attachment_id: str | None = None
     prefix: str = ""
+    anonymous: bool = False
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -57,7 +74,98 @@ def lms_student(info: LmsInfo) -> str:
     anything else a hyphen). Two students with one name differ by their ids; the same student
     gets the same id from every download.
     """
-    ascii_name = unicodedata.normalize("NFKD", info.name).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80]
     fallback = "participant" if info.system == "moodle" else "user"
-    return f"{slug or fallback}-{info.user_id}"
+    return f"{slug(info.name) or fallback}-{info.user_id}"
+
+
+def slug(text: str) -> str:
+    """``text`` as a piece of a student id: letters folded to ASCII, lower case, anything else a
+    hyphen (``Zoë O'Neil`` gives ``zoe-o-neil``)."""
+    ascii_name = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80]
+
+
+class FileLike(Protocol):
+    """A file of a download, as a platform module sees it."""
+
+    @property
+    def parts(self) -> tuple[str, ...]: ...  # its path, as components
+
+    @property
+    def where(self) -> str: ...  # its path, for messages
+
+    @property
+    def mtime(self) -> float | None: ...  # its time in the archive or on disk
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose a notebook is, by what the platform says.
+
+    Attributes
+    ----------
+    student : str
+        The student id the grader uses (a row of ``grades.csv``).
+    info : LmsInfo
+        The platform's ids, for the exports back.
+    submitted_at : float or None
+        When it was handed in (POSIX seconds), from the platform's own record (a receipt, a
+        ``timestamp.txt``, the metadata, a commit); None when the platform gives no time, which
+        the late policy reports as no evidence.
+    name : str
+        The notebook's own name, without what the platform added to it.
+    """
+
+    student: str
+    info: LmsInfo
+    submitted_at: float | None
+    name: str
+
+
+@dataclass
+class Claims:
+    """What a platform module made of a download: each notebook's owner (by the file's ``where``),
+    and a note for every file it read or left out, and why."""
+
+    owners: dict[str, list[Owner]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    explained: set[str] = field(default_factory=set)
+
+    def own(self, file: FileLike, owner: Owner) -> None:
+        self.owners.setdefault(file.where, []).append(owner)
+
+    def note(self, file: FileLike, text: str) -> None:
+        self.notes.append(f"{file.where}: {text}")
+        self.explained.add(file.where)
+
+
+#: What a platform module reads a small file with (receipts, metadata): its bytes, or None when
+#: it cannot be read.
+Reader = Callable[[FileLike], "bytes | None"]
+
+
+#: Zone abbreviations a platform writes in its times that are not names of zones themselves.
+_ABBREVIATIONS = {
+    "EDT": "America/New_York",
+    "CDT": "America/Chicago",
+    "MDT": "America/Denver",
+    "PDT": "America/Los_Angeles",
+    "CEST": "Europe/Paris",
+    "BST": "Europe/London",
+    "AEST": "Australia/Sydney",
+    "AEDT": "Australia/Sydney",
+}
+
+
+def zone(name: str) -> tzinfo | None:
+    """The time zone a platform's time names (``UTC``, ``EST``, ``CET``, ``Europe/Paris``,
+    ``+0100``), or None when this grader does not know it."""
+    offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", name)
+    if offset:
+        sign = 1 if offset.group(1) == "+" else -1
+        minutes = int(offset.group(2)) * 60 + int(offset.group(3))
+        return timezone(sign * timedelta(minutes=minutes))
+    try:
+        return ZoneInfo(_ABBREVIATIONS.get(name.upper(), name))
+    except (ValueError, ZoneInfoNotFoundError):
+        return None

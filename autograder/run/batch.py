@@ -16,6 +16,7 @@ import dataclasses
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.course import Course
@@ -78,6 +79,8 @@ def grade_class(
     visibility=None,
     policy=None,
     course: Course | str | Path | None = None,
+    lms: str | None = None,
+    collected: Callable[[Collection], None] | None = None,
 ) -> list[Record]:
     """Grade every submission under ``submissions`` into the folder ``out``.
 
@@ -112,6 +115,11 @@ def grade_class(
         The course whose problem set grades (source notebook, rubric, release, policies,
         preload list; default :meth:`Course.default`); ignored for a loaded problem set, which
         has its course.
+    lms : str, optional
+        The format to read ``submissions`` as (``--lms``); default: the one its files show.
+    collected : callable, optional
+        Receives the :class:`Collection` before grading starts (the ``grade`` command says what
+        was recognised, and later whether the whole class was graded).
 
     Returns
     -------
@@ -137,14 +145,17 @@ def grade_class(
         hidden_paths=options.hidden_paths
         + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)),
     )
-    found = collect_submissions(submissions, ps.notebook_name)
+    found = collect_submissions(submissions, ps.notebook_name, lms)
+    if collected is not None:
+        collected(found)
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
     roster += extension_notes(writer.policy.for_problem_set(ps.name), found, writer.students())
+    heading = [f"format: {found.platform}"] + [f"lost: {n}" for n in found.lost]
     for note in found.notes + roster:
         log(f"note: {note}")
-    write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in found.notes + roster))
+    write_atomic(out / "collection.txt", "".join(f"{n}\n" for n in heading + found.notes + roster))
     for missing in found.unmatched:
         log(f"note: {missing.student_id}: not graded, {missing.reason}: {', '.join(missing.files)}")
         if not writer.write_unmatched(missing):

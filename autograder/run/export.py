@@ -11,7 +11,8 @@ export`). ``DIR`` is a grading run's folder (``python -m autograder grade PS ...
    the gradebook, ``grades.csv``, the feedback and the exports state the same scores;
 3. writes the exports asked for (all of them by default) into ``DIR/exports/``:
    ``canvas.csv``, ``moodle-worksheet.csv`` (students from a Moodle download),
-   ``moodle-gradebook.csv``, ``gradescope/<student>/results.json`` and
+   ``moodle-gradebook.csv``, ``blackboard.csv`` (students from a Blackboard download),
+   ``gradescope/<student>/results.json`` and
    ``feedback-canvas.zip`` / ``feedback-moodle.zip`` / ``feedback.zip`` (by where each student's
    file came from), and prints every student whose LMS cell was left empty, and why.
 
@@ -29,7 +30,8 @@ import json
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.exports.archive import write_feedback_archive
+from autograder.exports.archive import SYSTEMS, write_feedback_archive
+from autograder.exports.blackboard import write_blackboard_csv
 from autograder.exports.canvas import canvas_column, write_canvas_csv
 from autograder.exports.gradescope import write_gradescope
 from autograder.exports.moodle import write_moodle_gradebook, write_moodle_worksheet
@@ -43,7 +45,7 @@ from autograder.run.output import rewrite_merged
 
 __all__ = ["FORMATS", "export", "export_again", "read_records"]
 
-FORMATS = ("canvas", "moodle", "gradescope", "feedback-archive")
+FORMATS = ("canvas", "moodle", "blackboard", "gradescope", "feedback-archive")
 #: The file, in ``DIR/exports/``, that keeps the last export's settings.
 SETTINGS = "export.json"
 
@@ -119,6 +121,11 @@ def export(
                 merged, target / "moodle-gradebook.csv", canvas_name or ps.name, moodle_identifier
             )
         ]
+    if "blackboard" in formats and any(_system(r, exact=True) == "blackboard" for r in merged):
+        skipped += [
+            f"blackboard.csv: {s}"
+            for s in write_blackboard_csv(merged, target / "blackboard.csv", canvas_name or ps.name)
+        ]
     if "gradescope" in formats:
         write_gradescope(merged, target / "gradescope", visibility)
     if "feedback-archive" in formats:
@@ -150,9 +157,11 @@ def export(
     return merged
 
 
-def _system(record: Record) -> str:
-    """The LMS the record's file came from (``plain``: none)."""
-    return record.lms.system if record.lms is not None else "plain"
+def _system(record: Record, exact: bool = False) -> str:
+    """The LMS whose bulk feedback upload takes the record's page (``plain``: none, or a
+    platform without one); with ``exact``, the platform the record's file came from."""
+    system = record.lms.system if record.lms is not None else "plain"
+    return system if exact or system in SYSTEMS else "plain"
 
 
 def export_again(

@@ -1,0 +1,66 @@
+"""D2L Brightspace's assignment download: a folder per submission, and ``index.html``.
+
+Assignments → the assignment → select the submissions → "Download" writes a zip with one folder
+per submission, ``<id>-<id> - <First Last> - <Mon D, YYYY HMM PM>/<file>`` (older versions
+``<Mon D, YYYY H:MM PM>``), and an ``index.html`` listing them (the folder name as d2lmf reads
+it, cgmb/d2lmf ``d2lmf/d2lmf.py``, ``parse_submission_dirname``: an id, the student's name, the
+time, separated by `` - ``; the current time format as Brightspace downloads show it, e.g.
+``Assignment 1 Download Oct 11, 2015 803 PM.zip`` in its ``README.md``). The folder carries no
+login, so the student is their name (``Jane Doe`` gives ``jane-doe``, as d2lmf merges a
+student's folders by name); the ids are kept. The time is in the downloading user's zone, which
+Brightspace does not write: it is read as UTC, and ``collection.txt`` says so. Of a student's
+several submissions the newest is graded.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
+
+__all__ = ["NAME", "TITLE", "recognise", "claim"]
+
+NAME = "d2l"
+TITLE = "D2L Brightspace"
+_FOLDER = re.compile(
+    r"^(?P<ids>\d+-\d+) - (?P<name>.+) - "
+    r"(?P<when>[A-Z][a-z]{2} \d{1,2}, \d{4} (?:\d{3,4}|\d{1,2}:\d\d) [AP]M)$"
+)
+_FORMATS = ("%b %d, %Y %I%M %p", "%b %d, %Y %I:%M %p")
+
+
+def recognise(paths: list[tuple[str, ...]]) -> bool:
+    """Whether the download holds Brightspace's submission folders."""
+    return any(_FOLDER.match(part) for p in paths for part in p[:-1])
+
+
+def _time(text: str) -> float | None:
+    for form in _FORMATS:
+        try:
+            return datetime.strptime(text, form).replace(tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+def claim(files: list[FileLike], read: Reader) -> Claims:
+    """Each submission folder's files, owned by the student it names, at its time."""
+    claims = Claims()
+    for file in files:
+        folder = next((part for part in file.parts[:-1] if _FOLDER.match(part)), None)
+        if folder is None:
+            if file.parts[-1].lower() == "index.html":
+                claims.note(file, f"{TITLE}'s list of the submissions; not graded")
+            continue
+        found = _FOLDER.match(folder)
+        assert found is not None
+        student = slug(found.group("name")) or found.group("ids")
+        info = LmsInfo(NAME, found.group("ids"), found.group("name"), False, None, folder)
+        claims.own(file, Owner(student, info, _time(found.group("when")), file.parts[-1]))
+    if claims.owners:
+        claims.notes.append(
+            f"{TITLE}: the times in the folder names are in the downloading user's zone, "
+            f"which Brightspace does not write; read as UTC"
+        )
+    return claims

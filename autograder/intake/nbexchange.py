@@ -1,0 +1,103 @@
+"""nbgrader's own folders: the exchange's ``inbound`` and the course's ``submitted``.
+
+``nbgrader submit`` copies a student's folder into the exchange as
+``inbound/<student>+<problem set>+<timestamp>[+<random>]/`` and writes the time into its
+``timestamp.txt``; ``nbgrader collect`` copies the newest into the course as
+``submitted/<student>/<problem set>/``, ``timestamp.txt`` with it (nbgrader
+``exchange/default/submit.py``: ``assignment_filename = '{}+{}+{}+{}'.format(student_id,
+assignment_id, timestamp, random_str)``; ``exchange/default/collect.py``; the timestamp is
+``strftime("%Y-%m-%d %H:%M:%S.%f %Z")`` in the exchange's zone, ``exchange/abc/exchange.py``, read
+back by ``utils.parse_utc``). The student is nbgrader's student id; the time is
+``timestamp.txt`` (the folder name's timestamp without it), never the copy's file time. Of several
+submissions of one student the newest is graded, as ``nbgrader collect`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
+
+__all__ = ["NAME", "TITLE", "recognise", "claim", "parse_timestamp"]
+
+NAME = "nbgrader"
+TITLE = "nbgrader (exchange inbound or submitted)"
+_INBOUND = re.compile(r"^(?P<student>[^+]+)\+(?P<ps>[^+]+)\+(?P<stamp>[^+]+)(?:\+[^+]+)?$")
+_STAMP = "timestamp.txt"
+
+
+def parse_timestamp(text: str) -> float | None:
+    """nbgrader's timestamp (``2026-11-19 21:03:00.123456 UTC``, or with an offset ``+0100``)
+    as POSIX seconds, or None when it is not one."""
+    words = text.strip().split(" ")
+    if len(words) not in (2, 3):
+        return None
+    try:
+        when = datetime.fromisoformat(" ".join(words[:2]))
+    except ValueError:
+        return None
+    where = zone(words[2]) if len(words) == 3 else None
+    if where is None and when.tzinfo is None:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=where)).timestamp()
+
+
+def _anchor(parts: tuple[str, ...]) -> int | None:
+    """The index of the submission's folder in ``parts``: an inbound folder's name."""
+    for i, part in enumerate(parts[:-1]):
+        found = _INBOUND.match(part)
+        if found and parse_timestamp(found.group("stamp")) is not None:
+            return i
+    return None
+
+
+def recognise(paths: list[tuple[str, ...]]) -> bool:
+    """Whether the download holds an inbound folder, or ``<student>/<ps>/timestamp.txt``."""
+    return any(_anchor(p) is not None or (len(p) >= 3 and p[-1] == _STAMP) for p in paths)
+
+
+def _folders(files: list[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
+    """Every submission's folder (as path parts) → its student and the folder's own time."""
+    folders = {}
+    for file in files:
+        index = _anchor(file.parts)
+        if index is not None:
+            found = _INBOUND.match(file.parts[index])
+            assert found is not None
+            folders[file.parts[: index + 1]] = (found.group("student"), found.group("stamp"))
+        elif len(file.parts) >= 3 and file.parts[-1] == _STAMP:
+            folders.setdefault(file.parts[:-1], (file.parts[-3], ""))
+    return folders
+
+
+def claim(files: list[FileLike], read: Reader) -> Claims:
+    """Each submission folder's files, owned by its student at its ``timestamp.txt``."""
+    claims = Claims()
+    folders = _folders(files)
+    times: dict[tuple[str, ...], float | None] = {
+        folder: parse_timestamp(stamp) for folder, (_, stamp) in folders.items()
+    }
+    for file in files:
+        if file.parts[-1] == _STAMP and file.parts[:-1] in folders:
+            data = read(file)
+            when = parse_timestamp((data or b"").decode("utf-8", "replace"))
+            if when is None:
+                claims.note(file, "not an nbgrader timestamp; the folder's time is used")
+            else:
+                times[file.parts[:-1]] = when
+                claims.note(file, "read as nbgrader's time of the submission")
+    for file in files:
+        folder = next((f for f in folders if file.parts[: len(f)] == f), None)
+        if folder is None or file.parts[-1] == _STAMP:
+            continue
+        student = folders[folder][0]
+        when = times[folder]
+        if when is None:
+            claims.notes.append(
+                f"{file.where}: its submission has no nbgrader time (no timestamp.txt); the "
+                f"late policy has no evidence of when it was handed in"
+            )
+        info = LmsInfo(NAME, student, student, False, None, "/".join(folder))
+        claims.own(file, Owner(student, info, when, file.parts[-1]))
+    return claims
