@@ -3,10 +3,13 @@
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
 (:func:`autograder.grading.rulebook.declaration_problems`) and that it would grade as written
-(:func:`autograder.authoring.validate.problems`: a refusal names the cell or case and what to
-change). It writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a
-failure never deletes the published release; nbgrader's refusal to change a gradebook holding an
-earlier term's submissions is explained with the command that archives the term
+(:func:`autograder.authoring.validate.problems`, marking scheme included, and the release gate
+:func:`autograder.authoring.gate.gate_problems`: markers, the rules against the reference answers,
+the declared references run on every declared case, the marking scheme's points tables); a
+refusal names the cell or case and what to change. It writes into a scratch folder swapped in
+for ``release/NAME/`` only on success, so a failure never deletes the published release;
+nbgrader's refusal to change a gradebook holding an earlier term's submissions is explained with
+the command that archives the term
 (:mod:`autograder.gradebook.term`). Then it puts the student kit's address into the released notebook: every
 source notebook's setup cell names the placeholder ``@KIT_URL@`` in the message it shows when the
 kit is missing, and the release replaces it with the kit wheel's URL on the course site (and
@@ -107,13 +110,15 @@ def release(
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
-    The problem set is validated first (:func:`autograder.authoring.validate.problems`: a problem
-    set that would mis-grade is refused). nbgrader writes into a scratch folder of the course,
+    The problem set is validated first (:func:`autograder.authoring.validate.problems` and
+    :func:`autograder.authoring.gate.gate_problems`: a problem set that would mis-grade is
+    refused). nbgrader writes into a scratch folder of the course,
     which replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a
     refusal or a failure leaves the published release as it was. ``db_url`` is the gradebook
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
     ``validate`` False skips the validation (for a caller that ran it already).
     """
+    from autograder.authoring.gate import gate_problems
     from autograder.authoring.validate import problems, refusal
 
     if name not in list_problem_sets(course):
@@ -125,7 +130,7 @@ def release(
     problems_found = declaration_problems(ps)
     if problems_found:
         raise ValueError("; ".join(problems_found))
-    found = problems(ps, rubric=False) if validate else []
+    found = [*problems(ps), *gate_problems(ps)] if validate else []
     if found:
         raise ValueError(refusal(ps, found))
     url = url or kit_url()

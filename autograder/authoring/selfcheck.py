@@ -4,7 +4,9 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
 
 1. the source is consistent (:mod:`autograder.authoring.validate`: every autograded cell has a
    check, every recorded case is defined and read, the points the text states are the metadata's,
-   every written answer has its marking-scheme section); when the checks or the cases disagree,
+   every written answer has its marking-scheme section; and the release gate
+   :mod:`autograder.authoring.gate`: markers, rules, the declared references on their cases, the
+   marking scheme's tables); when the checks or the cases disagree,
    the steps that grade would only repeat that fault, cell by cell, so the self-check stops here;
 2. the reference answers (the source notebook as it is) earn every autograded point;
 3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
@@ -85,10 +87,13 @@ def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> S
 
 
 def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
+    from autograder.authoring.gate import gate_problems
     from autograder.authoring.validate import grading_problems, points_problems, rubric_problems
 
     grading = grading_problems(ps)  # made once: it draws every declared input
-    found = [str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps))]
+    found = [
+        str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps), *gate_problems(ps))
+    ]
     return found, GRADING_FAULT if grading else ""
 
 

@@ -14,7 +14,7 @@ the cell or case and what to change:
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
-- **marking scheme** (the self-check only): every written answer has its section
+- **marking scheme**: every written answer has its section
   ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
@@ -434,8 +434,8 @@ def problems(
         ones and ``CHECKS`` of ``<course>/checks/<name>.py``; a problem set without that module
         has no checks, so each of its autograded cells is a problem).
     rubric : bool
-        Also check the marking scheme (the self-check does; ``release`` does not: the marking
-        scheme is never released, and a course may keep it elsewhere).
+        Also check the marking scheme (the self-check and ``release`` do: a written answer without
+        its section would be graded by hand with no scheme to grade it by).
     """
     ps.course.use_code()
     return [
