@@ -44,7 +44,6 @@ from unittest.mock import patch
 
 import numpy as np
 
-from autograder.authoring.selfcheck import LEAKS
 from autograder.authoring.validate import Problem
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
@@ -66,11 +65,18 @@ __all__ = [
     "rule_problems",
     "reference_problems",
     "scheme_problems",
+    "LEAKS",
     "ROUNDING",
 ]
 
 #: nbgrader's markers, as the course's nbgrader_config.py leaves them (nbgrader's defaults).
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+#: Lines of the source that must not reach students.
+LEAKS = re.compile(
+    r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
+    r"coursedata\.grading|\brecord\(|import solutions|from solutions"
+)
 
 #: The smallest relative tolerance that holds across machines: a result computed with another
 #: BLAS or summation order differs from the reference by many units in the last place (about

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -45,16 +44,11 @@ from unittest.mock import patch
 
 import numpy as np
 
+from autograder.authoring.gate import LEAKS, gate_problems
 from autograder.grading.problemset import ProblemSet
 from autograder.status import Status
 
 __all__ = ["Step", "LEAKS", "self_check"]
-
-#: Lines of the source that must not reach students.
-LEAKS = re.compile(
-    r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
-    r"coursedata\.grading|\brecord\(|import solutions|from solutions"
-)
 
 
 @dataclass
@@ -87,7 +81,6 @@ def _timed(what: str, run: Callable[[], tuple[list[str], str] | list[str]]) -> S
 
 
 def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
-    from autograder.authoring.gate import gate_problems
     from autograder.authoring.validate import grading_problems, points_problems, rubric_problems
 
     grading = grading_problems(ps)  # made once: it draws every declared input
