@@ -361,3 +361,30 @@ def test_the_command_prints_the_refusal_and_exits_2(course):
     assert f"cell `{gid}`: the student's cell loses" in done.stderr
     assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
     assert json.loads(PUBLISHED)  # the published release is the one students have
+
+
+def test_a_misspelt_reference_is_named_with_the_function_meant(course):
+    """Not the advice about ``record(...)`` case names it used to get."""
+    name, gid = _first_declared(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    reference = cell.metadata.course.check.reference
+    _set_check(course, name, gid, reference=reference[:-1])
+    message = _refused(course, name)
+    assert (f"Name the reference as 'package.module:function', a function of solutions/ or of "
+            f"the course's checks/ (did you mean `{reference}`?)") in message
+    assert "record(...)" not in message
+
+
+def test_a_failing_equivalent_form_is_told_to_loosen_the_check(monkeypatch, tmp_path):
+    """The self-check's advice follows the failure: a generic wrong answer that keeps points
+    asks for a tighter check, a correct equivalent form that loses them for a looser one."""
+    from autograder.authoring import selfcheck, variants
+
+    monkeypatch.setattr(variants, "score_generic_variants", lambda *a: ["wrong kept"])
+    monkeypatch.setattr(variants, "score_equivalent_forms", lambda *a: ["form lost"])
+    monkeypatch.setattr("autograder.checks.registry.equivalent_forms", lambda ps: {})
+    wrong, form = selfcheck._variants(ProblemSet(list_problem_sets()[0]), tmp_path, tmp_path)
+    assert wrong.startswith("wrong kept (tighten the check") and "loosen" not in wrong
+    assert form.startswith("form lost (a correct answer in an equivalent form must keep its "
+                           "points: loosen the check") and "tighten" not in form

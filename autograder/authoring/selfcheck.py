@@ -224,18 +224,19 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
     from autograder.checks.registry import equivalent_forms
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
-    where = (
-        " (tighten the check: a tolerance or a case of its course.check, or the Python check "
-        f"in {ps.course.checks_label(ps.name)}; or state the symmetry the answer may have: a "
-        "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)"
+    checks = f"its course.check, or the Python check in {ps.course.checks_label(ps.name)}"
+    tighten = (
+        f" (tighten the check: a tolerance or a case of {checks}; or state the symmetry the "
+        "answer may have: a declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a "
+        "Python check)"
     )
-    return [
-        p + where
-        for p in (
-            score_generic_variants(ps, results, scratch / "generic", exemptions)
-            + score_equivalent_forms(ps, results, scratch / "forms", exemptions)
-        )
-    ]
+    loosen = (
+        " (a correct answer in an equivalent form must keep its points: loosen the check, a "
+        f"tolerance of {checks}, or change the case that makes the forms differ)"
+    )
+    generic = score_generic_variants(ps, results, scratch / "generic", exemptions)
+    forms = score_equivalent_forms(ps, results, scratch / "forms", exemptions)
+    return [p + tighten for p in generic] + [p + loosen for p in forms]
 
 
 def _mutants(ps: ProblemSet, work: Path | None = None):

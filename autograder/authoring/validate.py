@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib
 import inspect
 import re
 import tempfile
@@ -239,12 +240,29 @@ def _declared_hint(message: str) -> str:
             'Give each argument once; a key naming several ("X, y") names one argument '
             "per value its generator returns, in order (autograder/checks/declaration.py)."
         )
+    reference = re.search(r"reference '([\w.]+):(\w*)'", message)
+    if reference:
+        return (
+            f"Name the reference as 'package.module:function', a function of solutions/ or of "
+            f"the course's checks/{_near_function(*reference.groups())}."
+        )
     if "cannot be made" in message:
         return (
             "Name a generator and the parameters it takes (autograder/checks/declaration.py "
             "lists them)."
         )
     return "Make the declaration and the cell's record(...) lines name the same cases."
+
+
+def _near_function(module: str, name: str) -> str:
+    """`` (did you mean `module:function`?)`` for the closest function of ``module``, or ``""``."""
+    try:
+        found = vars(importlib.import_module(module))
+    except ImportError:
+        return ""
+    functions = [n for n, v in found.items() if callable(v) and not n.startswith("_")]
+    close = difflib.get_close_matches(name, functions, n=1)
+    return f" (did you mean `{module}:{close[0]}`?)" if close else ""
 
 
 def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:
