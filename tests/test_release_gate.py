@@ -388,3 +388,29 @@ def test_a_failing_equivalent_form_is_told_to_loosen_the_check(monkeypatch, tmp_
     assert wrong.startswith("wrong kept (tighten the check") and "loosen" not in wrong
     assert form.startswith("form lost (a correct answer in an equivalent form must keep its "
                            "points: loosen the check") and "tighten" not in form
+
+
+def test_a_checks_module_of_generators_alone_needs_no_checks(course):
+    """The guide calls ``course/checks/NAME.py`` optional, holding "the input generators and
+    reference wrappers a declaration names": such a module, without ``PROBLEM_SET`` or
+    ``CHECKS``, is accepted (it used to fail the self-check)."""
+    name = next(n for n in list_problem_sets(Course(course))
+                if not (course / "checks" / f"{n}.py").exists())
+    (course / "checks" / f"{name}.py").write_text(
+        '"""Input generators of the problem set."""\n\nimport numpy as np\n\n\n'
+        "def sample(seed, n, mean=0.0, sd=1.0):\n"
+        "    return np.random.default_rng(seed).normal(mean, sd, n)\n", encoding="utf-8")
+    moved = []
+
+    def use_it(nb):
+        for cell in nb.cells:
+            for case in cell.metadata.get("course", {}).get("check", {}).get("cases", {}).values():
+                args = case.get("args", case)
+                for key, spec in args.items():
+                    if isinstance(spec, dict) and list(spec) == ["normal"] and not moved:
+                        args[key] = {f"course.checks.{name}:sample": spec["normal"]}
+                        moved.append(key)
+    _edit(course, name, use_it)
+    assert moved, "no declared input drawn from a normal"
+    ps = ProblemSet(name, Course(course))
+    assert problems(ps) == [] and gate_problems(ps) == []
