@@ -3,7 +3,8 @@
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
 (:func:`autograder.grading.rulebook.declaration_problems`) and that it would grade as written
-(:func:`autograder.authoring.validate.problems`, marking scheme included, and the release gate
+(:func:`autograder.authoring.validate.problems`, with the marking scheme when the course has one
+for it, and the release gate
 :func:`autograder.authoring.gate.gate_problems`: markers, the rules against the reference answers,
 the declared references run on every declared case, the marking scheme's points tables); a
 refusal names the cell or case and what to change. It writes into a scratch folder swapped in
@@ -130,7 +131,8 @@ def release(
     problems_found = declaration_problems(ps)
     if problems_found:
         raise ValueError("; ".join(problems_found))
-    found = [*problems(ps), *gate_problems(ps)] if validate else []
+    scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
+    found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
     if found:
         raise ValueError(refusal(ps, found))
     url = url or kit_url()

@@ -452,8 +452,9 @@ def problems(
         ones and ``CHECKS`` of ``<course>/checks/<name>.py``; a problem set without that module
         has no checks, so each of its autograded cells is a problem).
     rubric : bool
-        Also check the marking scheme (the self-check and ``release`` do: a written answer without
-        its section would be graded by hand with no scheme to grade it by).
+        Also check the marking scheme (the self-check does, and ``release`` when the course has
+        a marking scheme for the problem set: a written answer without its section would be
+        graded by hand with no scheme to grade it by; a course may keep its schemes elsewhere).
     """
     ps.course.use_code()
     return [
