@@ -414,3 +414,23 @@ def test_a_checks_module_of_generators_alone_needs_no_checks(course):
     assert moved, "no declared input drawn from a normal"
     ps = ProblemSet(name, Course(course))
     assert problems(ps) == [] and gate_problems(ps) == []
+
+
+def test_a_reference_answer_that_imports_what_the_rules_forbid_is_refused(course):
+    """The issue's "a reference that uses a module the rules forbid": the reference answer's own
+    import, which a student's identical answer would lose its points for."""
+    import importlib.util
+
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    entry = next(e for e in nb.metadata.course.rules.forbid if importlib.util.find_spec(e))
+
+    def use(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = re.sub(r"(?m)^(\s*)### BEGIN SOLUTION\n",
+                               rf"\g<0>\g<1>import {entry}\n", target.source, count=1)
+    _edit(course, name, use)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: its reference answer uses `{entry}`, which the rules "
+            f"forbid (`{entry}`)") in message
