@@ -163,18 +163,20 @@ def _is_stub(node: ast.stmt) -> bool:
 
 
 def _stub_leftovers(released: str) -> list[str]:
-    """Statements of a stub's function body besides its docstring and the stub itself."""
+    """Statements of a stub's function body below the stub (``raise NotImplementedError()``):
+    code no student's answer reaches, left there by an ``END SOLUTION`` moved up. Lines above
+    the stub may be code given to students; they are a leak only when they are the solution's
+    (:func:`_answer_problems`)."""
     out = []
     for node in _defs(released).values():
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        if not any(_is_stub(s) for s in node.body):
-            continue
-        out += [
-            ast.get_source_segment(released, s) or ast.unparse(s)
-            for s in node.body
-            if not (_is_docstring(s) or _is_stub(s))
-        ]
+        stubs = [i for i, s in enumerate(node.body) if _is_stub(s)]
+        if stubs:
+            out += [
+                ast.get_source_segment(released, s) or ast.unparse(s)
+                for s in node.body[stubs[-1] + 1 :]
+            ]
     return out
 
 
@@ -313,8 +315,8 @@ def _answer_problems(
         Problem(
             where,
             f"the student's cell keeps the solution line `{line.splitlines()[0]}`",
-            "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it): everything "
-            "between the docstring and the function's last line is the solution.",
+            "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it), so that the "
+            "student's cell keeps only the signature, the docstring and what students are given.",
         )
         for line in leaked
     ]
