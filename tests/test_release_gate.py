@@ -434,3 +434,23 @@ def test_a_reference_answer_that_imports_what_the_rules_forbid_is_refused(course
     message = _refused(course, name)
     assert (f"{name}.ipynb, cell `{gid}`: its reference answer uses `{entry}`, which the rules "
             f"forbid (`{entry}`)") in message
+
+
+def test_nbgrader_stumbling_on_a_marker_names_the_cell(course):
+    """What the self-check's release step (which skips the validation) shows for a misspelt
+    ``### END SOLUTION``: the cell and the fix, not nbgrader's traceback."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def misspell(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
+    _edit(course, name, misspell)
+    with pytest.raises(RuntimeError) as failed:
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl", validate=False)
+    message = str(failed.value)
+    assert message.startswith(f"nbgrader cannot make the student's version of {name}:\n")
+    assert f"cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader sees" in message
+    assert "Traceback" not in message
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED

@@ -191,7 +191,23 @@ def _generate(name: str, course: Path, release_dir: str, db_url: str | None) -> 
             f"`python -m autograder new-term --course {course}` and release again (nothing "
             f"published was changed)"
         )
+    markers = _marker_problems(name, course)
+    if markers:  # nbgrader's traceback names no cell; these do
+        raise RuntimeError(
+            f"nbgrader cannot make the student's version of {name}:\n"
+            + "\n".join(f"  - {p}" for p in markers)
+        )
     raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{output[-3000:]}")
+
+
+def _marker_problems(name: str, course: Path) -> list:
+    """The solution and hidden-test markers nbgrader would stumble on, each with its cell."""
+    from autograder.authoring.gate import marker_problems
+
+    try:
+        return marker_problems(ProblemSet(name, Course(course)))
+    except Exception:  # noqa: BLE001 - only a better message than nbgrader's is at stake
+        return []
 
 
 def _swap_in(new: Path, published: Path) -> Path:
