@@ -15,7 +15,8 @@ formgrader on the course for hand-grading (:mod:`autograder.gradebook.formgrader
 ``python -m autograder new NAME`` creates a problem set with one worked example question
 (:mod:`autograder.authoring.scaffold`); ``python -m autograder check-problem-set NAME`` says
 whether a problem set's source is sound (:mod:`autograder.authoring.selfcheck`); ``python -m
-autograder new-term`` archives a term's grading (:mod:`autograder.gradebook.term`).
+autograder add-question PS`` adds a question to one (:mod:`autograder.authoring.addquestion`);
+``python -m autograder new-term`` archives a term's grading (:mod:`autograder.gradebook.term`).
 
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 
 from autograder.commands import (
+    add_question,
     check_problem_set,
     export,
     formgrader,
@@ -46,6 +48,7 @@ COMMANDS = {
     "grade": grade,
     "release": release,
     "new": new,
+    "add-question": add_question,
     "check-problem-set": check_problem_set,
     "new-term": new_term,
     "similarity": similarity,

@@ -3,10 +3,14 @@
 Runs ``nbgrader generate_assignment NAME`` for the course (solutions and hidden tests removed),
 after checking that the notebook's instructions state the problem set's declared rules
 (:func:`autograder.grading.rulebook.declaration_problems`) and that it would grade as written
-(:func:`autograder.authoring.validate.problems`: a refusal names the cell or case and what to
-change). It writes into a scratch folder swapped in for ``release/NAME/`` only on success, so a
-failure never deletes the published release; nbgrader's refusal to change a gradebook holding an
-earlier term's submissions is explained with the command that archives the term
+(:func:`autograder.authoring.validate.problems`, with the marking scheme when the course has one
+for it, and the release gate
+:func:`autograder.authoring.gate.gate_problems`: markers, the rules against the reference answers,
+the declared references run on every declared case, the marking scheme's points tables); a
+refusal names the cell or case and what to change. It writes into a scratch folder swapped in
+for ``release/NAME/`` only on success, so a failure never deletes the published release;
+nbgrader's refusal to change a gradebook holding an earlier term's submissions is explained with
+the command that archives the term
 (:mod:`autograder.gradebook.term`). Then it puts the student kit's address into the released notebook: every
 source notebook's setup cell names the placeholder ``@KIT_URL@`` in the message it shows when the
 kit is missing, and the release replaces it with the kit wheel's URL on the course site (and
@@ -108,13 +112,15 @@ def release(
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
-    The problem set is validated first (:func:`autograder.authoring.validate.problems`: a problem
-    set that would mis-grade is refused). nbgrader writes into a scratch folder of the course,
+    The problem set is validated first (:func:`autograder.authoring.validate.problems` and
+    :func:`autograder.authoring.gate.gate_problems`: a problem set that would mis-grade is
+    refused). nbgrader writes into a scratch folder of the course,
     which replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a
     refusal or a failure leaves the published release as it was. ``db_url`` is the gradebook
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
     ``validate`` False skips the validation (for a caller that ran it already).
     """
+    from autograder.authoring.gate import gate_problems
     from autograder.authoring.validate import problems, refusal
 
     if name not in list_problem_sets(course):
@@ -126,7 +132,8 @@ def release(
     problems_found = declaration_problems(ps)
     if problems_found:
         raise ValueError("; ".join(problems_found))
-    found = problems(ps, rubric=False) if validate else []
+    scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
+    found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
     if found:
         raise ValueError(refusal(ps, found))
     url = url or kit_url()
@@ -186,7 +193,23 @@ def _generate(name: str, course: Path, release_dir: str, db_url: str | None) -> 
             f"`python -m autograder new-term --course {course}` and release again (nothing "
             f"published was changed)"
         )
+    markers = _marker_problems(name, course)
+    if markers:  # nbgrader's traceback names no cell; these do
+        raise RuntimeError(
+            f"nbgrader cannot make the student's version of {name}:\n"
+            + "\n".join(f"  - {p}" for p in markers)
+        )
     raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{output[-3000:]}")
+
+
+def _marker_problems(name: str, course: Path) -> list:
+    """The solution and hidden-test markers nbgrader would stumble on, each with its cell."""
+    from autograder.authoring.gate import marker_problems
+
+    try:
+        return marker_problems(ProblemSet(name, Course(course)))
+    except Exception:  # noqa: BLE001 - only a better message than nbgrader's is at stake
+        return []
 
 
 def _swap_in(new: Path, published: Path) -> Path:

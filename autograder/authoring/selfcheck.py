@@ -4,7 +4,9 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
 
 1. the source is consistent (:mod:`autograder.authoring.validate`: every autograded cell has a
    check, every recorded case is defined and read, the points the text states are the metadata's,
-   every written answer has its marking-scheme section); when the checks or the cases disagree,
+   every written answer has its marking-scheme section; and the release gate
+   :mod:`autograder.authoring.gate`: markers, rules, the declared references on their cases, the
+   marking scheme's tables); when the checks or the cases disagree,
    the steps that grade would only repeat that fault, cell by cell, so the self-check stops here;
 2. the reference answers (the source notebook as it is) earn every autograded point;
 3. the student version nbgrader releases holds no solution, no hidden-test line and nothing but
@@ -32,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -43,16 +44,11 @@ from unittest.mock import patch
 
 import numpy as np
 
+from autograder.authoring.gate import LEAKS, gate_problems
 from autograder.grading.problemset import ProblemSet
 from autograder.status import Status
 
 __all__ = ["Step", "LEAKS", "self_check"]
-
-#: Lines of the source that must not reach students.
-LEAKS = re.compile(
-    r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
-    r"coursedata\.grading|\brecord\(|import solutions|from solutions"
-)
 
 
 @dataclass
@@ -88,7 +84,9 @@ def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
     from autograder.authoring.validate import grading_problems, points_problems, rubric_problems
 
     grading = grading_problems(ps)  # made once: it draws every declared input
-    found = [str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps))]
+    found = [
+        str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps), *gate_problems(ps))
+    ]
     return found, GRADING_FAULT if grading else ""
 
 
@@ -226,18 +224,19 @@ def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
     from autograder.checks.registry import equivalent_forms
 
     exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
-    where = (
-        " (tighten the check: a tolerance or a case of its course.check, or the Python check "
-        f"in {ps.course.checks_label(ps.name)}; or state the symmetry the answer may have: a "
-        "declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a Python check)"
+    checks = f"its course.check, or the Python check in {ps.course.checks_label(ps.name)}"
+    tighten = (
+        f" (tighten the check: a tolerance or a case of {checks}; or state the symmetry the "
+        "answer may have: a declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a "
+        "Python check)"
     )
-    return [
-        p + where
-        for p in (
-            score_generic_variants(ps, results, scratch / "generic", exemptions)
-            + score_equivalent_forms(ps, results, scratch / "forms", exemptions)
-        )
-    ]
+    loosen = (
+        " (a correct answer in an equivalent form must keep its points: loosen the check, a "
+        f"tolerance of {checks}, or change the case that makes the forms differ)"
+    )
+    generic = score_generic_variants(ps, results, scratch / "generic", exemptions)
+    forms = score_equivalent_forms(ps, results, scratch / "forms", exemptions)
+    return [p + tighten for p in generic] + [p + loosen for p in forms]
 
 
 def _mutants(ps: ProblemSet, work: Path | None = None):

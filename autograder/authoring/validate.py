@@ -14,7 +14,7 @@ the cell or case and what to change:
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
-- **marking scheme** (the self-check only): every written answer has its section
+- **marking scheme**: every written answer has its section
   ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib
 import inspect
 import re
 import tempfile
@@ -268,12 +269,29 @@ def _declared_hint(message: str) -> str:
             'Give each argument once; a key naming several ("X, y") names one argument '
             "per value its generator returns, in order (autograder/checks/declaration.py)."
         )
+    reference = re.search(r"reference '([\w.]+):(\w*)'", message)
+    if reference:
+        return (
+            f"Name the reference as 'package.module:function', a function of solutions/ or of "
+            f"the course's checks/{_near_function(*reference.groups())}."
+        )
     if "cannot be made" in message:
         return (
             "Name a generator and the parameters it takes (autograder/checks/declaration.py "
             "lists them)."
         )
     return "Make the declaration and the cell's record(...) lines name the same cases."
+
+
+def _near_function(module: str, name: str) -> str:
+    """`` (did you mean `module:function`?)`` for the closest function of ``module``, or ``""``."""
+    try:
+        found = vars(importlib.import_module(module))
+    except ImportError:
+        return ""
+    functions = [n for n, v in found.items() if callable(v) and not n.startswith("_")]
+    close = difflib.get_close_matches(name, functions, n=1)
+    return f" (did you mean `{module}:{close[0]}`?)" if close else ""
 
 
 def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:
@@ -464,8 +482,9 @@ def problems(
         ones and ``CHECKS`` of ``<course>/checks/<name>.py``; a problem set without that module
         has no checks, so each of its autograded cells is a problem).
     rubric : bool
-        Also check the marking scheme (the self-check does; ``release`` does not: the marking
-        scheme is never released, and a course may keep it elsewhere).
+        Also check the marking scheme (the self-check does, and ``release`` when the course has
+        a marking scheme for the problem set: a written answer without its section would be
+        graded by hand with no scheme to grade it by; a course may keep its schemes elsewhere).
     """
     ps.course.use_code()
     return [

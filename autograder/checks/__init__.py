@@ -43,9 +43,11 @@ __all__ = ["Answers", "Outcome", "load_checks"]
 
 def load_checks(problem_set: str, course: Course | None = None) -> ModuleType:
     """Import ``course.checks.<problem_set>`` of ``course`` (default: the course in use, else the
-    default course); it must define ``PROBLEM_SET`` and ``CHECKS``.
+    default course): its ``CHECKS`` (none when it defines none) and ``PROBLEM_SET`` (when it
+    defines one, the problem set's name).
 
-    A problem set whose checks are all declared needs no module: then an empty one is returned.
+    A problem set whose checks are all declared needs no module: then an empty one is returned;
+    a module of input generators or reference wrappers alone needs neither name.
     """
     if course is not None or CODE_PACKAGE not in sys.modules:
         Course.at(course).use_code()
@@ -58,11 +60,13 @@ def load_checks(problem_set: str, course: Course | None = None) -> ModuleType:
         module = ModuleType(name)
         setattr(module, "PROBLEM_SET", problem_set)  # noqa: B010 (a module made here)
         setattr(module, "CHECKS", {})  # noqa: B010
-    if getattr(module, "PROBLEM_SET", None) != problem_set or not isinstance(
-        getattr(module, "CHECKS", None), dict
+    if not hasattr(module, "CHECKS"):
+        setattr(module, "CHECKS", {})  # noqa: B010 (generators or references only)
+    if getattr(module, "PROBLEM_SET", problem_set) != problem_set or not isinstance(
+        module.CHECKS, dict
     ):
         raise ValueError(
-            f"{name} ({getattr(module, '__file__', None)}) must define PROBLEM_SET = "
-            f"{problem_set!r} and a dict CHECKS"
+            f"{name} ({getattr(module, '__file__', None)}): PROBLEM_SET, when given, must be "
+            f"{problem_set!r}, and CHECKS a dict"
         )
     return module

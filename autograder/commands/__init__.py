@@ -6,6 +6,7 @@ Each module has ``add_parser(subparsers)``, which declares the subcommand's argu
 
 - :mod:`.grade`: grade every submission of a problem set (:mod:`autograder.run.batch`);
 - :mod:`.release`: release problem sets to students (:mod:`autograder.authoring.release`);
+- :mod:`.add_question`: add a question to a problem set (:mod:`autograder.authoring.addquestion`);
 - :mod:`.check_problem_set`: the author's self-check (:mod:`autograder.authoring.selfcheck`);
 - :mod:`.new_term`: archive a term and start the next (:mod:`autograder.gradebook.term`);
 - :mod:`.similarity`: which submissions' code is alike (:mod:`autograder.pages.similarity`);

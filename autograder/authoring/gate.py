@@ -1,0 +1,637 @@
+"""The release gate: what ``release`` checks beyond :mod:`autograder.authoring.validate`.
+
+Each check is cheap (seconds for a whole problem set: no kernel, no nbgrader run) and each
+refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or case and the fix:
+
+- **markers** (:func:`marker_problems`): the student's cell is made here as nbgrader makes it
+  (its own ``ClearSolutions`` and ``ClearHiddenTests``, with the course's configuration) and
+  compared with the source cell. A misspelt or unmatched ``### BEGIN/END SOLUTION`` or
+  ``HIDDEN TESTS`` line is named (nbgrader would stop with a traceback naming no cell, or
+  silently replace the whole cell); an answer cell whose release loses a function the source
+  defines (markers forgotten: the student reads only ``# YOUR CODE HERE``) is refused; and a
+  released line that is a line of the cell's solution region, of the declared reference's source,
+  or a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
+  moved up) is a solution line students would read;
+- **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
+  with the locked cells' imports, and the declared reference functions' own imports) must be
+  allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
+  reference scores full marks and a student who writes the same loses the points;
+- **reference** (:func:`reference_problems`): the declared reference is called on every declared
+  case's inputs, its outputs are recorded as the kernel records a student's
+  (:func:`coursedata.grading.record`), and every check whose cases are all declared must give
+  them full marks; a case whose inputs make the reference raise, a reference that is a class, and
+  a tolerance that cannot hold across machines (zero, or tighter than rounding) are refused;
+- **marking scheme** (:func:`scheme_problems`): the points table of each section of
+  ``<course>/rubrics/<name>.md`` adds up to the section's points.
+
+The deeper checks that need a kernel (the notebook's own reference answers graded, generic wrong
+answers, mutants) stay in ``check-problem-set`` (:mod:`autograder.authoring.selfcheck`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import inspect
+import os
+import re
+import tempfile
+import textwrap
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from unittest.mock import patch
+
+import numpy as np
+
+from autograder.authoring.validate import Problem
+from autograder.checks import load_checks
+from autograder.checks.answers import Answers
+from autograder.checks.declaration import (
+    Declaration,
+    DeclarationError,
+    case_inputs,
+    declarations,
+    resolve,
+)
+from autograder.checks.declared import build_checks
+from autograder.grading.problemset import ProblemSet
+from coursedata.grading import RESULTS_ENV, record
+
+__all__ = [
+    "gate_problems",
+    "marker_problems",
+    "released_cell",
+    "rule_problems",
+    "reference_problems",
+    "scheme_problems",
+    "LEAKS",
+    "ROUNDING",
+]
+
+#: nbgrader's markers, as the course's nbgrader_config.py leaves them (nbgrader's defaults).
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+#: Lines of the source that must not reach students.
+LEAKS = re.compile(
+    r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS|"
+    r"coursedata\.grading|\brecord\(|import solutions|from solutions"
+)
+
+#: The smallest relative tolerance that holds across machines: a result computed with another
+#: BLAS or summation order differs from the reference by many units in the last place (about
+#: 1e-16 each), so a tolerance below this fails a correct answer on another machine.
+ROUNDING = 1e-13
+
+#: Comparisons with a tolerance (``integer`` is exact by design).
+_TOLERANT = {
+    "close",
+    "log",
+    "relative",
+    "log_probability_rows",
+    "rows_up_to_sign",
+    "columns_up_to_sign",
+    "rows_up_to_constant",
+    "permutation",
+}
+
+
+def _meta(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def _label(cell, index: int) -> str:
+    gid = _meta(cell).get("grade_id")
+    return f"cell `{gid}`" if gid else f"cell {index + 1}"
+
+
+# --- markers ---------------------------------------------------------------------------------
+
+
+def _misspelt_marker(line: str) -> str | None:
+    """The marker a comment line was probably meant to be, when it is not one nbgrader sees."""
+    text = line.strip()
+    if not text.startswith("#") or any(m in text for m in MARKERS):
+        return None
+    words = " ".join(text.lstrip("#").split()).upper()
+    close = difflib.get_close_matches(words, MARKERS, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def released_cell(cell) -> str:
+    """The source of ``cell`` in the student's notebook, made by nbgrader's own preprocessors.
+
+    Raises
+    ------
+    RuntimeError
+        nbgrader's refusal (a BEGIN without its END, nested regions, ...).
+    """
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    cell = copy.deepcopy(cell)
+    clear = ClearSolutions()
+    stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    clear.code_stub = stub
+    replaced = clear._replace_solution_region(cell, "python")
+    if _meta(cell).get("solution") and not replaced:
+        cell.source = stub["python"] if cell.cell_type == "code" else clear.text_stub
+    ClearHiddenTests()._remove_hidden_test_region(cell)
+    return cell.source
+
+
+def _defs(source: str) -> dict[str, ast.FunctionDef | ast.ClassDef]:
+    """The top-level functions and classes of ``source`` (empty when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    return {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _is_stub(node: ast.stmt) -> bool:
+    """``raise NotImplementedError()``, nbgrader's stub."""
+    return isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node)
+
+
+def _stub_leftovers(released: str) -> list[str]:
+    """Statements of a stub's function body below the stub (``raise NotImplementedError()``):
+    code no student's answer reaches, left there by an ``END SOLUTION`` moved up. Lines above
+    the stub may be code given to students; they are a leak only when they are the solution's
+    (:func:`_answer_problems`)."""
+    out = []
+    for node in _defs(released).values():
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        stubs = [i for i, s in enumerate(node.body) if _is_stub(s)]
+        if stubs:
+            out += [
+                ast.get_source_segment(released, s) or ast.unparse(s)
+                for s in node.body[stubs[-1] + 1 :]
+            ]
+    return out
+
+
+def _code_lines(source: str) -> set[str]:
+    """The stripped lines of ``source`` that are code (no blank line, comment or bare bracket)."""
+    return {
+        s
+        for line in source.splitlines()
+        if (s := line.strip()) and not s.startswith("#") and len(s) > 3 and not _trivial(s)
+    }
+
+
+def _trivial(line: str) -> bool:
+    return line.startswith(("def ", "class ", '"""', "'''", "@")) or bool(
+        re.fullmatch(r"[\])}\s,:]*|return|pass|else:|try:|raise NotImplementedError\(\)", line)
+    )
+
+
+def _solution_lines(source: str) -> set[str]:
+    """The code lines between the cell's ``BEGIN SOLUTION`` and ``END SOLUTION`` markers."""
+    inside, lines = False, []
+    for line in source.splitlines():
+        if MARKERS[0] in line:
+            inside = True
+        elif MARKERS[1] in line:
+            inside = False
+        elif inside:
+            lines.append(line)
+    return _code_lines("\n".join(lines))
+
+
+def _reference_lines(ps: ProblemSet) -> dict[str, set[str]]:
+    """``{function name: code lines of its body}`` of every declared reference function."""
+    out: dict[str, set[str]] = {}
+    for ref in _references(ps):
+        try:
+            function = resolve(ref)
+            source = textwrap.dedent(inspect.getsource(function))
+        except (DeclarationError, OSError, TypeError):
+            continue  # named by reference_problems
+        body = [n for n in ast.parse(source).body[0].body if not _is_docstring(n)]  # type: ignore[attr-defined]
+        out[ref.partition(":")[2]] = _code_lines(
+            "\n".join(ast.get_source_segment(source, n) or "" for n in body)
+        )
+    return out
+
+
+def _references(ps: ProblemSet) -> list[str]:
+    try:
+        found = declarations(ps.source)
+    except DeclarationError:
+        return []
+    return list(dict.fromkeys(r for d in found.values() for r in d.references))
+
+
+def marker_problems(ps: ProblemSet) -> list[Problem]:
+    """Misspelt or unmatched markers, answer cells whose release loses a function, and solution
+    lines left in the release (see the module docstring)."""
+    nb = ps.notebook_name
+    references = _reference_lines(ps)
+    out: list[Problem] = []
+    for index, cell in enumerate(ps.source.cells):
+        if cell.cell_type != "code":
+            continue
+        where = f"{nb}, {_label(cell, index)}"
+        for line in cell.source.splitlines():
+            meant = _misspelt_marker(line)
+            if meant:
+                out.append(
+                    Problem(
+                        where,
+                        f"the line {line.strip()!r} is no marker nbgrader sees",
+                        f"Write it as ### {meant}, exactly.",
+                    )
+                )
+        try:
+            released = released_cell(cell)
+        except RuntimeError as exc:
+            out.append(
+                Problem(
+                    where,
+                    f"nbgrader cannot make the student's cell: {exc}",
+                    "Give each ### BEGIN SOLUTION (or BEGIN HIDDEN TESTS) its own END line "
+                    "below it, one region at a time.",
+                )
+            )
+            continue
+        leak = LEAKS.search(released)
+        if leak:
+            out.append(
+                Problem(
+                    where,
+                    f"the student's cell keeps {leak.group(0)!r}",
+                    "Put that line between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS.",
+                )
+            )
+        if _meta(cell).get("solution"):
+            out += _answer_problems(where, cell.source, released, references)
+    return out
+
+
+def _answer_problems(
+    where: str, source: str, released: str, references: Mapping[str, set[str]]
+) -> list[Problem]:
+    """What is wrong with the student's version ``released`` of the answer cell ``source``."""
+    broken = _syntax_error(released)
+    if broken and not _syntax_error(source):
+        return [
+            Problem(
+                where,
+                f"the student's cell is not Python ({broken}), so no student's answer can run",
+                "Put ### BEGIN SOLUTION and ### END SOLUTION around whole statements, at the "
+                "indentation of the function's body.",
+            )
+        ]
+    lost = [n for n in _defs(source) if n not in _defs(released)]
+    out = [
+        Problem(
+            where,
+            f"the student's cell loses `{_header(source, name)}` and its docstring: nbgrader "
+            "replaces a solution cell without ### BEGIN SOLUTION / ### END SOLUTION by "
+            "`# YOUR CODE HERE` alone",
+            f"Put ### BEGIN SOLUTION below the docstring of `{name}` and ### END SOLUTION "
+            "after its last line, indented as its body.",
+        )
+        for name in lost
+    ]
+    solution = _solution_lines(source) | set().union(
+        *(lines for name, lines in references.items() if name in _defs(source))
+    )
+    leaked = list(dict.fromkeys(_stub_leftovers(released)))
+    leaked += [
+        s for line in released.splitlines() if (s := line.strip()) in solution and s not in leaked
+    ]
+    out += [
+        Problem(
+            where,
+            f"the student's cell keeps the solution line `{line.splitlines()[0]}`",
+            "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it), so that the "
+            "student's cell keeps only the signature, the docstring and what students are given.",
+        )
+        for line in leaked
+    ]
+    return out
+
+
+def _syntax_error(source: str) -> str | None:
+    """Why ``source`` is not Python (its first error and the line), or None."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return f"{exc.msg}, at `{(exc.text or '').strip()}`"
+    return None
+
+
+def _header(source: str, name: str) -> str:
+    line = next(ln for ln in source.splitlines() if re.match(rf"\s*(def|class)\s+{name}\b", ln))
+    return line.strip()
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+
+def _imports(tree: ast.AST) -> dict[str, str]:
+    """``{local name: dotted name}`` bound by the import statements of ``tree``."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:  # `import a.b` binds `a`; `import a.b as c` binds `c` to a.b
+                out[a.asname or a.name.partition(".")[0]] = (
+                    a.name if a.asname else a.name.partition(".")[0]
+                )
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    """``["np", "linalg", "solve"]`` for ``np.linalg.solve``; None for anything but a chain."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
+
+
+def _uses(tree: ast.AST, names: Mapping[str, str]) -> Iterator[str]:
+    """The dotted names ``tree`` imports or reaches through the imported ``names``."""
+    own = _imports(tree)
+    yield from own.values()
+    names = {**names, **own}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute | ast.Name):
+            chain = _dotted(node)
+            if chain and chain[0] in names:
+                yield ".".join([names[chain[0]], *chain[1:]])
+
+
+def _locked_imports(ps: ProblemSet) -> dict[str, str]:
+    """What the locked code cells (the setup) import, ``{local name: dotted name}``."""
+    out: dict[str, str] = {}
+    for cell in ps.source.cells:
+        if cell.cell_type == "code" and _meta(cell).get("locked"):
+            try:
+                out |= _imports(ast.parse(cell.source))
+            except SyntaxError:
+                continue
+    return out
+
+
+def _forbidden(ps: ProblemSet, answer: str, used: Iterator[str]) -> dict[str, str]:
+    """``{dotted name: the forbid entry}`` for each of ``used`` the rules of ``answer`` forbid."""
+    policy = ps.rules.policy(answer) if ps.rules else None
+    out: dict[str, str] = {}
+    for name in used if policy else ():
+        entry = policy.forbidding(name) if policy else None
+        if entry and not any(name.startswith(n + ".") for n in out):
+            out.setdefault(name, entry)
+    return out
+
+
+def _rule_fix(name: str) -> str:
+    return (
+        f'Allow it where the rules are declared (metadata course.rules: "{name}" in allow, and '
+        "the statement saying so), or write the reference without it."
+    )
+
+
+def rule_problems(ps: ProblemSet) -> list[Problem]:
+    """Reference answers (solution cells and declared references) that use what the rules
+    forbid for their question."""
+    if ps.rules is None:
+        return []  # named by autograder.grading.rulebook.declaration_problems
+    locked = _locked_imports(ps)
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        meta = _meta(cell)
+        if cell.cell_type != "code" or not meta.get("solution"):
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue  # the markers' problem, named by marker_problems
+        for name, entry in _forbidden(ps, meta.get("grade_id", ""), _uses(tree, locked)).items():
+            origin = " (imported by a locked cell)" if name in locked.values() else ""
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, {_label(cell, index)}",
+                    f"its reference answer uses `{name}`{origin}, which the rules forbid "
+                    f"(`{entry}`): the reference would score full marks and a student who "
+                    "writes the same would lose the points",
+                    _rule_fix(name),
+                )
+            )
+    return out
+
+
+# --- the reference on the declared inputs ----------------------------------------------------
+
+
+def reference_problems(ps: ProblemSet) -> list[Problem]:
+    """Run every declared reference on its cases' inputs, record what it returns as a student's
+    answer, and grade those answers with every check whose cases all have a reference."""
+    try:
+        found = declarations(ps.source)
+    except DeclarationError:
+        return []  # named by validate.declared_problems
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    nb = ps.notebook_name
+    out: list[Problem] = []
+    with tempfile.TemporaryDirectory(prefix=f"gate-{ps.name}-") as folder:
+        recorded = set()
+        for name, case in cases.items():
+            where = f"{nb}, cell `{case.cell}`, case {name!r}"
+            problem = _run_reference(where, name, case, cases, folder)
+            if problem is None:
+                recorded.add(name)
+            else:
+                out.append(problem)
+        out += _tolerance_problems(found, folder)
+        out += _graded_problems(ps, recorded, folder)
+    return out
+
+
+def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem | None:
+    """Call the reference of ``case`` on its inputs and record the result in ``folder``."""
+    if case.reference is None:
+        return None
+    try:
+        reference = resolve(case.reference)
+        inputs = case_inputs(cases, name)
+    except DeclarationError:
+        return None  # named by validate.declared_problems
+    if inspect.isclass(reference):
+        return Problem(
+            where,
+            f"the reference `{case.reference}` is a class, so calling it on the case's "
+            "inputs does not give the expected values",
+            "Name a function that takes the case's inputs and returns what the student's "
+            "function returns (in solutions/: fit the class there and return its fitted "
+            "attributes).",
+        )
+    try:
+        result = reference(**inputs)
+    except Exception as exc:  # noqa: BLE001 - every student's run would be compared with this
+        return Problem(
+            where,
+            f"the reference `{case.reference}` raises {type(exc).__name__}: {exc} on this "
+            "case's inputs, so the case can never be passed",
+            "Change the case's inputs in the cell's course.check (a seed, a size, a class "
+            "that gets no point), or make the reference handle them.",
+        )
+    with patch.dict(os.environ, {RESULTS_ENV: folder}):
+        record(name, lambda: result)
+    error = Path(folder, f"{name}.error.json")
+    if error.is_file():
+        return Problem(
+            where,
+            f"the reference `{case.reference}` returns something the grader cannot record "
+            f"({error.read_text()[:200]})",
+            "Return numbers or numeric arrays (a tuple of them for several outputs).",
+        )
+    return None
+
+
+def _tolerance_problems(found: Mapping[str, Declaration], folder: str) -> list[Problem]:
+    """Tolerances that are zero, or tighter than rounding at the reference's values."""
+    out = []
+    for gid, declaration in found.items():
+        for name, case in declaration.cases.items():
+            saved = Path(folder, f"{name}.npz")
+            if not saved.is_file():
+                continue
+            with np.load(saved) as z:
+                values = [z[k] for k in sorted(z.files, key=lambda k: (len(k), k))]
+            for output, value in zip(case.outputs, values):
+                problem = _tolerance_problem(output, value)
+                if problem:
+                    out.append(
+                        Problem(
+                            f"cell `{gid}`, case {name!r}, output {output.name!r}",
+                            problem,
+                            f"Give it rtol of at least {ROUNDING:g} (1e-9 is usual) or an atol "
+                            "of the size of the values' rounding, in the cell's course.check.",
+                        )
+                    )
+    return out
+
+
+def _tolerance_problem(output, value: np.ndarray) -> str | None:
+    if output.compare not in _TOLERANT or value.dtype.kind not in "fiuc":
+        return None
+    if output.rtol == 0 and output.atol == 0:
+        return "its tolerance is zero: a correct answer computed in another order fails"
+    finite = np.abs(value[np.isfinite(value)]) if value.size else value
+    scale = float(finite.max()) if finite.size else 0.0
+    if scale and output.rtol < ROUNDING and output.atol < ROUNDING * scale:
+        return (
+            f"its tolerance (rtol {output.rtol:g}, atol {output.atol:g}) is tighter than "
+            f"rounding at values of size {scale:.3g}: a correct answer computed on another "
+            "machine fails"
+        )
+    return None
+
+
+def _graded_problems(ps: ProblemSet, recorded: set[str], folder: str) -> list[Problem]:
+    """Every declared check (not replaced by a Python one) whose cases were all recorded, on the
+    reference's recorded answers."""
+    try:
+        python = set(load_checks(ps.name, ps.course).CHECKS)
+    except ModuleNotFoundError:
+        python = set()
+    found = declarations(ps.source)
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    out = []
+    for gid, check in build_checks(ps.source).items():
+        if gid in python or not set(found[gid].scored) <= recorded:
+            continue
+        try:
+            outcome = check(Answers(ps.name, folder, cases))
+            fraction, message = outcome.fraction, outcome.message
+        except Exception as exc:  # noqa: BLE001 - a check that cannot grade the reference
+            fraction, message = 0.0, f"{type(exc).__name__}: {exc}"
+        if fraction < 1:
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, cell `{gid}`",
+                    f"the reference's own answers, recorded as a student's, score "
+                    f"{fraction:.0%} ({message})",
+                    "Make the declaration agree with its reference: as many outputs as it "
+                    "returns, and a comparison each output can pass (course.check).",
+                )
+            )
+    return out
+
+
+# --- the marking scheme ----------------------------------------------------------------------
+
+_SECTION = re.compile(r"^##\s+`(?P<gid>[^`]+)`\s+—\s+(?P<points>\d+(?:\.\d+)?)\s+points?\b")
+_TABLE_HEAD = re.compile(r"^\|\s*Points\s*\|")
+_TABLE_ROW = re.compile(r"^\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|")
+
+
+def scheme_problems(ps: ProblemSet) -> list[Problem]:
+    """Sections of the marking scheme whose points table does not add up to their points."""
+    path = ps.course.rubric(ps.name)
+    if not path.is_file():
+        return []  # named by validate.rubric_problems when there are written answers
+    out = []
+    for gid, stated, rows in _sections(path.read_text(encoding="utf-8")):
+        if rows and abs(sum(rows) - stated) > 1e-9:
+            out.append(
+                Problem(
+                    f"rubrics/{ps.name}.md, ## `{gid}`",
+                    f"its marking scheme's table awards {' + '.join(f'{r:g}' for r in rows)} "
+                    f"= {sum(rows):g} points, the section {stated:g}",
+                    f"Make the table's rows add up to {stated:g}, or change the section's "
+                    "points together with the cell's.",
+                )
+            )
+    return out
+
+
+def _sections(text: str) -> Iterator[tuple[str, float, list[float]]]:
+    """``(grade_id, stated points, the points of its table's rows)`` for each section."""
+    current: tuple[str, float, list[float]] | None = None
+    in_table = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            if current:
+                yield current
+            m = _SECTION.match(line)
+            current = (m["gid"], float(m["points"]), []) if m else None
+            in_table = False
+        elif current is not None:
+            stripped = line.strip()
+            if _TABLE_HEAD.match(stripped):
+                in_table = True
+            elif in_table and (row := _TABLE_ROW.match(stripped)):
+                current[2].append(float(row["points"]))
+            elif not stripped.startswith("|"):
+                in_table = False
+    if current:
+        yield current
+
+
+def gate_problems(ps: ProblemSet) -> list[Problem]:
+    """Every problem of the release gate (see the module docstring); empty when all is well."""
+    ps.course.use_code()
+    return [
+        *marker_problems(ps),
+        *rule_problems(ps),
+        *reference_problems(ps),
+        *scheme_problems(ps),
+    ]

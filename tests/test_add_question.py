@@ -1,0 +1,145 @@
+"""``python -m autograder add-question``: a question added in one command, on a copy of the course.
+
+The new question's cells, declarations, points and marking-scheme section are written, and the
+later questions are renumbered in the notebook (headings, the header's table, the text cells'
+``qN_text`` grade_ids, "question N" in the text) and in the marking scheme (``(QN)``). What the
+test expects is read from the copy before the command runs, never this course's questions; the
+result must pass the validation, the release gate and (slow) the self-check.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.__main__ import main
+from autograder.authoring.gate import gate_problems
+from autograder.authoring.validate import problems
+from autograder.course import Course
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.grading.rulebook import declaration_problems
+from autograder.settings import COURSE_DIR, ROOT
+
+#: The new question's reference, written into the copy's course/checks/PS.py (self-contained, so
+#: its body is a working answer in the notebook as it stands).
+REFERENCE = '''
+
+import numpy as np
+
+
+def weighted_mean(x, w):
+    """The weighted mean of ``x`` with the positive weights ``w``."""
+    x = np.asarray(x, dtype=float)
+    w = np.asarray(w, dtype=float)
+    return float(np.sum(w * x) / np.sum(w))
+'''
+
+CASES = [
+    'wmean={"x": {"normal": {"seed": 61, "n": 20}}, "w": {"full": {"n": 20, "value": 0.5}}}',
+    'wmean_far={"x": {"normal": {"seed": 62, "n": 50, "mean": 1000, "sd": 0.1}}, '
+    '"w": {"linspace": {"start": 1, "stop": 2, "num": 50}}}',
+]
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    root = tmp_path / "course"
+    shutil.copytree(COURSE_DIR, root, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".*", "__pycache__"))
+    yield root
+    Course.default().use_code()
+
+
+def _smallest(course: Path) -> str:
+    """The problem set with the fewest graded cells (the quickest self-check)."""
+    return min(list_problem_sets(Course(course)),
+               key=lambda n: len(ProblemSet(n, Course(course)).grade_cells))
+
+
+def _questions(course: Path, name: str) -> dict[int, tuple[str, str]]:
+    """``{number: (title after the number, its text cell's grade_id)}``."""
+    nb = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
+    out = {}
+    for cell in nb.cells:
+        m = re.match(r"## Question (\d+)(.*)", cell.source) if cell.cell_type == "markdown" \
+            else None
+        if m:
+            out[int(m[1])] = (m[2].split("\n")[0], cell.metadata.nbgrader.grade_id)
+    return out
+
+
+def _add(course: Path, name: str, at: int) -> int:
+    with (course / "checks" / f"{name}.py").open("a", encoding="utf-8") as module:
+        module.write(REFERENCE)
+    return main(["add-question", name, "--course", str(course), "--at", str(at),
+                 "--title", "The weighted mean", "--function", "weighted_mean",
+                 "--reference", f"course.checks.{name}:weighted_mean",
+                 *[a for case in CASES for a in ("--case", case)]])
+
+
+def test_an_autograded_question_is_added_and_the_later_ones_renumbered(course):
+    name = _smallest(course)
+    before = _questions(course, name)
+    at = len(before) // 2 + 1
+    rubric = course / "rubrics" / f"{name}.md"
+    q_before = [int(n) for n in re.findall(r"\(Q(\d+)\)", rubric.read_text())]
+    assert _add(course, name, at) == 0
+    after = _questions(course, name)
+    assert len(after) == len(before) + 1
+    for n, (title, _) in before.items():
+        moved = n + 1 if n >= at else n
+        assert after[moved][0] == title, n
+    assert after[at][0] == " — The weighted mean (3 points)"
+    assert all(gid == f"q{n}_text" for n, (_, gid) in after.items())  # feedback names its own
+    assert [int(n) for n in re.findall(r"\(Q(\d+)\)", rubric.read_text())] == \
+        [n + 1 if n >= at else n for n in q_before]
+    ps = ProblemSet(name, Course(course))
+    [answer] = [c for c in ps.source.cells if c.metadata.get("nbgrader", {}).get(
+        "grade_id") == "weighted_mean"]
+    assert answer.source.startswith('def weighted_mean(x, w):\n    """The weighted mean')
+    assert problems(ps) == [] and gate_problems(ps) == [] and declaration_problems(ps) == []
+
+
+def test_a_written_question_is_added_with_its_marking_scheme_section(course):
+    name = _smallest(course)
+    before = _questions(course, name)
+    assert main(["add-question", name, "--course", str(course), "--title", "Why it works",
+                 "--written", "why_it_works", "--points", "3"]) == 0
+    after = _questions(course, name)
+    assert after[len(before) + 1] == (" — Why it works (3 points, graded by hand)",
+                                      f"q{len(before) + 1}_text")
+    text = (course / "rubrics" / f"{name}.md").read_text()
+    assert f"## `why_it_works` — 3 points\n\n**Question (Q{len(before) + 1}).**" in text
+    ps = ProblemSet(name, Course(course))
+    assert problems(ps) == [] and gate_problems(ps) == []
+
+
+def test_a_question_that_cannot_be_added_changes_nothing(course, capsys):
+    name = _smallest(course)
+    path = course / "source" / name / f"{name}.ipynb"
+    original = path.read_bytes()
+    count = len(_questions(course, name))
+    assert main(["add-question", name, "--course", str(course), "--at", str(count + 2),
+                 "--title", "t", "--written", "w"]) == 2
+    assert f"there is no question {count + 2}" in capsys.readouterr().err
+    taken = ProblemSet(name, Course(course)).solution_ids[0]
+    assert main(["add-question", name, "--course", str(course), "--title", "t",
+                 "--written", taken]) == 2
+    assert f"already has the cell `{taken}`" in capsys.readouterr().err
+    assert path.read_bytes() == original
+
+
+@pytest.mark.slow
+def test_the_added_question_passes_the_self_check(course):
+    name = _smallest(course)
+    assert _add(course, name, 1) == 0
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", name,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr

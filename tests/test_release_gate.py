@@ -1,0 +1,456 @@
+"""``release`` is the gate: each mistake an instructor makes (issue 39's list) is refused, with a
+message naming the cell or case and the fix, and the published release is left as it was.
+
+Every mistake is made on a copy of the course; what the test expects is read from that copy (the
+solution lines that would leak, the functions a stub would lose, the table's rows), never this
+course's points or question names. nbgrader's own preprocessors decide what a student's cell holds
+(``ClearSolutions`` replaces a ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region by the code
+stub, and a solution cell without one entirely; a BEGIN without its END is an error:
+jupyter/nbgrader, ``nbgrader/preprocessors/clearsolutions.py``); the rules' semantics are
+:mod:`coursedata.rules`'.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.authoring.gate import gate_problems
+from autograder.authoring.release import release
+from autograder.authoring.validate import problems
+from autograder.checks.declaration import case_inputs, declarations, resolve
+from autograder.course import Course
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+from autograder.settings import COURSE_DIR, ROOT
+
+PUBLISHED = b'{"the release": "students already have"}'
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    """A copy of the course, each problem set with a published release."""
+    root = tmp_path / "course"
+    shutil.copytree(COURSE_DIR, root, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".*", "__pycache__"))
+    for name in list_problem_sets(Course(root)):
+        (root / "release" / name).mkdir(parents=True)
+        (root / "release" / name / f"{name}.ipynb").write_bytes(PUBLISHED)
+    yield root
+    Course.default().use_code()  # the checkout's course's code again, for the next test
+
+
+def _path(course: Path, name: str) -> Path:
+    return course / "source" / name / f"{name}.ipynb"
+
+
+def _edit(course: Path, name: str, edit) -> None:
+    nb = nbformat.read(_path(course, name), as_version=4)
+    edit(nb)
+    nbformat.write(nb, _path(course, name))
+
+
+def _gid(cell) -> str:
+    return cell.metadata.get("nbgrader", {}).get("grade_id", "")
+
+
+def _answer_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def _refused(course: Path, name: str) -> str:
+    """Release ``name`` of ``course``: it must be refused before nbgrader runs, the published
+    release untouched; return the message."""
+    with pytest.raises(ValueError) as refused:
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl")
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+    assert not (course / "gradebook.db").exists(), "refused before nbgrader ran"
+    message = str(refused.value)
+    assert message.startswith(f"{name} would mis-grade, so it was not released")
+    return message
+
+
+def _body(cell) -> list[str]:
+    """The lines of ``cell``'s single solution region (without its markers)."""
+    lines = cell.source.splitlines()
+    begin = next(i for i, ln in enumerate(lines) if "### BEGIN SOLUTION" in ln)
+    end = next(i for i, ln in enumerate(lines) if "### END SOLUTION" in ln)
+    return lines[begin + 1:end]
+
+
+def _simple_answer(course: Path):
+    """``(problem set, answer cell)``: the first answer cell with one solution region whose
+    last two lines are statements at the function body's indentation."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in _answer_cells(nb):
+            if cell.source.count("### BEGIN SOLUTION") != 1:
+                continue
+            body = _body(cell)
+            marker = next(ln for ln in cell.source.splitlines() if "### END SOLUTION" in ln)
+            indent = marker[:len(marker) - len(marker.lstrip())]
+            last = body[-2:]
+            if len(body) > 3 and all(ln.startswith(indent) and not ln[len(indent)].isspace()
+                                     and not ln.strip().startswith(("#", ")", "]"))
+                                     for ln in last):
+                return name, cell
+    raise AssertionError("no answer cell of the course has a simple solution region")
+
+
+def test_every_problem_set_of_the_course_passes_the_gate():
+    for name in list_problem_sets():
+        ps = ProblemSet(name)
+        assert problems(ps) == [] and gate_problems(ps) == [], name
+
+
+def test_end_solution_moved_up_two_lines_is_refused(course):
+    """The issue's first case: two lines of the solution (the key formula) left below
+    ``### END SOLUTION`` would reach every student; the self-check's text search passed it."""
+    name, cell = _simple_answer(course)
+    gid, leaked = _gid(cell), [ln.strip() for ln in _body(cell)[-2:]]
+
+    def move(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        lines = target.source.splitlines()
+        end = next(i for i, ln in enumerate(lines) if "### END SOLUTION" in ln)
+        lines.insert(end - 2, lines.pop(end))
+        target.source = "\n".join(lines)
+    _edit(course, name, move)
+    message = _refused(course, name)
+    for line in leaked:
+        assert (f"{name}.ipynb, cell `{gid}`: the student's cell keeps the solution line "
+                f"`{line}`. Move ### END SOLUTION below it") in message
+
+
+def test_forgotten_markers_are_refused(course):
+    """The student's cell would read only ``# YOUR CODE HERE``: the function's signature and
+    docstring are lost."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    signature = next(ln for ln in cell.source.splitlines() if ln.startswith("def "))
+    function = re.match(r"def (\w+)", signature)[1]
+
+    def forget(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = "\n".join(ln for ln in target.source.splitlines()
+                                  if "SOLUTION" not in ln)
+    _edit(course, name, forget)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the student's cell loses `{signature.strip()}` and its "
+            "docstring") in message
+    assert f"Put ### BEGIN SOLUTION below the docstring of `{function}`" in message
+
+
+def test_a_misspelt_end_solution_names_the_cell_instead_of_a_traceback(course):
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def misspell(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
+    _edit(course, name, misspell)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader "
+            "sees. Write it as ### END SOLUTION, exactly.") in message
+    assert (f"{name}.ipynb, cell `{gid}`: nbgrader cannot make the student's cell: no end "
+            "solution statement found") in message
+    assert "Traceback" not in message
+
+
+def _locked_import_the_rules_allow(course: Path):
+    """``(problem set, allowed entry, imported name)``: a name a locked cell imports for the
+    reference answers, which the rules allow inside a package they otherwise leave open."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        rules = nb.metadata.get("course", {}).get("rules", {})
+        for entry in rules.get("allow", []):
+            module, _, imported = entry.rpartition(".")
+            locked = [c.source for c in nb.cells if c.cell_type == "code"
+                      and c.metadata.get("nbgrader", {}).get("locked")]
+            if module and any(f"from {module} import {imported}" in s for s in locked):
+                return name, entry, imported
+    raise AssertionError("no locked cell imports a name the rules allow")
+
+
+def test_a_rule_that_forbids_what_the_reference_uses_is_refused(course):
+    """The issue's case: the rules forbid the whole package while the locked setup cell imports
+    one of its functions for the reference; the reference would score full marks and a student
+    who imports the same function would lose the points."""
+    name, entry, imported = _locked_import_the_rules_allow(course)
+    package = entry.split(".")[0]
+    nb = nbformat.read(_path(course, name), as_version=4)
+    users = [_gid(c) for c in _answer_cells(nb) if re.search(rf"\b{imported}\(", c.source)]
+    assert users
+
+    def forbid(nb):
+        rules = nb.metadata.course.rules
+        rules.allow = [a for a in rules.allow if a != entry]
+        rules.forbid = [*rules.forbid, package]
+        rules.statement += f" No `{package}`."
+        nb.cells[0].source += f"\n\n{rules.statement}"
+    _edit(course, name, forbid)
+    message = _refused(course, name)
+    for gid in users:
+        assert (f"{name}.ipynb, cell `{gid}`: its reference answer uses `{entry}` (imported by "
+                f"a locked cell), which the rules forbid (`{package}`)") in message
+    assert f'Allow it where the rules are declared (metadata course.rules: "{entry}" in ' \
+        "allow" in message
+
+
+def _table_section(text: str) -> tuple[str, float, str]:
+    """``(grade_id, section points, first table row)`` of the first section with a points
+    table."""
+    for section in re.split(r"(?m)^(?=## )", text):
+        head = re.match(r"## `([^`]+)` — (\d+(?:\.\d+)?) points?", section)
+        row = re.search(r"(?m)^\| *\d+(?:\.\d+)? *\|.*$", section)
+        if head and row and "| Points |" in section:
+            return head[1], float(head[2]), row[0]
+    raise AssertionError("no marking-scheme section with a points table")
+
+
+def test_a_points_table_that_adds_up_to_more_than_its_section_is_refused(course):
+    for name in list_problem_sets(Course(course)):
+        rubric = course / "rubrics" / f"{name}.md"
+        if rubric.is_file() and "| Points |" in rubric.read_text():
+            break
+    text = rubric.read_text()
+    gid, points, row = _table_section(text)
+    rows = [float(r) for r in re.findall(r"(?m)^\| *(\d+(?:\.\d+)?) *\|", text.split(
+        f"## `{gid}`")[1].split("\n## ")[0])]
+    assert sum(rows) == points  # the course's own table adds up
+    first = re.match(r"\| *(\d+(?:\.\d+)?) *\|", row)[1]
+    more = row.replace(f"| {first} |", f"| {float(first) + 1:g} |", 1)
+    rubric.write_text(text.replace(row, more, 1))
+    message = _refused(course, name)
+    assert (f"rubrics/{name}.md, ## `{gid}`: its marking scheme's table awards "
+            f"{' + '.join(f'{r + (1 if i == 0 else 0):g}' for i, r in enumerate(rows))} = "
+            f"{sum(rows) + 1:g} points, the section {points:g}. Make the table's rows add up to "
+            f"{points:g}") in message
+
+
+def test_a_missing_marking_scheme_section_is_refused(course):
+    for name in list_problem_sets(Course(course)):
+        text = (course / "rubrics" / f"{name}.md").read_text()
+        sections = re.findall(r"(?m)^## `([^`]+)` — ", text)
+        if sections:
+            break
+    gid = sections[0]
+    (course / "rubrics" / f"{name}.md").write_text(text.replace(f"## `{gid}`", "## `renamed`"))
+    message = _refused(course, name)
+    assert f"rubrics/{name}.md: the written answer `{gid}` has no section" in message
+
+
+def _first_declared(course: Path, key: str | None = None):
+    """``(problem set, grade_id)`` of the first cell declaring ``reference`` (and ``key``)."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            check = cell.metadata.get("course", {}).get("check", {})
+            if "reference" in check and (key is None or key in check):
+                return name, _gid(cell)
+    raise AssertionError("no declared reference")
+
+
+def _set_check(course: Path, name: str, gid: str, **values) -> None:
+    def edit(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.course.check.update(values)
+    _edit(course, name, edit)
+
+
+def test_a_class_given_as_the_reference_is_refused(course):
+    """The natural first try for a fitted model: the class itself as the reference."""
+    import inspect
+
+    import solutions.naive_bayes as module
+
+    [cls, *_] = [f"solutions.naive_bayes:{n}" for n, v in vars(module).items()
+                 if inspect.isclass(v) and v.__module__ == module.__name__]
+    name, gid = _first_declared(course)
+    _set_check(course, name, gid, reference=cls)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`, case '\w+': the reference `{cls}` is a "
+                     r"class, so calling it on the case's inputs does not give the expected "
+                     r"values\. Name a function", message)
+
+
+def test_zero_tolerance_is_refused(course):
+    name, gid = _first_declared(course, "rtol")
+    _set_check(course, name, gid, rtol=0.0, atol=0.0)
+    message = _refused(course, name)
+    assert re.search(rf"cell `{gid}`, case '\w+', output '[^']+': its tolerance is zero: a "
+                     r"correct answer computed in another order fails\. Give it rtol of at "
+                     r"least", message)
+
+
+def _case_the_reference_cannot_take(course: Path):
+    """``(problem set, cell, case, spec)``: a declared case with a reference that raises on
+    empty inputs (every argument an empty array), found by calling the reference here."""
+    for name in list_problem_sets(Course(course)):
+        Course(course).use_code()
+        nb = nbformat.read(_path(course, name), as_version=4)
+        found = declarations(nb)
+        cases = {c: case for d in found.values() for c, case in d.cases.items()}
+        for gid, declaration in found.items():
+            for case, spec in declaration.cases.items():
+                if spec.reference is None:
+                    continue
+                empty = dict.fromkeys(case_inputs(cases, case), [])
+                try:
+                    resolve(spec.reference)(**{k: __import__("numpy").asarray(v, dtype=float)
+                                               for k, v in empty.items()})
+                except Exception as exc:  # noqa: BLE001 - what the gate must name
+                    return name, gid, case, empty, type(exc).__name__
+    raise AssertionError("every reference takes empty inputs")
+
+
+def test_a_case_whose_inputs_make_the_reference_raise_is_refused(course):
+    """A hidden case with no data (the issue's "empty class"): every student's answer would be
+    compared with an error."""
+    name, gid, case, empty, error = _case_the_reference_cannot_take(course)
+
+    def edit(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        spec = cell.metadata.course.check.cases[case]
+        if "args" in spec:
+            spec["args"] = empty
+        else:
+            cell.metadata.course.check.cases[case] = empty
+    _edit(course, name, edit)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`, case '{case}': the reference `[^`]+` "
+                     rf"raises {error}: .* on this case's inputs, so the case can never be "
+                     r"passed\. Change the case's inputs", message)
+
+
+def test_a_reference_whose_outputs_the_declaration_miscounts_is_refused(course):
+    """The reference run as a student: a declaration naming one output more than the reference
+    returns would fail every student, and the reference too."""
+    name, gid = _first_declared(course, "outputs")
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    outputs = list(cell.metadata.course.check.outputs)
+    _set_check(course, name, gid, outputs=[*outputs, "one more"])
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the reference's own answers, recorded as a student's, "
+            "score 0%") in message
+
+
+@pytest.mark.slow
+def test_the_command_prints_the_refusal_and_exits_2(course):
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def forget(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = "\n".join(ln for ln in target.source.splitlines()
+                                  if "SOLUTION" not in ln)
+    _edit(course, name, forget)
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", name, "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"error: {name} would mis-grade, so it was not released" in done.stderr
+    assert f"cell `{gid}`: the student's cell loses" in done.stderr
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+    assert json.loads(PUBLISHED)  # the published release is the one students have
+
+
+def test_a_misspelt_reference_is_named_with_the_function_meant(course):
+    """Not the advice about ``record(...)`` case names it used to get."""
+    name, gid = _first_declared(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    reference = cell.metadata.course.check.reference
+    _set_check(course, name, gid, reference=reference[:-1])
+    message = _refused(course, name)
+    assert (f"Name the reference as 'package.module:function', a function of solutions/ or of "
+            f"the course's checks/ (did you mean `{reference}`?)") in message
+    assert "record(...)" not in message
+
+
+def test_a_failing_equivalent_form_is_told_to_loosen_the_check(monkeypatch, tmp_path):
+    """The self-check's advice follows the failure: a generic wrong answer that keeps points
+    asks for a tighter check, a correct equivalent form that loses them for a looser one."""
+    from autograder.authoring import selfcheck, variants
+
+    monkeypatch.setattr(variants, "score_generic_variants", lambda *a: ["wrong kept"])
+    monkeypatch.setattr(variants, "score_equivalent_forms", lambda *a: ["form lost"])
+    monkeypatch.setattr("autograder.checks.registry.equivalent_forms", lambda ps: {})
+    wrong, form = selfcheck._variants(ProblemSet(list_problem_sets()[0]), tmp_path, tmp_path)
+    assert wrong.startswith("wrong kept (tighten the check") and "loosen" not in wrong
+    assert form.startswith("form lost (a correct answer in an equivalent form must keep its "
+                           "points: loosen the check") and "tighten" not in form
+
+
+def test_a_checks_module_of_generators_alone_needs_no_checks(course):
+    """The guide calls ``course/checks/NAME.py`` optional, holding "the input generators and
+    reference wrappers a declaration names": such a module, without ``PROBLEM_SET`` or
+    ``CHECKS``, is accepted (it used to fail the self-check)."""
+    name = next(n for n in list_problem_sets(Course(course))
+                if not (course / "checks" / f"{n}.py").exists())
+    (course / "checks" / f"{name}.py").write_text(
+        '"""Input generators of the problem set."""\n\nimport numpy as np\n\n\n'
+        "def sample(seed, n, mean=0.0, sd=1.0):\n"
+        "    return np.random.default_rng(seed).normal(mean, sd, n)\n", encoding="utf-8")
+    moved = []
+
+    def use_it(nb):
+        for cell in nb.cells:
+            for case in cell.metadata.get("course", {}).get("check", {}).get("cases", {}).values():
+                args = case.get("args", case)
+                for key, spec in args.items():
+                    if isinstance(spec, dict) and list(spec) == ["normal"] and not moved:
+                        args[key] = {f"course.checks.{name}:sample": spec["normal"]}
+                        moved.append(key)
+    _edit(course, name, use_it)
+    assert moved, "no declared input drawn from a normal"
+    ps = ProblemSet(name, Course(course))
+    assert problems(ps) == [] and gate_problems(ps) == []
+
+
+def test_a_reference_answer_that_imports_what_the_rules_forbid_is_refused(course):
+    """The issue's "a reference that uses a module the rules forbid": the reference answer's own
+    import, which a student's identical answer would lose its points for."""
+    import importlib.util
+
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    entry = next(e for e in nb.metadata.course.rules.forbid if importlib.util.find_spec(e))
+
+    def use(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = re.sub(r"(?m)^(\s*)### BEGIN SOLUTION\n",
+                               rf"\g<0>\g<1>import {entry}\n", target.source, count=1)
+    _edit(course, name, use)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: its reference answer uses `{entry}`, which the rules "
+            f"forbid (`{entry}`)") in message
+
+
+def test_nbgrader_stumbling_on_a_marker_names_the_cell(course):
+    """What the self-check's release step (which skips the validation) shows for a misspelt
+    ``### END SOLUTION``: the cell and the fix, not nbgrader's traceback."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def misspell(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
+    _edit(course, name, misspell)
+    with pytest.raises(RuntimeError) as failed:
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl", validate=False)
+    message = str(failed.value)
+    assert message.startswith(f"nbgrader cannot make the student's version of {name}:\n")
+    assert f"cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader sees" in message
+    assert "Traceback" not in message
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
