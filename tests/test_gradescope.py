@@ -275,6 +275,9 @@ def test_the_zip_has_gradescope_layout(built):
         assert not [n for n in names if n.endswith((".db", ".pyc"))]
         other = [n for n in names if n.startswith("course/source/") and f"/{PS}/" not in n]
         assert other == []
+        for script in ("setup.sh", "run_autograder"):  # bash can parse them
+            parsed = subprocess.run(["bash", "-n"], input=z.read(script), capture_output=True)
+            assert parsed.returncode == 0, parsed.stderr
         run = z.read("run_autograder").decode()
         assert f"gradescope {PS} --run" in run
         pins = z.read("requirements-grading.txt").decode().split()
