@@ -37,6 +37,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import jsonschema
+import nbformat
 import pytest
 
 import autograder
@@ -44,7 +45,12 @@ from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
 from autograder.pages.visibility import is_hidden
 from autograder.run.gradescope import GRADING_PACKAGES
-from autograder.sandbox import container_available, sandbox_available
+from autograder.sandbox import (
+    SandboxConfig,
+    container_available,
+    execute_notebook,
+    sandbox_available,
+)
 from tests import submissions as sb
 from tests.environment import require
 from tests.psharness import generate_release
@@ -380,3 +386,64 @@ def test_a_submission_without_the_notebook_says_what_was_received(built):
     assert results["score"] == 0
     assert "Files received: answers.txt." in results["output"], results["output"]
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# The sandbox's container mode itself
+
+KEPT = "318.5"  # the sleep a notebook leaves running in the container mode
+
+
+def test_the_container_mode_keeps_the_limits_and_the_trusted_files(built, monkeypatch):
+    """The kernel runs as another, unprivileged user with a cleared environment, cannot read a
+    folder others may not, hits the memory and process limits, and leaves no process behind."""
+    python = str(built["python"])
+    ok, reason = container_available(python)
+    require(ok, f"the container mode cannot run here: {reason}")
+    monkeypatch.setenv("GRADER_SECRET", "not for students")
+    secret = built["course"] / "late.toml"  # in a folder of mode 0700, as /autograder/source
+    work = Path(tempfile.mkdtemp(dir=built["base"])) / "work"
+    work.mkdir()
+    cells = [
+        "import json, os\nprint(json.dumps({'uid': os.getuid(), 'env': sorted(os.environ)}))",
+        f"try:\n    open({str(secret)!r}).read()\n    print('read')\n"
+        "except OSError as exc:\n    print(type(exc).__name__)",
+        "import numpy as np\nbig = np.ones(3 * 2**30, dtype=np.uint8)",
+        "import os, time\nforked, error = 0, None\ntry:\n"
+        "    for _ in range(200):\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(1)\n"
+        "            os._exit(0)\n"
+        "        forked += 1\n"
+        "except OSError as e:\n    error = type(e).__name__\nprint(forked, error)",
+        f"import subprocess\nsubprocess.Popen(['sleep', '{KEPT}'], start_new_session=True)",
+        "print('still running')",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    config = SandboxConfig(container=True, python=python, cell_timeout_s=20,
+                           notebook_timeout_s=120)
+    result = execute_notebook(nb, work, config)
+    assert result.status == "ok", result.message
+
+    def out(i: int) -> str:
+        return "".join(o.get("text", "") for o in result.notebook.cells[i].outputs
+                       if o.output_type == "stream")
+
+    first = json.loads(out(0))
+    assert first["uid"] not in (0, os.getuid())
+    assert "GRADER_SECRET" not in first["env"]
+    assert out(1).strip() == "PermissionError"
+    assert [o.ename for o in result.notebook.cells[2].outputs
+            if o.output_type == "error"] == ["MemoryError"]
+    forked, error = out(3).split()
+    assert error == "BlockingIOError" and int(forked) < config.max_processes
+    assert out(5) == "still running\n"
+    leftovers = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if KEPT in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                leftovers.append(proc.name)
+        except OSError:
+            pass
+    assert leftovers == []
+    assert stat.S_IMODE(work.parent.stat().st_mode) & 0o001 == 0  # its way there is closed again

@@ -143,21 +143,25 @@ def container_available(python: str = sys.executable) -> tuple[bool, str]:
     return True, f"the kernel runs as an unprivileged user with {python}"
 
 
-def _kill_user(uid: int) -> None:
+def _kill_user(uid: int, python: str) -> None:
     """Kill every process of the user ``uid`` (the container mode's end of a kernel).
 
-    ``kill(-1, SIGKILL)`` sent as that user reaches every process it owns, whatever it forked.
+    ``kill(-1, SIGKILL)`` sent as that user, by the kernel's interpreter ``python`` (which that
+    user can run), reaches every process it owns, whatever it forked.
     """
-    subprocess.run(
-        [sys.executable, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
-        user=uid,
-        group=uid,
-        extra_groups=[],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        cwd="/",
-        timeout=30,
-    )
+    try:
+        subprocess.run(
+            [python, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            cwd="/",
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.warning("could not end the processes of the sandbox user %d", uid, exc_info=True)
 
 
 def _library(config: SandboxConfig, tmp: Path) -> SandboxConfig:
@@ -314,7 +318,7 @@ async def _run(
         if sandbox is not None:  # first, so that nothing of the student's code survives
             await asyncio.to_thread(_end_sandbox, sandbox)
         if config.container and uid >= 0:
-            await asyncio.to_thread(_kill_user, uid)
+            await asyncio.to_thread(_kill_user, uid, config.python)
         if kc is not None:
             kc.stop_channels()
         try:
