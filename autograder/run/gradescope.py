@@ -50,8 +50,9 @@ from autograder import settings
 from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import Record
 from autograder.intake.late import LatePolicy, load_policy
-from autograder.pages.visibility import load_visibility
+from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions
 from autograder.status import Status
 
@@ -234,7 +235,8 @@ def build_zip(
 
 @dataclass(frozen=True)
 class Metadata:
-    """What ``submission_metadata.json`` says of one submission (all optional)."""
+    """What ``submission_metadata.json`` says of one submission (all optional). The late due
+    date is read but decides nothing: Gradescope refuses work handed in after it."""
 
     created_at: datetime | None = None
     due_date: datetime | None = None
@@ -371,21 +373,15 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
     try:
         meta = Metadata.read(root / "submission_metadata.json")
         ps = ProblemSet(name, course)
+        visibility = load_visibility(name, course=course)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-            record = _grade(
-                ps,
-                course,
-                _stage(root / "submission", Path(tmp), meta.created_at),
-                Path(tmp) / "out",
-                meta,
-                isolation,
-                log,
-            )
+            classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+            record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
         _write_results(results, _not_graded("the grader failed on it"))
         return 1
-    data = results_json(record, load_visibility(name, course=course))
+    data = results_json(record, visibility)
     data["output"] = f"{data['output']}\n\n{isolation.note}".strip()
     received = sorted(
         p.relative_to(root / "submission").as_posix() for p in _files(root / "submission")
@@ -402,13 +398,13 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
 
 def _grade(
     ps: ProblemSet,
-    course: Course,
     classdir: Path,
     out: Path,
     meta: Metadata,
     isolation: Isolation,
+    visibility: Visibility,
     log,
-):
+) -> Record:
     """The record ``grade`` gives the one submission in ``classdir``."""
     from autograder.run.batch import grade_class
 
@@ -420,9 +416,9 @@ def _grade(
         options=GradingOptions(container=isolation.kind == "container"),
         quiet=True,
         log=log,
-        visibility=load_visibility(ps.name, course=course),
-        policy=_late_policy(course, ps.name, meta),
-        course=course,
+        visibility=visibility,
+        policy=_late_policy(ps.course, ps.name, meta),
+        course=ps.course,
     )
     if len(records) != 1:
         raise RuntimeError(f"expected one record, got {len(records)}")
