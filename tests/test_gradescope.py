@@ -447,3 +447,22 @@ def test_the_container_mode_keeps_the_limits_and_the_trusted_files(built, monkey
             pass
     assert leftovers == []
     assert stat.S_IMODE(work.parent.stat().st_mode) & 0o001 == 0  # its way there is closed again
+
+
+def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
+    """``--wheels``: setup.sh installs from the zip's wheels/ (``--find-links``); an empty folder
+    is refused."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    command = [sys.executable, "-m", "autograder", "gradescope", PS, "--out", str(tmp_path / "z"),
+               "--wheels", str(wheels)]
+    refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and "no *.whl file" in refused.stderr
+    assert not (tmp_path / "z").exists()  # nothing written
+    wheel = wheels / "example-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: its bytes travel unchanged
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
+        assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
+        assert "--find-links wheels" in z.read("setup.sh").decode()

@@ -206,6 +206,10 @@ def build_zip(
         packages, ``course/`` and ``requirements-grading.txt``.
     """
     root = Path(root) if root is not None else settings.ROOT
+    found = sorted(Path(wheels).glob("*.whl")) if wheels is not None else []
+    if wheels is not None and not found:
+        raise ValueError(f"no *.whl file in {wheels}")
+    requirements = _requirements(root)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "autograder.zip"
@@ -213,18 +217,14 @@ def build_zip(
     with zipfile.ZipFile(partial, "w") as z:
         _add(z, "setup.sh", _SETUP.format(requirements=_REQUIREMENTS).encode(), executable=True)
         _add(z, "run_autograder", _RUN.format(problem_set=ps.name).encode(), executable=True)
-        _add(z, _REQUIREMENTS, _requirements(root).encode())
+        _add(z, _REQUIREMENTS, requirements.encode())
         for package in PACKAGES:
             for path in _files(root / package):
                 _add(z, path.relative_to(root).as_posix(), path.read_bytes())
         for path, name in _course_files(ps):
             _add(z, f"course/{name}", path.read_bytes())
-        if wheels is not None:
-            found = sorted(Path(wheels).glob("*.whl"))
-            if not found:
-                raise ValueError(f"no *.whl file in {wheels}")
-            for path in found:
-                _add(z, f"wheels/{path.name}", path.read_bytes())
+        for path in found:
+            _add(z, f"wheels/{path.name}", path.read_bytes())
     partial.replace(target)
     return target
 
