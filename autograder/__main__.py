@@ -21,7 +21,9 @@ autograder add-question PS`` adds a question to one (:mod:`autograder.authoring.
 ``python -m autograder similarity ASSIGNMENT SUBMISSIONS --out DIR`` writes
 ``DIR/similarity.html``, the pairs of submissions whose code is most alike
 (:mod:`autograder.pages.similarity`); ``python -m autograder export ASSIGNMENT --out DIR`` merges the
-hand-graded scores and writes the LMS files (:mod:`autograder.exports`).
+hand-graded scores and writes the LMS files (:mod:`autograder.exports`); ``python -m autograder
+gradescope ASSIGNMENT --out DIR`` writes the ``autograder.zip`` Gradescope runs
+(:mod:`autograder.run.gradescope`).
 
 Each subcommand is a module of :mod:`autograder.commands` (its arguments and its ``main``); this
 module only assembles the command line from them.
@@ -37,6 +39,7 @@ from autograder.commands import (
     export,
     formgrader,
     grade,
+    gradescope,
     new,
     new_term,
     release,
@@ -54,6 +57,7 @@ COMMANDS = {
     "similarity": similarity,
     "export": export,
     "formgrader": formgrader,
+    "gradescope": gradescope,
 }
 
 

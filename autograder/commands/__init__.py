@@ -11,7 +11,9 @@ Each module has ``add_parser(subparsers)``, which declares the subcommand's argu
 - :mod:`.new_term`: archive a term and start the next (:mod:`autograder.gradebook.term`);
 - :mod:`.similarity`: which submissions' code is alike (:mod:`autograder.pages.similarity`);
 - :mod:`.export`: merge hand-grading and write the LMS files (:mod:`autograder.exports`);
-- :mod:`.formgrader`: nbgrader's formgrader on the course (:mod:`autograder.gradebook.formgrader`).
+- :mod:`.formgrader`: nbgrader's formgrader on the course (:mod:`autograder.gradebook.formgrader`);
+- :mod:`.gradescope`: Gradescope's ``autograder.zip``, and grading inside it
+  (:mod:`autograder.run.gradescope`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ full. Hidden checks follow the :class:`autograder.pages.visibility.Visibility` s
 A written answer is a test only once it has its hand-graded score (Gradescope's own rubric
 grades it otherwise). The late penalty is taken off the top-level score and named in the
 output. The grader's own log stays with the instructor (``stdout_visibility: hidden``).
+
+Gradescope counts a ``results.json`` only when its own container writes it: inside Gradescope,
+``run_autograder`` writes it with :func:`results_json` (:mod:`autograder.run.gradescope`). The
+files :func:`write_gradescope` writes after an offline run cannot be imported; they show what
+that autograder reports for the same notebooks.
 """
 
 from __future__ import annotations

