@@ -31,6 +31,7 @@ from autograder.checks.declared import (
     declarations,
     declared_cases,
     equivalent_forms,
+    generate_case,
     strip,
     write_inputs,
 )
@@ -701,3 +702,40 @@ def test_inputs_are_written_in_the_order_of_the_functions_parameters(name, tmp_p
                 assert z.files == params[call.function][:len(z.files)], (call, z.files)
             checked += 1
     assert checked
+
+
+def test_a_fitted_estimator_is_a_reference(tmp_path):
+    """A class names its expected values by its fitted attributes and methods: no wrapper
+    function. The oracle is scikit-learn's GaussianNB (var_smoothing=0: the divisor-N_c
+    variances), independent of the reference package."""
+    from sklearn.naive_bayes import GaussianNB
+
+    check = {"reference": "solutions.naive_bayes:GaussianNB",
+             "fitted": {"init": {"var_smoothing": 0.0}, "fit": ["X", "y"],
+                        "returns": ["theta_", "var_", {"predict_log_proba": ["X"]}]},
+             "outputs": ["the class means", "the class variances", "the log-posteriors"],
+             "rtol": 1e-9, "atol": 1e-12,
+             "cases": {"gnb": {"X": {"normal": {"seed": 3, "n": 40, "mean": 0, "sd": 2}},
+                               "y": {"bernoulli": {"seed": 4, "n": 40, "p": 0.5}}}}}
+    nb = _notebook(("q_visible", check))
+    [case] = declared_cases(nb).values()
+    inputs = generate_case(case)
+    X, y = inputs["X"].reshape(-1, 1), inputs["y"]
+    check["cases"]["gnb"]["X"] = X.tolist()
+    check["cases"]["gnb"]["y"] = y.tolist()
+    nb = _notebook(("q_visible", check))
+    oracle = GaussianNB(var_smoothing=0.0).fit(X, y)
+    right = (oracle.theta_, oracle.var_, oracle.predict_log_proba(X))
+    assert build_checks(nb)["q_visible"](_answers(tmp_path, "gnb", *right)).fraction == 1.0
+    wrong = (oracle.theta_, oracle.var_ * len(y) / (len(y) - 1), right[2])
+    outcome = build_checks(nb)["q_visible"](_answers(tmp_path, "gnb", *wrong))
+    assert outcome.fraction == 0.0 and "the class variances" in outcome.message
+
+
+def test_a_malformed_fitted_declaration_is_named():
+    from autograder.checks.declaration import DeclarationError
+
+    bad = {"reference": "solutions.naive_bayes:GaussianNB", "fitted": {"returns": "theta_"},
+           "cases": {"g": {"X": [[0.0], [1.0]], "y": [0, 1]}}}
+    with pytest.raises(DeclarationError, match="fitted must be"):
+        declared_cases(_notebook(("q_visible", bad)))

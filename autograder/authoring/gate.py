@@ -52,6 +52,7 @@ from autograder.checks.declaration import (
     DeclarationError,
     case_inputs,
     declarations,
+    reference_of,
     resolve,
 )
 from autograder.checks.declared import build_checks
@@ -469,7 +470,7 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
     if case.reference is None:
         return None
     try:
-        reference = resolve(case.reference)
+        reference = reference_of(case)
         inputs = case_inputs(cases, name)
     except DeclarationError:
         return None  # named by validate.declared_problems
@@ -478,9 +479,10 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
             where,
             f"the reference `{case.reference}` is a class, so calling it on the case's "
             "inputs does not give the expected values",
-            "Name a function that takes the case's inputs and returns what the student's "
-            "function returns (in solutions/: fit the class there and return its fitted "
-            "attributes).",
+            'Declare how to use it, next to the reference: "fitted": {"fit": [the '
+            'arguments fit takes], "returns": [the fitted attributes or {method: '
+            "[arguments]} the student's function returns]} (see the author's guide), or name "
+            "a function that returns those values.",
         )
     try:
         result = reference(**inputs)

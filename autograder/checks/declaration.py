@@ -50,7 +50,15 @@ Keys of a declaration
     wherever it is scored.
 ``reference``
     ``"module:function"`` of a trusted module (normally ``solutions``): called with the same
-    inputs, it gives the expected values.
+    inputs, it gives the expected values. It may name a class (an estimator) when ``fitted``
+    says how to use it.
+``fitted``
+    For a class as the reference: ``{"init": {parameter: value}, "fit": [argument, ...],
+    "returns": [attribute or {method: [argument, ...]}, ...]}``. The class is built with
+    ``init`` (default: its defaults), fitted on the arguments named by ``fit``, and the
+    expected values are the fitted attributes (``"means_"``) and method calls
+    (``{"predict_log_proba": ["X_test"]}``) of ``returns``, in the order of the outputs
+    (:func:`reference_of`).
 ``outputs``
     One entry per value the function returns (a tuple when more than one), each a name for the
     student's message (``"σ̂"``) or ``{"name": ..., <comparison keys>}`` to compare that output
@@ -93,7 +101,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -116,6 +124,7 @@ __all__ = [
     "declarations",
     "declared_cases",
     "resolve",
+    "reference_of",
     "generate",
     "generate_input",
     "generate_case",
@@ -282,7 +291,7 @@ def generate(spec):
 #: Comparison kinds an output may declare (:data:`coursedata.compare.KINDS`).
 COMPARISONS = tuple(KINDS)
 _COMPARE_KEYS = {"compare", "rtol", "atol", "scalar"}
-_KEYS = {"reference", "outputs", "cases", "weights"} | _COMPARE_KEYS
+_KEYS = {"reference", "fitted", "outputs", "cases", "weights"} | _COMPARE_KEYS
 
 
 @dataclass(frozen=True)
@@ -322,6 +331,8 @@ class Case:
     outputs : tuple of Output
     cell : str
         The ``grade_id`` of the cell that declares it (named in errors).
+    fitted : dict or None
+        For a class as the reference, how to fit it and read the expected values.
     """
 
     name: str
@@ -329,6 +340,7 @@ class Case:
     reference: str | None = None
     outputs: tuple[Output, ...] = ()
     cell: str = ""
+    fitted: dict | None = None
 
     @property
     def arguments(self) -> list[str]:
@@ -457,7 +469,7 @@ def _case(name: str, spec, defaults: dict, where: str) -> Case:
     if not isinstance(spec, Mapping):
         raise DeclarationError(f"{where}: case {name!r} must map arguments to inputs")
     if "args" in spec:
-        unknown = set(spec) - {"args", "reference", "outputs"} - _COMPARE_KEYS
+        unknown = set(spec) - {"args", "reference", "fitted", "outputs"} - _COMPARE_KEYS
         if unknown:
             raise DeclarationError(f"{where}: case {name!r} has unknown keys {sorted(unknown)}")
         settings = defaults | {k: v for k, v in spec.items() if k != "args"}
@@ -475,7 +487,62 @@ def _case(name: str, spec, defaults: dict, where: str) -> Case:
         if reference
         else (),
         where,
+        _fitted(settings.get("fitted"), f"{where}, case {name!r}"),
     )
+
+
+def _fitted(spec, where: str) -> dict | None:
+    """A ``fitted`` declaration, checked: ``{"fit": [names], "returns": [attribute or
+    {method: [names]}]}``."""
+    if spec is None:
+        return None
+    returns = spec.get("returns") if isinstance(spec, Mapping) else None
+    fit = spec.get("fit", []) if isinstance(spec, Mapping) else None
+    ok = (
+        isinstance(returns, list)
+        and returns
+        and isinstance(fit, list)
+        and all(isinstance(a, str) for a in fit)
+        and all(
+            isinstance(r, str)
+            or (
+                isinstance(r, Mapping)
+                and len(r) == 1
+                and all(isinstance(a, list) for a in r.values())
+            )
+            for r in returns
+        )
+        and isinstance(spec.get("init", {}), Mapping)
+        and not set(spec) - {"init", "fit", "returns"}
+    )
+    if not ok:
+        raise DeclarationError(
+            f'{where}: fitted must be {{"init": {{parameter: value}}, "fit": [argument, ...], '
+            f'"returns": [attribute or {{method: [argument, ...]}}, ...]}}; got {spec!r}'
+        )
+    return dict(spec)
+
+
+def reference_of(case: Case) -> Callable:
+    """The reference of ``case`` as a function of its inputs (keyword arguments): the function
+    it names, or for a class with ``fitted``, the class built, fitted and read as declared."""
+    target = resolve(case.reference or "")
+    if case.fitted is None:
+        return target
+    return partial(_fit_and_read, target, case.fitted)
+
+
+def _fit_and_read(cls, fitted: Mapping, **inputs):
+    model = cls(**fitted.get("init", {}))
+    model.fit(*(inputs[a] for a in fitted["fit"]))
+    values = []
+    for r in fitted["returns"]:
+        if isinstance(r, str):
+            values.append(getattr(model, r))
+        else:
+            [(method, args)] = r.items()
+            values.append(getattr(model, method)(*(inputs[a] for a in args)))
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def declarations(notebook) -> dict[str, Declaration]:

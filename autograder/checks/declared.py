@@ -33,6 +33,7 @@ from autograder.checks.declaration import (
     generate_case,
     generate_input,
     is_checked,
+    reference_of,
     resolve,
     strip,
     write_inputs,
@@ -96,7 +97,7 @@ def expected_values(case: Case) -> tuple[tuple, list[str]]:
     inputs = generate_case(case)
     if case.reference is None:  # inputs only: a Python check scores this case
         raise DeclarationError(f"case {case.name!r} declares no reference to compare with")
-    expected = resolve(case.reference)(**inputs)
+    expected = reference_of(case)(**inputs)
     outputs = case.outputs
     expected = expected if len(outputs) > 1 else (expected,)
     if len(expected) != len(outputs):
