@@ -4,10 +4,11 @@ At grading, a visible cell earns its points when its visible test passes and wha
 part recorded matches the reference on the cell's own inputs, compared with the declared
 tolerances. The release gives the student's check what that takes, in the visible cell's
 ``metadata.course.visible`` (written by :mod:`autograder.authoring.visible`): the cell's
-``record(...)`` lines, each case's inputs as the grader writes them, the reference's values, and
-how each is compared. :func:`prepare` writes the inputs and adds the ``record`` lines to the
-cells it runs; :func:`verdict` reads what was recorded and judges it with the grader's own reader
-and comparisons (:mod:`coursedata.results`): the first problem, or ``None``.
+``record(...)`` calls (case, function, problem set), each case's inputs as the grader writes
+them, the reference's values, and how each is compared. :func:`prepare` writes the inputs and
+adds the ``record`` lines to the cells it runs; :func:`verdict` reads what was recorded and
+judges it with the grader's own reader and comparisons (:mod:`coursedata.results`): the first
+problem, or ``None``.
 
 A visible cell whose check is written in Python by the course cannot be judged here
 (``unchecked``): the check says so on that cell's line.
@@ -49,8 +50,17 @@ class VisibleCheck:
     """What the check can judge of one visible cell (``unchecked``: only its visible test)."""
 
     grade_id: str
-    record: str = ""
+    calls: tuple[tuple[str, str, str], ...] = ()
     cases: tuple[Case, ...] = ()
+
+    @property
+    def record(self) -> str:
+        """The lines the grader runs in this cell (its hidden part), as the check runs them."""
+        if not self.calls:
+            return ""
+        return "from coursedata.grading import inputs, record\n" + "\n".join(
+            f"record({case!r}, {function}, **inputs({ps!r}, {case!r}))"
+            for case, function, ps in self.calls)
 
     @property
     def unchecked(self) -> bool:
@@ -78,7 +88,9 @@ def visible_checks(nb) -> dict[str, VisibleCheck]:
         if not isinstance(spec, dict) or not gid:
             continue
         cases = tuple(_case(n, s) for n, s in spec.get("cases", {}).items())
-        out[gid] = VisibleCheck(gid, str(spec.get("record", "")), cases)
+        calls = tuple((str(c), str(f), str(p)) for c, f, p in spec.get("calls", [])
+                      if str(f).isidentifier())
+        out[gid] = VisibleCheck(gid, calls, cases)
     return out
 
 

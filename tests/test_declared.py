@@ -243,7 +243,10 @@ def test_the_release_carries_no_declaration(poisson_course, tmp_path):
     text = (folder / f"{PS}.ipynb").read_text()
     released = nbformat.reads(text, as_version=4)
     assert "def poisson_mle(x)" in text  # the new question is released
-    assert not any("course" in c.metadata for c in released.cells)
+    # Only the visible cells' own cases are given to the student's check (coursedata.visible).
+    assert all(set(c.metadata.get("course", {})) <= {"visible"} for c in released.cells)
+    assert all(c.metadata["nbgrader"]["grade_id"].endswith("_visible")
+               for c in released.cells if "course" in c.metadata)
     for leak in ("poisson_mle_zeros", "gamma_mle_small_shape", '"seed"', "solutions.mle"):
         assert leak not in text, leak
 

@@ -279,7 +279,7 @@ def test_a_class_given_as_the_reference_is_refused(course):
     message = _refused(course, name)
     assert re.search(rf"{name}\.ipynb, cell `{gid}`, case '\w+': the reference `{cls}` is a "
                      r"class, so calling it on the case's inputs does not give the expected "
-                     r"values\. Name a function", message)
+                     r"values\. Declare how to use it, next to the reference: \"fitted\"", message)
 
 
 def test_zero_tolerance_is_refused(course):

@@ -146,7 +146,8 @@ def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp
                    "solutions.mle", '"check"'):
         assert secret not in text, secret
     nb = nbformat.reads(text, as_version=4)
-    assert not any("course" in c.metadata for c in nb.cells)
+    # Only the visible cells' own cases, for the student's check (coursedata.visible).
+    assert all(set(c.metadata.get("course", {})) <= {"visible"} for c in nb.cells)
     assert "@KIT_URL@" not in text and "%pip install" in text
 
     # A student who writes the reference answer into the released notebook, and one who

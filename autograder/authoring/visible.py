@@ -5,8 +5,8 @@ the reference on the cell's own inputs (:mod:`autograder.checks.declared`: all o
 visible test is in the student's notebook; the rest is given to the student's check here, in the
 released cell's ``metadata.course.visible`` (:data:`coursedata.visible.KEY`):
 
-- ``record``: the cell's hidden lines (only ``record(...)`` calls and their import: they name the
-  cell's cases and functions, nothing else);
+- ``calls``: the cell's hidden ``record(...)`` calls as ``[case, function, problem set]`` (they
+  name the cell's cases and functions, nothing else; the check writes the lines the grader runs);
 - ``cases``: for each case, its inputs exactly as the grader writes them, the reference's values,
   each output's comparison and tolerances, and the words that describe it in a message.
 
@@ -32,8 +32,9 @@ from coursedata.visible import KEY
 __all__ = ["payloads", "embed"]
 
 _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
-#: The only lines a visible cell's hidden part may hold to be given to the student's check.
-_RECORD_LINE = re.compile(r"^(from coursedata\.grading import .*|record\(.*\)|\s*)$")
+#: A visible cell's hidden part given to the student's check: ``record`` calls and their import.
+_IMPORT = re.compile(r"^from coursedata\.grading import (inputs, record|record, inputs)$")
+_CALL = re.compile(r"""^record\("(\w+)", (\w+), \*\*inputs\("(\w+)", "\1"\)\)$""")
 
 
 def _b64(arrays: dict) -> str:
@@ -42,13 +43,16 @@ def _b64(arrays: dict) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _record_lines(cell) -> str | None:
-    """The hidden part of a visible cell, if it holds only ``record`` calls and their import."""
+def _record_calls(cell) -> list[list[str]] | None:
+    """A visible cell's hidden ``record(case, function, **inputs(problem_set, case))`` calls as
+    ``[case, function, problem_set]``, if its hidden part holds only those and their import."""
     found = _HIDDEN.search(cell.source)
     if found is None:
         return None
-    lines = found.group(1).splitlines()
-    return "\n".join(lines) if all(_RECORD_LINE.match(line) for line in lines) else None
+    lines = [line.strip() for line in found.group(1).splitlines() if line.strip()]
+    calls = [list(m.groups()) for line in lines if (m := _CALL.match(line))]
+    imports = [line for line in lines if _IMPORT.match(line)]
+    return calls if calls and len(calls) + len(imports) == len(lines) else None
 
 
 def payloads(source, hand_written: set[str]) -> dict[str, dict]:
@@ -67,10 +71,10 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or not gid or test_kind(gid) != VISIBLE:
             continue
-        record = _record_lines(cell)
+        calls = _record_calls(cell)
         declaration = found.get(gid)
         if (
-            record is None
+            calls is None
             or declaration is None
             or gid in hand_written
             or not is_checked(declaration, cases)
@@ -78,7 +82,7 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
             out[gid] = {"unchecked": True}
             continue
         out[gid] = {
-            "record": record,
+            "calls": calls,
             "cases": {name: _case(case, files[name]) for name, case in declaration.cases.items()},
         }
     return out
