@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.checks import results_file
+from autograder.checks.results_file import Limits
 from coursedata.grading import CASE_NAME, inputs
 
 __all__ = ["AnswerUnavailable", "Answers", "unpack", "scalar"]
@@ -69,28 +71,10 @@ class Answers:
             return self._cache[case]
         error = self.results_dir / f"{case}.error.json"
         data = self.results_dir / f"{case}.npz"
-        if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
-            try:
-                with np.load(data, allow_pickle=False) as z:
-                    keys = sorted(z.files, key=lambda k: (len(k), k))
-                    if keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys)):
-                        value = tuple(np.array(z[k]) for k in keys)
-                        if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
-                            raise AnswerUnavailable(
-                                "your function returned complex numbers; the answer is real"
-                            )
-                        value = tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
-                        self._cache[case] = value
-                        return value
-            except AnswerUnavailable:
-                raise
-            except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
-                pass
-            raise AnswerUnavailable(
-                "your function's result could not be read back; return numbers or numpy arrays"
-            )
         if data.is_file():
-            raise AnswerUnavailable("your function returned an object too large to grade")
+            value = self._read(data, case)
+            self._cache[case] = value
+            return value
         if error.is_file() and error.stat().st_size <= 16_384:
             try:
                 info = json.loads(error.read_text())
@@ -102,6 +86,67 @@ class Answers:
             "your function was not run by this check (was it defined, "
             "and did the notebook run to this point?)"
         )
+
+    def limits(self, case: str) -> Limits:
+        """How many outputs ``case``'s answer may have and how many values each: derived from
+        the reference's answer on the case's inputs when the case declares one (computed once
+        per process), else :meth:`Limits.default`."""
+        found = self.declared.get(case)
+        if found is None or found.reference is None:
+            return Limits.default()
+        sizes = _reference_sizes(found)
+        return Limits.of_sizes(sizes) if sizes else Limits.default()
+
+    def _read(self, data: Path, case: str) -> tuple:
+        """The arrays of the results file ``data``, checked before they are loaded
+        (:mod:`autograder.checks.results_file`); complex values must be real."""
+        if data.stat().st_size > MAX_RESULT_BYTES:
+            raise AnswerUnavailable("your function returned an object too large to grade")
+        try:
+            value = results_file.load(data, results_file.examine(data, self.limits(case)))
+        except results_file.UnreadableResult as exc:
+            raise AnswerUnavailable(
+                f"your function's result could not be read back ({exc}); return numbers or "
+                "numpy arrays"
+            ) from None
+        except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
+            raise AnswerUnavailable(
+                "your function's result could not be read back; return numbers or numpy arrays"
+            ) from None
+        if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
+            raise AnswerUnavailable("your function returned complex numbers; the answer is real")
+        return tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
+
+
+#: ``{case's reference, outputs and inputs as JSON: sizes}``, computed once per process.
+_SIZES: dict[str, tuple[int, ...]] = {}
+
+
+def _reference_sizes(case) -> tuple[int, ...]:
+    """The number of values of each output of the reference's answer on ``case``'s inputs (a
+    declared :class:`~autograder.checks.declaration.Case`); ``()`` if it cannot be computed (the
+    check itself then says why)."""
+    key = json.dumps(
+        [case.reference, len(case.outputs), [[list(i.names), i.spec] for i in case.inputs]],
+        sort_keys=True,
+        default=str,
+    )
+    if key not in _SIZES:
+        _SIZES[key] = _sizes(case)
+    return _SIZES[key]
+
+
+def _sizes(case) -> tuple[int, ...]:
+    from autograder.checks.declaration import generate_case, resolve
+
+    try:
+        expected = resolve(case.reference)(**generate_case(case))
+    except Exception:  # noqa: BLE001 - the check reports a broken reference, not this
+        return ()
+    expected = expected if len(case.outputs) > 1 else (expected,)
+    if not isinstance(expected, tuple) or len(expected) != len(case.outputs):
+        return ()
+    return tuple(int(np.size(e)) for e in expected)
 
 
 def unpack(answers: Answers, case: str, n: int) -> tuple:

@@ -1,0 +1,148 @@
+"""A student who attacks the grader: each attack, and an honest control beside it, graded in the
+real warm sandbox (problem set 1).
+
+Each attack earns nothing it should not, the control keeps full marks, no attack makes its
+submission a fault of the grader (``grader-error`` is the grader's own faults only), and the
+grader's memory stays within :data:`MEMORY_BOUND` while it grades one.
+
+Formats read here are their owners': the ``.npz`` file is a zip (PKWARE's APPNOTE.TXT) of
+``.npy`` arrays (NumPy's ``numpy/lib/format.py``), as ``numpy.savez`` writes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import tracemalloc
+
+import nbformat
+import pytest
+
+from autograder.grading.executors import sandbox_executor
+from autograder.grading.pipeline import grade
+from autograder.grading.problemset import ProblemSet
+from autograder.run.preload import grading_preload
+from autograder.sandbox import SandboxConfig, sandbox_available, warm
+from autograder.status import Status
+from tests.environment import require
+
+AVAILABLE, REASON = sandbox_available()
+pytestmark = [require(AVAILABLE, f"no sandbox here: {REASON}"), pytest.mark.slow]
+
+PS = "ps1_pca"
+#: The grader's own allocations while it grades one submission (tracemalloc's peak, which
+#: counts NumPy's arrays): an honest submission needs a few MB; the attack of issue 37 took
+#: 1.4 GB.
+MEMORY_BOUND = 64 * 2**20
+
+#: The case each attack overwrites: the first one the problem set records, read from its source.
+RESULTS = "__import__('os').environ['GRADER_RESULTS_DIR']"
+
+
+def _first_case(ps: ProblemSet) -> tuple[str, str]:
+    """``(case, question's answer cell)`` of the first recorded case, from the source."""
+    from autograder.checks.record_calls import record_calls
+
+    call = record_calls(ps.source)[0]
+    return call.case, call.function
+
+
+def _overwrite(case: str, arrays: str) -> str:
+    """A cell run after every hidden cell that writes ``case``'s results file itself."""
+    return (
+        "import numpy as np\n"
+        f"np.savez_compressed({RESULTS} + '/{case}.npz', {arrays})\n"
+    )
+
+
+def _submission(ps: ProblemSet, extra: str | None) -> bytes:
+    """The source's reference answers (the honest control), with ``extra`` as a cell of the
+    student's at the end."""
+    nb = copy.deepcopy(ps.source)
+    if extra is not None:
+        nb.cells.append(nbformat.v4.new_code_cell(extra))
+    return nbformat.writes(nb).encode()
+
+
+ATTACKS = {
+    "strings": "out_0=np.full((40, 6), 'abc'), out_1=np.full(6, 'abc')",
+    "bytes": "out_0=np.full((40, 6), b'abc'), out_1=np.full(6, b'abc')",
+    "void": "out_0=np.zeros((40, 6), 'V8'), out_1=np.zeros(6, 'V8')",
+    "records": "out_0=np.zeros((40, 6), [('a', 'f8')]), out_1=np.zeros(6, [('a', 'f8')])",
+    "forty_million_bools": "out_0=np.zeros(40_000_000, bool), out_1=np.zeros(6)",
+    "extra_member": "out_0=np.zeros((40, 6)), out_1=np.zeros(6), out_2=np.zeros(6)",
+    "foreign_name": "payload=np.zeros((40, 6))",
+}
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """The control and every attack, each graded once in the warm sandbox, with the grader's
+    peak allocation while grading it."""
+    ps = ProblemSet(PS)
+    case, _ = _first_case(ps)
+    executor = sandbox_executor(SandboxConfig(preload=grading_preload()))
+    sources = {"control": None} | {k: _overwrite(case, v) for k, v in ATTACKS.items()}
+    out = {}
+    try:
+        for name, extra in sources.items():
+            tracemalloc.start()
+            try:
+                g = grade(ps, _submission(ps, extra), executor)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            out[name] = (g, peak)
+    finally:
+        warm.stop_zygote()
+    return ps, case, out
+
+
+def _full(ps: ProblemSet) -> float:
+    return float(sum(c.points for c in ps.grade_cells if c.autograded))
+
+
+def _cells_reading(ps: ProblemSet, case: str) -> set[str]:
+    from autograder.grading.recorded import cell_cases
+
+    return {gid for gid, cases in cell_cases(ps).items() if case in cases}
+
+
+def test_the_control_keeps_full_marks(graded):
+    ps, _, out = graded
+    g, peak = out["control"]
+    assert g.status == Status.GRADED or g.status == Status.AWAITING_MANUAL, g.fault
+    assert g.total == _full(ps)
+    assert peak < MEMORY_BOUND
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_a_forged_results_file_is_a_wrong_answer_never_a_grader_fault(graded, attack):
+    """Issue 37, attacks 1 and 2: strings, bytes, void or record arrays, a 39 KB file that
+    expands to 40 million booleans, a member too many or a foreign member: the cells reading
+    the case score 0 with a message; every other cell keeps its points; the grader's memory
+    stays bounded."""
+    ps, case, out = graded
+    g, peak = out[attack]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    reading = _cells_reading(ps, case)
+    assert reading
+    control = {s.grade_id: s.points for s in out["control"][0].scores}
+    for s in g.scores:
+        if s.grade_id in reading:
+            assert s.points == 0.0, (s.grade_id, s.message)
+            assert "could not be read back" in s.message, s.message
+        else:
+            assert s.points == control[s.grade_id], (s.grade_id, s.message)
+    assert peak < MEMORY_BOUND, f"{peak / 2**20:.0f} MB"
+
+
+def test_the_bomb_is_small_on_disk():
+    """The 40-million-boolean answer is a file of tens of kilobytes, as the issue says: the
+    bound above is on what it would expand to, not on what it weighs."""
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, out_0=np.zeros(40_000_000, bool), out_1=np.zeros(6))
+    assert len(buffer.getvalue()) < 100_000
