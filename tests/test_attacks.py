@@ -12,6 +12,8 @@ Formats read here are their owners': the ``.npz`` file is a zip (PKWARE's APPNOT
 from __future__ import annotations
 
 import copy
+import os
+import tempfile
 import tracemalloc
 
 import nbformat
@@ -74,27 +76,55 @@ ATTACKS = {
 }
 
 
+#: Issue 37, attack 5: 1,500 nested folders (the grader's clean-up recursed), with a folder
+#: nobody may enter, a named pipe and links to the host at the bottom.
+NESTED = """\
+import os
+top = os.getcwd()
+for _ in range(1500):
+    os.mkdir("d")
+    os.chdir("d")
+os.mkfifo("pipe")
+os.symlink("/etc", "etc")
+os.mkdir("locked")
+os.mkdir("locked/inner")
+os.chmod("locked", 0)
+os.chdir(top)
+"""
+
+OTHERS = {"nested_folders": NESTED}
+
+
 @pytest.fixture(scope="module")
 def graded():
     """The control and every attack, each graded once in the warm sandbox, with the grader's
-    peak allocation while grading it."""
+    peak allocation while grading it; and every folder the grader made for them."""
     ps = ProblemSet(PS)
     case, _ = _first_case(ps)
     executor = sandbox_executor(SandboxConfig(preload=grading_preload()))
-    sources = {"control": None} | {k: _overwrite(case, v) for k, v in ATTACKS.items()}
+    sources = {"control": None} | {k: _overwrite(case, v) for k, v in ATTACKS.items()} | OTHERS
     out = {}
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+
+    def noted(*args, **kwargs):
+        made.append(mkdtemp(*args, **kwargs))
+        return made[-1]
+
     try:
-        for name, extra in sources.items():
-            tracemalloc.start()
-            try:
-                g = grade(ps, _submission(ps, extra), executor)
-                peak = tracemalloc.get_traced_memory()[1]
-            finally:
-                tracemalloc.stop()
-            out[name] = (g, peak)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tempfile, "mkdtemp", noted)
+            for name, extra in sources.items():
+                tracemalloc.start()
+                try:
+                    g = grade(ps, _submission(ps, extra), executor)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                out[name] = (g, peak)
     finally:
         warm.stop_zygote()
-    return ps, case, out
+    return ps, case, out, made
 
 
 def _full(ps: ProblemSet) -> float:
@@ -108,7 +138,7 @@ def _cells_reading(ps: ProblemSet, case: str) -> set[str]:
 
 
 def test_the_control_keeps_full_marks(graded):
-    ps, _, out = graded
+    ps, _, out, _ = graded
     g, peak = out["control"]
     assert g.status == Status.GRADED or g.status == Status.AWAITING_MANUAL, g.fault
     assert g.total == _full(ps)
@@ -121,7 +151,7 @@ def test_a_forged_results_file_is_a_wrong_answer_never_a_grader_fault(graded, at
     expands to 40 million booleans, a member too many or a foreign member: the cells reading
     the case score 0 with a message; every other cell keeps its points; the grader's memory
     stays bounded."""
-    ps, case, out = graded
+    ps, case, out, _ = graded
     g, peak = out[attack]
     assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
     reading = _cells_reading(ps, case)
@@ -146,3 +176,24 @@ def test_the_bomb_is_small_on_disk():
     buffer = io.BytesIO()
     np.savez_compressed(buffer, out_0=np.zeros(40_000_000, bool), out_1=np.zeros(6))
     assert len(buffer.getvalue()) < 100_000
+
+
+def test_nested_folders_are_cleaned_up_and_cost_nothing(graded):
+    """Issue 37, attack 5: the submission keeps the control's marks, is no fault of the
+    grader, and the run names the folder cut below the depth the grader walks."""
+    ps, _, out, _ = graded
+    g, _ = out["nested_folders"]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    from autograder.sandbox.workdir import MAX_DEPTH
+
+    assert [r.count("/") for r in g.run.removed_files] == [MAX_DEPTH], g.run.removed_files
+
+
+def test_no_folder_the_grader_made_is_left(graded):
+    """Every scratch folder made while grading the attacks (the submission's, the sandbox's,
+    under /tmp) is gone."""
+    *_, made = graded
+    assert any("/grade-" in m for m in made) and any("/nbsbx-" in m for m in made), made
+    assert [m for m in made if os.path.lexists(m)] == []

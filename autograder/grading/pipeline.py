@@ -66,6 +66,7 @@ from autograder.grading.sanitize import formgrader_copies
 from autograder.grading.scoring import CellScore, score_results
 from autograder.grading.similarity import StudentCode, code_of
 from autograder.sandbox.config import ExecutionResult
+from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
 
@@ -328,7 +329,8 @@ def grade(
     """
     ps = ps if isinstance(ps, ProblemSet) else ProblemSet(ps)
     ps.course.use_code()  # the declarations' inputs and references name the course's own Python
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="grade-")
+    try:
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         g = Grading(ps, data, work, executor)
         for step in STEPS:
@@ -350,6 +352,8 @@ def grade(
                     scores=zero_scores(ps, GRADER_FAILED),
                     fault=traceback.format_exc(),
                 )
+    finally:
+        remove_tree(tmp)  # whatever the notebook built there (any depth, type or owner)
     return g
 
 

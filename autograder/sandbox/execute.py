@@ -43,7 +43,13 @@ from autograder.sandbox.warm import (
     warm_request,
     warm_zygote,
 )
-from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
+from autograder.sandbox.workdir import (
+    MAX_DEPTH,
+    _lend,
+    _remove_special_files,
+    _take_back,
+    remove_tree,
+)
 from autograder.status import Status
 from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
 
@@ -361,7 +367,7 @@ def execute_notebook(
         except WarmUnavailable as exc:
             _cold_because(str(exc))
     uid = _sandbox_uid()
-    owners: dict[Path, tuple[int, int]] = {}
+    owners: dict[str, tuple[int, int]] = {}
     removed: list[str] = []
     # Under /tmp: the kernel's Unix sockets live in tmp/run (paths of 107 bytes at most), and a
     # warm sandbox's fresh /tmp has room for its way there.
@@ -374,18 +380,19 @@ def execute_notebook(
         except WarmUnavailable as exc:  # nothing ran: start again in a cold sandbox
             _cold_because(str(exc))
             stop_zygote()
-            shutil.rmtree(tmp / "run", ignore_errors=True)
+            remove_tree(tmp / "run")
             zygote_s = 0.0
             result = _complete(_run(nb, workdir, config, tmp, uid, env, None))
     finally:
         removed = _remove_special_files(workdir)
         if owners:
             _take_back(workdir, uid, owners)
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
     if removed:
         result.removed_files = removed
         result.message += (
-            f"; removed {len(removed)} symbolic links or special files from the working folder"
+            f"; removed {len(removed)} symbolic links, special files or folders nested deeper "
+            f"than {MAX_DEPTH} from the working folder"
         )
     result.timings["start_s"] = result.timings.get("start_s", 0.0) + zygote_s
     result.elapsed_s = time.monotonic() - start
