@@ -17,6 +17,7 @@ import tempfile
 import tracemalloc
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder.grading.executors import sandbox_executor
@@ -56,10 +57,14 @@ def _overwrite(case: str, arrays: str) -> str:
     )
 
 
-def _submission(ps: ProblemSet, extra: str | None) -> bytes:
+def _submission(ps: ProblemSet, extra: str | None, answers: dict | None = None) -> bytes:
     """The source's reference answers (the honest control), with ``extra`` as a cell of the
-    student's at the end."""
+    student's at the end, and the answer cells ``{grade_id: source}`` of ``answers``."""
     nb = copy.deepcopy(ps.source)
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in (answers or {}):
+            cell.source = answers[gid]
     if extra is not None:
         nb.cells.append(nbformat.v4.new_code_cell(extra))
     return nbformat.writes(nb).encode()
@@ -92,7 +97,27 @@ os.chmod("locked", 0)
 os.chdir(top)
 """
 
-OTHERS = {"nested_folders": NESTED}
+#: Issue 37, attack 8: the graded function raises an exception carrying the hidden lines it
+#: finds in IPython's ``In`` and the hidden inputs the grader wrote; so does a cell at the end.
+LEAK = """\
+def _leak():
+    import os
+    import numpy as np
+    folder = os.path.join(os.environ["GRADER_RESULTS_DIR"], "inputs")
+    values = {}
+    for name in sorted(os.listdir(folder))[:3]:
+        with np.load(os.path.join(folder, name)) as z:
+            values[name] = [z[k].ravel()[:4].tolist() for k in z.files]
+    lines = [x for cell in In for x in cell.splitlines() if x.startswith("record(")
+             or "HIDDEN" in x or x.startswith("# ")]
+    return repr(lines[:3]) + " " + repr(values)
+
+
+def {function}(*args, **kwargs):
+    raise ValueError(_leak())
+"""
+
+OTHERS = {"nested_folders": (NESTED, None), "hidden_leak": ("raise RuntimeError(_leak())", LEAK)}
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +127,14 @@ def graded():
     ps = ProblemSet(PS)
     case, _ = _first_case(ps)
     executor = sandbox_executor(SandboxConfig(preload=grading_preload()))
-    sources = {"control": None} | {k: _overwrite(case, v) for k, v in ATTACKS.items()} | OTHERS
+    _, function = _first_case(ps)
+    sources = {"control": (None, None)} | {
+        k: (_overwrite(case, v), None) for k, v in ATTACKS.items()
+    }
+    sources |= {
+        k: (extra, answer and {function: answer.replace("{function}", function)})
+        for k, (extra, answer) in OTHERS.items()
+    }
     out = {}
     made: list[str] = []
     mkdtemp = tempfile.mkdtemp
@@ -114,10 +146,10 @@ def graded():
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(tempfile, "mkdtemp", noted)
-            for name, extra in sources.items():
+            for name, (extra, answers) in sources.items():
                 tracemalloc.start()
                 try:
-                    g = grade(ps, _submission(ps, extra), executor)
+                    g = grade(ps, _submission(ps, extra, answers), executor)
                     peak = tracemalloc.get_traced_memory()[1]
                 finally:
                     tracemalloc.stop()
@@ -197,3 +229,42 @@ def test_no_folder_the_grader_made_is_left(graded):
     *_, made = graded
     assert any("/grade-" in m for m in made) and any("/nbsbx-" in m for m in made), made
     assert [m for m in made if os.path.lexists(m)] == []
+
+
+def _hidden_lines(ps: ProblemSet) -> list[str]:
+    """The lines between nbgrader's hidden-test markers in the source (its
+    ``ClearHiddenTests``: ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS``)."""
+    out, inside = [], False
+    for cell in ps.source.cells:
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 8:
+                out.append(line.strip())
+    return out
+
+
+def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
+    """Issue 37, attack 8: the student's exception text carries hidden lines and hidden inputs'
+    values (as the student's code printed them); the feedback page shows none of them, and
+    still says which function raised what."""
+    from autograder.checks.declared import case_inputs, declared_cases
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.feedback import feedback_html
+
+    ps, case, out, _ = graded
+    g, _ = out["hidden_leak"]
+    assert g.status != Status.GRADER_ERROR, g.grader_error
+    page = feedback_html(to_record(g, "student", 0.0, 0.0))
+    raised = [s.message for s in g.scores if "raised ValueError" in s.message]
+    assert raised and any("RuntimeError" in n for n in g.notes), (raised, g.notes)
+    shown = [x for x in _hidden_lines(ps) if x in page] + [
+        m for m in ("record(", "inputs(", "HIDDEN TESTS") if m in page
+    ]
+    assert shown == [], shown
+    cases = declared_cases(ps.source)
+    values = [repr(float(v)) for name in sorted(cases)[:3]
+              for v in np.ravel(list(case_inputs(cases, name).values())[0])[:4]]
+    assert values and [v for v in values if v in page] == []

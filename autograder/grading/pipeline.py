@@ -22,12 +22,15 @@ each step takes and gives back with its own part filled in:
    (:func:`autograder.grading.scoring.score_results`).
 8. :func:`diagnose` says once why answers are missing (:func:`autograder.grading.diagnose.explain`) and
    decides the status.
-9. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
+9. :func:`conceal` clears what the student reads (messages, notes) of hidden tests' source
+   and hidden inputs' values, whatever the student's exception text carried
+   (:mod:`autograder.grading.conceal`).
+10. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
    to open (:func:`autograder.grading.sanitize.formgrader_copies`).
 
 :func:`grade` runs the steps in a scratch folder of its own and never raises for anything a
 submission does: once a step has decided the status before :func:`diagnose` (a file that is no
-notebook; a step that raised, a fault of the grader), only :func:`sanitize` still runs.
+notebook; a step that raised, a fault of the grader), only :func:`conceal` and :func:`sanitize` still run.
 :func:`to_record` turns the finished state into the record the coordinator writes
 (:mod:`autograder.run.output`).
 
@@ -55,6 +58,7 @@ import nbformat
 
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
+from autograder.grading.conceal import secrets_of
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
@@ -268,6 +272,16 @@ def diagnose(g: Grading) -> Grading:
     return g
 
 
+def conceal(g: Grading) -> Grading:
+    """Clear what the student reads (every score's message, every note) of hidden tests'
+    source and hidden inputs' values, whatever text the student's code put there
+    (:mod:`autograder.grading.conceal`)."""
+    secrets = secrets_of(g.ps)
+    g.scores = [dataclasses.replace(s, message=secrets.conceal(s.message)) for s in g.scores]
+    g.notes = [secrets.conceal(n) for n in g.notes]
+    return g
+
+
 def sanitize(g: Grading) -> Grading:
     """The formgrader's copies of the notebook handed in and of the notebook as it ran, made
     safe to open in the instructor's browser."""
@@ -285,6 +299,7 @@ STEPS: tuple[Callable[[Grading], Grading], ...] = (
     judge,
     score,
     diagnose,
+    conceal,
     sanitize,
 )
 
@@ -306,7 +321,7 @@ def grade(
     """Run :data:`STEPS` on the notebook ``data``.
 
     Once a step has decided the status before :func:`diagnose` (a file that is no notebook, a
-    fault of the grader), the steps up to :func:`sanitize` are skipped.
+    fault of the grader), the steps up to :func:`conceal` are skipped.
 
     Parameters
     ----------
@@ -334,7 +349,7 @@ def grade(
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
         g = Grading(ps, data, work, executor)
         for step in STEPS:
-            if g.status is not None and step is not sanitize:
+            if g.status is not None and step not in (conceal, sanitize):
                 continue
             try:
                 g = step(g)
