@@ -83,7 +83,20 @@ def sandbox_executor(config=None) -> Callable:
 
     def execute(nb, workdir: Path, env: dict) -> ExecutionResult:
         run = execute_notebook(nb, workdir, base, env=env)
-        # A cell stopped at its own time limit is named by autograder.grading.diagnose.
-        return run if run.status != Status.OK else dataclasses.replace(run, message="")
+        if run.status != Status.OK:
+            return run
+        # A cell stopped at its own time limit is named by autograder.grading.diagnose; output
+        # past the limit is said here, where the run went well otherwise.
+        return dataclasses.replace(run, message=_dropped(run, base.max_output_bytes))
 
     return execute
+
+
+def _dropped(run: ExecutionResult, limit: int) -> str:
+    """The note of a run whose output passed ``limit``, or ``""``."""
+    if not run.output_truncated:
+        return ""
+    return (
+        f"your notebook printed more than {limit:,} characters: the rest of its output was "
+        "dropped (the limit per notebook); grading went on"
+    )
