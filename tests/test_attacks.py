@@ -57,6 +57,25 @@ def _overwrite(case: str, arrays: str) -> str:
     )
 
 
+def _answer_cell(ps: ProblemSet, function: str) -> tuple[str, str]:
+    """``(grade_id, source)`` of the answer cell that defines ``function``, its reference
+    renamed ``_reference`` and nbgrader's solution markers taken out."""
+    import re
+
+    for c in ps.source.cells:
+        gid = c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in ps.solution_ids and re.search(rf"^def {function}\(", c.source, re.M):
+            source = re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", "", c.source, flags=re.M)
+            return gid, re.sub(rf"^def {function}\(", "def _reference(", source, flags=re.M)
+    raise AssertionError(f"no answer cell defines {function}")
+
+
+def _as_student(template: str, function: str, reference: str) -> str:
+    """An answer cell: the reference renamed, then ``template`` defining ``function``."""
+    body = template.replace("{function}", function).replace("{{", "{").replace("}}", "}")
+    return reference + "\n\n" + body
+
+
 def _submission(ps: ProblemSet, extra: str | None, answers: dict | None = None) -> bytes:
     """The source's reference answers (the honest control), with ``extra`` as a cell of the
     student's at the end, and the answer cells ``{grade_id: source}`` of ``answers``."""
@@ -117,7 +136,68 @@ def {function}(*args, **kwargs):
     raise ValueError(_leak())
 """
 
-OTHERS = {"nested_folders": (NESTED, None), "hidden_leak": ("raise RuntimeError(_leak())", LEAK)}
+#: Issue 37: a notebook that prints millions of lines.
+FLOOD = "for i in range(3_000_000):\n    print(i)"
+
+#: Issue 37, attack 6: the graded function calls a forbidden module through a function whose
+#: code object claims NumPy's file, which the guard took for the library's own code.
+FORGED = """\
+import numpy as np
+
+
+def _cheat(*args, **kwargs):
+    import scipy.linalg  # forbidden by the problem set's rules
+    return _reference(*args, **kwargs)
+
+
+_forged = type(_cheat)(_cheat.__code__.replace(co_filename=np.__file__), globals())
+
+
+def {function}(*args, **kwargs):
+    return _forged(*args, **kwargs)
+"""
+
+#: Issue 37, attack 7: no import at all: the loaded classes, walked from
+#: ``object.__subclasses__()``, and a method's ``__globals__``.
+INTROSPECTED = """\
+def _classes():
+    seen, stack = set(), [object]
+    while stack:
+        for sub in type.__subclasses__(stack.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    return seen
+
+
+def _reach(name):
+    for cls in _classes():
+        if str(getattr(cls, "__module__", "")).startswith("scipy"):
+            for value in vars(cls).values():
+                found = getattr(value, "__globals__", {{}}).get(name)
+                if found is not None:
+                    return found
+    return None
+
+
+def {function}(*args, **kwargs):
+    _reach("eigh")
+    return _reference(*args, **kwargs)
+"""
+
+#: Printed after the attack: the loaded classes of any module the rules forbid.
+REACHED = (
+    "print('REACHED', sorted({{str(c.__module__) for c in _classes()\n"
+    "    if str(c.__module__).split('.')[0] in {forbid!r}}})[:5])"
+)
+
+OTHERS = {
+    "nested_folders": (NESTED, None),
+    "hidden_leak": ("raise RuntimeError(_leak())", LEAK),
+    "flood": (FLOOD, None),
+    "forged_file_name": (None, FORGED),
+    "introspection": (REACHED, INTROSPECTED),
+}
 
 
 @pytest.fixture(scope="module")
@@ -126,13 +206,20 @@ def graded():
     peak allocation while grading it; and every folder the grader made for them."""
     ps = ProblemSet(PS)
     case, _ = _first_case(ps)
-    executor = sandbox_executor(SandboxConfig(preload=grading_preload()))
+    # As the grader's workers do (autograder.run.task): the zygote preloads the course's imports
+    # but the modules this problem set's rules forbid.
+    forbid = ps.rules.every_forbidden()
+    executor = sandbox_executor(SandboxConfig(preload=grading_preload(ps.course.root, forbid)))
     _, function = _first_case(ps)
     sources = {"control": (None, None)} | {
         k: (_overwrite(case, v), None) for k, v in ATTACKS.items()
     }
+    cell, reference = _answer_cell(ps, function)
     sources |= {
-        k: (extra, answer and {function: answer.replace("{function}", function)})
+        k: (
+            extra and extra.format(forbid=[f.split(".")[0] for f in forbid]),
+            answer and {cell: _as_student(answer, function, reference)},
+        )
         for k, (extra, answer) in OTHERS.items()
     }
     out = {}
@@ -268,3 +355,68 @@ def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
     values = [repr(float(v)) for name in sorted(cases)[:3]
               for v in np.ravel(list(case_inputs(cases, name).values())[0])[:4]]
     assert values and [v for v in values if v in page] == []
+
+
+def test_an_output_flood_is_cut_and_said_and_costs_nothing(graded):
+    """Issue 37: millions of printed lines keep the control's marks; the stored output stays
+    within the sandbox's limit and a note tells the student their output was cut."""
+    ps, _, out, _ = graded
+    g, peak = out["flood"]
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    limit = SandboxConfig().max_output_bytes
+    printed = sum(len(o.get("text", "")) for c in g.run.notebook.cells if c.cell_type == "code"
+                  for o in c.outputs)
+    assert printed <= limit + 1000
+    assert [n for n in g.notes if f"more than {limit:,} characters" in n], g.notes
+    assert peak < MEMORY_BOUND, f"{peak / 2**20:.0f} MB"
+
+
+def _cells_of(ps: ProblemSet, function: str) -> set[str]:
+    from autograder.checks.record_calls import cases_by_function
+
+    cases = set(cases_by_function(ps.source)[function])
+    return {gid for gid, read in _cell_cases(ps).items() if cases & set(read)}
+
+
+def _cell_cases(ps):
+    from autograder.grading.recorded import cell_cases
+
+    return cell_cases(ps)
+
+
+def test_a_forged_file_name_earns_nothing_and_is_flagged(graded):
+    """Issue 37, attack 6: a function whose code object claims NumPy's file imported SciPy and
+    kept 20/20. Now the kernel refuses to make the forged code: the function is never defined,
+    so its cells score 0 (and those of the functions that call it), none scores above the
+    control, and a person is told."""
+    ps, case, out, _ = graded
+    g, _ = out["forged_file_name"]
+    _, function = _first_case(ps)
+    control = {s.grade_id: s.points for s in out["control"][0].scores}
+    zero = _cells_of(ps, function)
+    assert zero
+    for s in g.scores:
+        assert s.points == 0.0 if s.grade_id in zero else (s.points or 0) <= (control[s.grade_id] or 0), s
+    assert g.total < out["control"][0].total
+    assert [f for f in g.flags if "tampering" in f and "claimed the file" in f], g.flags
+
+
+def test_introspection_is_flagged_for_a_person(graded):
+    """Issue 37, attack 7: reaching a loaded module with no import (``object.__subclasses__``,
+    a method's ``__globals__``) is flagged, naming the route."""
+    _, _, out, _ = graded
+    g, _ = out["introspection"]
+    flagged = " ".join(g.flags)
+    assert "__subclasses__" in flagged and "__globals__" in flagged, g.flags
+
+
+def test_introspection_finds_no_forbidden_module_loaded(graded):
+    """Issue 37, attack 7: every kernel was forked from a zygote with SciPy and scikit-learn
+    loaded, so ``object.__subclasses__()`` led to ``scipy.linalg.eigh``. A problem set that
+    forbids them gets a zygote that does not load them: the walk finds nothing."""
+    ps, _, out, _ = graded
+    g, _ = out["introspection"]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    assert "REACHED []" in printed, printed[-2000:]
