@@ -21,3 +21,7 @@ NOTEBOOK_CELLS = 10
 NOTEBOOK_TIMEOUT_S = NOTEBOOK_CELLS * CELL_TIMEOUT_S
 #: Address space of each process of a kernel, in MB.
 MEMORY_MB = 2048
+#: What a submission may write in its working folder (a size-capped tmpfs where the grader is
+#: root: :mod:`autograder.sandbox.disk`), in MB and in files and folders.
+WORK_MB = 256
+WORK_INODES = 20_000

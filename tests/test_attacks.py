@@ -12,6 +12,7 @@ Formats read here are their owners': the ``.npz`` file is a zip (PKWARE's APPNOT
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import tempfile
 import tracemalloc
@@ -191,8 +192,24 @@ REACHED = (
     "    if str(c.__module__).split('.')[0] in {forbid!r}}})[:5])"
 )
 
+#: Issue 37, attack 3: 25 files of 60 MB in the working folder (1.5 GB on the host's disk).
+FILL = """\
+written = 0
+for i in range(25):
+    try:
+        with open("fill_" + str(i) + ".bin", "wb") as f:
+            for _ in range(60):
+                f.write(b"x" * 2**20)
+                written += 2**20
+    except OSError as exc:
+        print("STOPPED", type(exc).__name__, exc.errno)
+        break
+print("WRITTEN", written)
+"""
+
 OTHERS = {
     "nested_folders": (NESTED, None),
+    "disk_fill": (FILL, None),
     "hidden_leak": ("raise RuntimeError(_leak())", LEAK),
     "flood": (FLOOD, None),
     "forged_file_name": (None, FORGED),
@@ -230,6 +247,10 @@ def graded():
         made.append(mkdtemp(*args, **kwargs))
         return made[-1]
 
+    warnings: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: warnings.append(record.getMessage())
+    logging.getLogger("autograder.sandbox").addHandler(handler)
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(tempfile, "mkdtemp", noted)
@@ -242,8 +263,9 @@ def graded():
                     tracemalloc.stop()
                 out[name] = (g, peak)
     finally:
+        logging.getLogger("autograder.sandbox").removeHandler(handler)
         warm.stop_zygote()
-    return ps, case, out, made
+    return ps, case, out, made + [f"warning: {w}" for w in warnings]
 
 
 def _full(ps: ProblemSet) -> float:
@@ -316,6 +338,13 @@ def test_no_folder_the_grader_made_is_left(graded):
     *_, made = graded
     assert any("/grade-" in m for m in made) and any("/nbsbx-" in m for m in made), made
     assert [m for m in made if os.path.lexists(m)] == []
+
+
+def test_every_submission_ran_warm_and_the_sandbox_said_nothing_amiss(graded):
+    """The capped folders (tmpfs mounts under /tmp) leave the warm zygote working: no fall
+    back to a cold sandbox, no clean-up or mount that failed."""
+    *_, made = graded
+    assert [m for m in made if m.startswith("warning: ")] == []
 
 
 def _hidden_lines(ps: ProblemSet) -> list[str]:
@@ -420,3 +449,24 @@ def test_introspection_finds_no_forbidden_module_loaded(graded):
     printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
                       for o in c.outputs)
     assert "REACHED []" in printed, printed[-2000:]
+
+
+@require(os.geteuid() == 0, "capping the working folder needs a root grader")
+def test_the_working_folder_is_capped_and_the_limit_named(graded):
+    """Issue 37, attack 3: 1,500 MB written into the working folder all reached the host's disk.
+    Now the folder is a tmpfs of ``settings.WORK_MB``: the writes past it fail (ENOSPC), the
+    control's marks are kept, and a note names the limit."""
+    import errno
+
+    from autograder import settings
+
+    _, _, out, _ = graded
+    g, _ = out["disk_fill"]
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    assert f"STOPPED OSError {errno.ENOSPC}" in printed, printed[-500:]
+    written = int(printed.split("WRITTEN ")[-1].split()[0])
+    assert written <= settings.WORK_MB * 2**20
+    assert [n for n in g.notes if f"{settings.WORK_MB} MB" in n], g.notes

@@ -18,6 +18,7 @@ submission.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -152,6 +153,10 @@ def main(args) -> int:
                 file=sys.stderr,
             )
             return 2
+        if os.geteuid() != 0:  # what is then not enforced, said plainly
+            from autograder.sandbox.disk import UNCAPPED
+
+            print(f"warning: {UNCAPPED}", file=sys.stderr)
     for name, value in (
         ("--workers", args.workers),
         ("--timeout", args.timeout),

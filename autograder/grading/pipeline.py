@@ -56,6 +56,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
 from autograder.grading.conceal import secrets_of
@@ -69,6 +70,7 @@ from autograder.grading.rulebook import judge as judge_rules
 from autograder.grading.sanitize import formgrader_copies
 from autograder.grading.scoring import CellScore, score_results
 from autograder.grading.similarity import StudentCode, code_of
+from autograder.sandbox import disk
 from autograder.sandbox.config import ExecutionResult
 from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
@@ -123,6 +125,8 @@ class Grading:
         rules and the checks).
     fault : str or None
         The traceback of a step that raised: a fault of the grader, for the instructor only.
+    capped : bool
+        Whether :attr:`workdir` is a size-capped tmpfs (:mod:`autograder.sandbox.disk`).
     """
 
     ps: ProblemSet
@@ -142,6 +146,7 @@ class Grading:
     copies: dict | None = None
     timings: dict[str, float] = field(default_factory=dict)
     fault: str | None = None
+    capped: bool = False
 
     @property
     def results(self) -> Path:
@@ -234,6 +239,11 @@ def execute(g: Grading) -> Grading:
     g.timings.update(g.run.timings)
     if g.run.message:
         g.notes.append(g.run.message)
+    if g.capped and disk.is_full(g.workdir):
+        g.notes.append(
+            f"your notebook filled its working folder (the limit is {settings.WORK_MB} MB and "
+            f"{settings.WORK_INODES:,} files and folders): writes past it failed"
+        )
     return g
 
 
@@ -345,9 +355,13 @@ def grade(
     ps = ps if isinstance(ps, ProblemSet) else ProblemSet(ps)
     ps.course.use_code()  # the declarations' inputs and references name the course's own Python
     tmp = tempfile.mkdtemp(prefix="grade-")
+    capped = False
     try:
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
-        g = Grading(ps, data, work, executor)
+        if workdir is None:  # a folder of its own: capped in size and files (a root grader)
+            work.mkdir()
+            capped = disk.cap_folder(work, settings.WORK_MB, settings.WORK_INODES)
+        g = Grading(ps, data, work, executor, capped=capped)
         for step in STEPS:
             if g.status is not None and step not in (conceal, sanitize):
                 continue
@@ -366,8 +380,11 @@ def grade(
                     status=Status.GRADER_ERROR,
                     scores=zero_scores(ps, GRADER_FAILED),
                     fault=traceback.format_exc(),
+                    capped=capped,
                 )
     finally:
+        if capped:
+            disk.release(work)
         remove_tree(tmp)  # whatever the notebook built there (any depth, type or owner)
     return g
 

@@ -21,6 +21,7 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
+from autograder.sandbox import disk
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import (
     _INTERRUPT_GRACE_S,
@@ -372,6 +373,8 @@ def execute_notebook(
     # Under /tmp: the kernel's Unix sockets live in tmp/run (paths of 107 bytes at most), and a
     # warm sandbox's fresh /tmp has room for its way there.
     tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
+    # The kernel writes its sockets' folder and its log there: capped as /tmp is inside.
+    capped = disk.cap_folder(tmp, config.tmp_mb, 4096)
     try:
         if uid >= 0:
             owners = _lend(workdir, uid)
@@ -387,6 +390,8 @@ def execute_notebook(
         removed = _remove_special_files(workdir)
         if owners:
             _take_back(workdir, uid, owners)
+        if capped:
+            disk.release(tmp)
         remove_tree(tmp)
     if removed:
         result.removed_files = removed
