@@ -25,7 +25,7 @@ from autograder.grading.executors import sandbox_executor
 from autograder.grading.pipeline import grade
 from autograder.grading.problemset import ProblemSet
 from autograder.run.preload import grading_preload
-from autograder.sandbox import SandboxConfig, sandbox_available, warm
+from autograder.sandbox import SandboxConfig, cgroup, sandbox_available, warm
 from autograder.status import Status
 from tests.environment import require
 
@@ -207,8 +207,22 @@ for i in range(25):
 print("WRITTEN", written)
 """
 
+#: Issue 37, attack 4: twelve processes of 250 MB each held 3 GB at once under a 2 GB limit
+#: (a limit per process).
+MEMORY = """\
+import subprocess, sys, time
+HOLD = "import time; held = b'x' * (250 * 2**20); time.sleep(60)"
+children = [subprocess.Popen([sys.executable, "-c", HOLD]) for _ in range(12)]
+time.sleep(15)
+print("ALIVE", sum(c.poll() is None for c in children))
+for c in children:
+    c.kill()
+    c.wait()
+"""
+
 OTHERS = {
     "nested_folders": (NESTED, None),
+    "memory": (MEMORY, None),
     "disk_fill": (FILL, None),
     "hidden_leak": ("raise RuntimeError(_leak())", LEAK),
     "flood": (FLOOD, None),
@@ -338,6 +352,9 @@ def test_no_folder_the_grader_made_is_left(graded):
     *_, made = graded
     assert any("/grade-" in m for m in made) and any("/nbsbx-" in m for m in made), made
     assert [m for m in made if os.path.lexists(m)] == []
+    groups = list(cgroup.ROOT.glob(f"*/grader-{os.getpid()}-*")) + list(
+        cgroup.ROOT.glob(f"grader-{os.getpid()}-*"))
+    assert groups == []
 
 
 def test_every_submission_ran_warm_and_the_sandbox_said_nothing_amiss(graded):
@@ -470,3 +487,20 @@ def test_the_working_folder_is_capped_and_the_limit_named(graded):
     written = int(printed.split("WRITTEN ")[-1].split()[0])
     assert written <= settings.WORK_MB * 2**20
     assert [n for n in g.notes if f"{settings.WORK_MB} MB" in n], g.notes
+
+
+@require(cgroup.available()[0] is not None, f"no control groups: {cgroup.available()[1]}")
+def test_memory_is_limited_for_the_whole_submission(graded):
+    """Issue 37, attack 4: twelve processes of 250 MB held 3 GB at once under a limit of 2 GB.
+    Now all the submission's processes share the limit (its control group): fewer than the
+    limit's worth stay alive, the control's marks are kept, and a note names the limit."""
+    _, _, out, _ = graded
+    g, _ = out["memory"]
+    limit = SandboxConfig().memory_mb
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    alive = int(printed.split("ALIVE ")[-1].split()[0])
+    assert alive * 250 < limit, printed[-300:]
+    assert [n for n in g.notes if f"memory limit of {limit:,} MB" in n], g.notes

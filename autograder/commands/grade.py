@@ -153,10 +153,17 @@ def main(args) -> int:
                 file=sys.stderr,
             )
             return 2
+        from autograder.sandbox import cgroup
+
         if os.geteuid() != 0:  # what is then not enforced, said plainly
             from autograder.sandbox.disk import UNCAPPED
 
             print(f"warning: {UNCAPPED}", file=sys.stderr)
+        version, why = cgroup.available()
+        if version is None:
+            print(f"warning: {cgroup.UNLIMITED}; here {why}", file=sys.stderr)
+        elif not args.quiet:
+            print(f"limits per submission: {why}", file=sys.stderr)
     for name, value in (
         ("--workers", args.workers),
         ("--timeout", args.timeout),

@@ -86,8 +86,9 @@ def sandbox_executor(config=None) -> Callable:
         if run.status != Status.OK:
             return run
         # A cell stopped at its own time limit is named by autograder.grading.diagnose; output
-        # past the limit is said here, where the run went well otherwise.
-        return dataclasses.replace(run, message=_dropped(run, base.max_output_bytes))
+        # past the limit and the submission's limits it reached are said here.
+        notes = [_dropped(run, base.max_output_bytes), *run.limits_reached]
+        return dataclasses.replace(run, message="; ".join(n for n in notes if n))
 
     return execute
 

@@ -21,7 +21,7 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
-from autograder.sandbox import disk
+from autograder.sandbox import cgroup, disk
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import (
     _INTERRUPT_GRACE_S,
@@ -107,6 +107,7 @@ async def _run(
     uid: int,
     env: Mapping[str, str],
     zygote: Zygote | None,
+    group: cgroup.Group | None = None,
 ) -> ExecutionResult:
     """Start a kernel (cold by bwrap, or forked by ``zygote``), run the cells, end the sandbox."""
     start = time.perf_counter()
@@ -193,6 +194,8 @@ async def _run(
             sandbox = _open_sandbox_process(info_read)
         else:
             sandbox = os.dup(km.warm_process.pidfd)
+        if group is not None and sandbox is not None:  # before any cell of the student's
+            group.add(sandbox)
         ready = time.perf_counter()
         client.kc = kc
         task = asyncio.ensure_future(client.async_execute())
@@ -375,24 +378,32 @@ def execute_notebook(
     tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
     # The kernel writes its sockets' folder and its log there: capped as /tmp is inside.
     capped = disk.cap_folder(tmp, config.tmp_mb, 4096)
+    group = cgroup.Group.create(config.memory_mb, config.max_processes)
+    reached: list[str] = []
     try:
         if uid >= 0:
             owners = _lend(workdir, uid)
         try:
-            result = _complete(_run(nb, workdir, config, tmp, uid, env, zygote))
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, zygote, group))
         except WarmUnavailable as exc:  # nothing ran: start again in a cold sandbox
             _cold_because(str(exc))
             stop_zygote()
             remove_tree(tmp / "run")
             zygote_s = 0.0
-            result = _complete(_run(nb, workdir, config, tmp, uid, env, None))
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, None, group))
     finally:
         removed = _remove_special_files(workdir)
         if owners:
             _take_back(workdir, uid, owners)
+        if group is not None:  # its processes have ended with the sandbox
+            reached = group.reached()
+            group.remove()
         if capped:
             disk.release(tmp)
         remove_tree(tmp)
+    if reached:
+        result.limits_reached = reached
+        result.message += "; " + "; ".join(reached)
     if removed:
         result.removed_files = removed
         result.message += (
