@@ -22,3 +22,8 @@ NOTEBOOK_CELLS = 10
 NOTEBOOK_TIMEOUT_S = NOTEBOOK_CELLS * CELL_TIMEOUT_S
 #: Address space of each process of a kernel, in MB: the kit's, which the student's check uses too.
 from coursedata.grading import MEMORY_MB as MEMORY_MB  # noqa: E402
+
+#: What a submission may write in its working folder (a size-capped tmpfs where the grader is
+#: root: :mod:`autograder.sandbox.disk`), in MB and in files and folders.
+WORK_MB = 256
+WORK_INODES = 20_000

@@ -42,7 +42,7 @@ from pathlib import Path
 from coursedata import rulecheck
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.grading import CELL_TIMEOUT_S, ONE_THREAD, RESULTS_ENV
-from coursedata.runner import CellRun, run_cells
+from coursedata.runner import MAX_OUTPUT, CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
 from coursedata.visible import VisibleCheck, prepare, verdict, visible_checks
 
@@ -153,6 +153,10 @@ def _explain(error: dict, report: _Report) -> str:
 
 def _on_result(run: CellRun, report: _Report) -> None:
     cell = report.cells[run.index]
+    if run.dropped:
+        _say(f"NOTE  {cell.label} printed past the limit of {MAX_OUTPUT:,} characters of output "
+             "per notebook: the rest of the notebook's output was dropped, here and when it is "
+             "graded (print less: a summary, not every value)")
     report.seen.add(run.index)
     report.running = None
     error = run.error

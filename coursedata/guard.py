@@ -16,7 +16,12 @@ extension (:data:`KERNEL_ARGUMENT`) and the rules in the environment variable :d
    by hand, ``importlib`` past the finder);
 4. learns which code is whose: every cell IPython compiles is matched by its text against the
    course's cells (trusted) and the answer cells (their question's rules apply); any other code
-   (added cells, text run with ``exec``, a file written on the fly) is the student's.
+   (added cells, text run with ``exec``, a file written on the fly) is the student's. Since this
+   is read from a code object's file name, the audit hook also refuses (:class:`ForgedCode`,
+   logged as tampering) the student's code making code under the name of trusted code:
+   ``compile(source, numpy.__file__, ...)``, ``f.__code__.replace(co_filename=...)``,
+   ``types.CodeType(...)`` or a loader of its own that claims a library's file
+   (:meth:`Guard.forged`).
 
 Every refusal is appended, as one JSON line, to the log named in the configuration (the grader's
 results folder), with the question, the student's functions on the stack and the recorded case
@@ -38,7 +43,7 @@ import time
 
 from coursedata.rules import Rules
 
-__all__ = ["ENV", "KERNEL_ARGUMENT", "ForbiddenModule", "Guard", "kernel_config",
+__all__ = ["ENV", "KERNEL_ARGUMENT", "ForbiddenModule", "ForgedCode", "Guard", "kernel_config",
            "load_ipython_extension", "read_log"]
 
 #: The environment variable that carries the configuration (:func:`kernel_config`).
@@ -52,6 +57,11 @@ _UTIL = (os.path.join(os.path.dirname(importlib.__file__), "util.py"), "<frozen 
 _MACHINERY = ("<frozen importlib", "<frozen zipimport", _IMPORTLIB,
               os.path.join(os.path.dirname(os.__file__), "runpy.py"),
               os.path.join(os.path.dirname(os.__file__), "pkgutil.py"))
+
+
+class ForgedCode(PermissionError):
+    """The student's code made code that claims the file name of trusted code (a library's
+    file, a course cell), which would make the guard take it for trusted code."""
 
 
 class ForbiddenModule(ModuleNotFoundError):
@@ -303,7 +313,36 @@ class Guard:
                           else path)
         self._places = tuple(places)
 
+    def forged(self, filename, source) -> str | None:
+        """Why code being made (``compile`` of ``source``, or a code object built or
+        ``replace``-d) under the name ``filename`` is a forgery, or None.
+
+        Whose code is whose is read from its file name (:meth:`classify`), so the student's
+        code may not make code that claims the name of trusted code (a library's file, a
+        course cell). The import machinery compiles a library's source under its file's name:
+        that is genuine when the file holds that very source."""
+        try:
+            name = os.fsdecode(filename)
+        except TypeError:
+            return None
+        if self.classify(name) is not _TRUSTED or name.startswith("<frozen"):
+            return None
+        caller = sys._getframe(2)  # forged <- _audit <- the code calling compile, replace...
+        if caller.f_code.co_filename.startswith(_MACHINERY):
+            if source is not None and _holds(name, source):
+                return None
+        elif self.classify(caller.f_code.co_filename) is _TRUSTED:
+            return None
+        return f"code of the student's claimed the file {name} (line {caller.f_lineno})"
+
     def _audit(self, event: str, args) -> None:
+        if event in ("compile", "code.__new__"):
+            why = self.forged(args[1], args[0] if event == "compile" else None) \
+                if len(args) > 1 else None
+            if why is not None:
+                self.log({"event": "tampered", "what": why})
+                raise ForgedCode(f"{why}: code may not pretend to be another file's")
+            return
         if event == "exec":
             # A module's code run on the student's request, however it was found (e.g. a
             # loader called by hand, past sys.meta_path).
@@ -339,6 +378,18 @@ class Guard:
             shell.events.register("pre_run_cell", lambda *_: self.refresh())
             shell.events.register("post_run_cell", lambda *_: self.refresh())
         self.log({"event": "installed", "purged": purged})
+
+
+def _holds(path: str, source) -> bool:
+    """Whether the file ``path`` holds exactly ``source`` (text or bytes)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    return isinstance(source, (bytes, bytearray, memoryview)) and data == bytes(source)
 
 
 def _module_name(path: str) -> str:

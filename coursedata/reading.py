@@ -13,7 +13,11 @@ a way a reading cannot resolve. It follows what a person reading the code would:
   one is an *attempt*;
 - code run from text (``exec``, ``eval``, ``compile``): a constant is read as code, anything else
   is an attempt; so are ways around the grader's guard (``gc.get_objects``, ``sys._getframe``,
-  ``sys.meta_path``, ``importlib.util``, shell commands, :mod:`coursedata.guard` itself).
+  ``sys.meta_path``, ``importlib.util``, shell commands, :mod:`coursedata.guard` itself);
+- introspection, which reaches loaded modules with no import at all: an attribute such as
+  ``__subclasses__``, ``__globals__``, ``__code__``, a frame's ``f_globals`` or
+  ``f_back`` read on any object (:data:`_INTROSPECTION`), ``types.FunctionType`` and
+  ``types.CodeType``, ``inspect.currentframe`` and ``__builtins__`` (also by subscript).
 
 Comments and strings that merely mention a name count for nothing. A function *uses* what it uses
 itself and what every function of the student it calls uses (:meth:`Reading.uses`); an import at
@@ -42,7 +46,18 @@ _SUSPECT_CALLS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys
                   "importlib.util.LazyLoader", "importlib.machinery", "importlib._bootstrap", "subprocess",
                   "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "ctypes",
                   "inspect.getmodule", "runpy", "pkgutil", "zipimport", "pickle.loads",
-                  "linecache")
+                  "linecache", "inspect.currentframe", "inspect.stack", "inspect.trace",
+                  "inspect.getouterframes", "inspect.getinnerframes", "sys._current_frames",
+                  "sys.exception", "types.FunctionType", "types.LambdaType", "types.CodeType",
+                  "types.FrameType", "types.ModuleType", "marshal.loads", "object.__subclasses__")
+#: Attributes that lead from any object to others a reading cannot follow: the classes loaded
+#: (``object.__subclasses__()``), a function's module namespace and code (``__globals__``,
+#: ``__code__``: a forged file name), frames and their namespaces; read on anything, flagged.
+_INTROSPECTION = frozenset({
+    "__subclasses__", "__globals__", "__code__", "__closure__", "__builtins__", "__func__",
+    "__self__", "__mro__", "__bases__", "__base__", "__init_subclass__",
+    "func_globals", "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame",
+    "tb_next", "gi_frame", "cr_frame", "ag_frame", "co_filename", "co_code"})
 #: Names whose very mention is a way around the guard.
 _TAMPERING = ("sys.meta_path", "sys.path_hooks", "sys.modules", "builtins.__import__",
               "coursedata.guard", "coursedata.rules", "coursedata.reading")
@@ -288,6 +303,9 @@ class _Scope(ast.NodeVisitor):
                 self._add(node, "__builtins__", None, "reads __builtins__ (a way around imports)")
 
     def visit_Attribute(self, node):
+        if node.attr in _INTROSPECTION:
+            self._add(node, node.attr, None, f"reads {node.attr} (introspection: it can reach "
+                                             f"modules and code a reading cannot follow)")
         name = self.dotted(node)
         if name is not None:
             if any(covers(t, name) for t in _TAMPERING):
@@ -343,7 +361,11 @@ class _Scope(ast.NodeVisitor):
         elif func == "getattr" and len(node.args) >= 2:
             base = self.dotted(node.args[0])
             attr = _constant(node.args[1])
-            if base and attr is not None:
+            if attr in _INTROSPECTION:
+                self._add(node, attr, None, f"reads {attr} through getattr (introspection: it "
+                                            f"can reach modules and code a reading cannot "
+                                            f"follow)")
+            elif base and attr is not None:
                 self._check(node, f"{base}.{attr}", "uses {name} (through getattr)")
             elif base and (self.policy.reaches(base.split(".")[0]) or
                            self.policy.forbidding(base)):

@@ -33,11 +33,16 @@ class AnswerUnavailable(Exception):
 
 
 def _arrays(path: Path) -> tuple[np.ndarray, ...]:
+    """The arrays of a results file (the student's check's reader; the grader passes its own,
+    which examines the file before loading it)."""
     with np.load(path, allow_pickle=False) as z:
         keys = sorted(z.files, key=lambda k: (len(k), k))
         if not (keys == ["out"] or all(k == f"out_{i}" for i, k in enumerate(keys))):
             raise ValueError(f"unexpected members {keys}")
-        value = tuple(np.array(z[k]) for k in keys)
+        return tuple(np.array(z[k]) for k in keys)
+
+
+def _real(value: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     if any(v.dtype.kind == "c" and np.any(v.imag != 0) for v in value):
         raise AnswerUnavailable("your function returned complex numbers; the answer is real")
     return tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
@@ -55,8 +60,13 @@ def _error(path: Path) -> str:
     return f"your function raised {message}"
 
 
-def read(results_dir, case: str) -> tuple[np.ndarray, ...]:
+def read(results_dir, case: str,
+         load: Callable[[Path], tuple[np.ndarray, ...]] | None = None) -> tuple[np.ndarray, ...]:
     """The recorded output of ``case`` in ``results_dir``, as a tuple of arrays.
+
+    ``load`` reads the arrays of a results file (default: ``numpy.load`` without pickles); the
+    grader's examines the file first (:mod:`autograder.checks.results_file`). A ``ValueError`` it
+    raises is the student's unreadable answer, its message shown.
 
     Raises
     ------
@@ -70,12 +80,13 @@ def read(results_dir, case: str) -> tuple[np.ndarray, ...]:
     error = Path(results_dir) / f"{case}.error.json"
     if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
         try:
-            return _arrays(data)
+            return _real((load or _arrays)(data))
         except AnswerUnavailable:
             raise
-        except Exception:  # noqa: BLE001 - a corrupt file is the student's problem
-            raise AnswerUnavailable("your function's result could not be read back; return "
-                                    "numbers or numpy arrays") from None
+        except Exception as exc:  # noqa: BLE001 - a corrupt file is the student's problem
+            detail = f" ({exc})" if load is not None and isinstance(exc, ValueError) else ""
+            raise AnswerUnavailable(f"your function's result could not be read back{detail}; "
+                                    "return numbers or numpy arrays") from None
     if data.is_file():
         raise AnswerUnavailable("your function returned an object too large to grade")
     if error.is_file() and error.stat().st_size <= 16_384:

@@ -9,11 +9,17 @@ shows the line that was running); a kernel that does not come back within :data:
 Each result is handed to the caller as soon as it is known, and the kernel is shut down however
 the run ends, also when the task running it is cancelled (Ctrl-C, SIGTERM). The kernel runs in a
 session of its own and is told this process's id, so it also exits if this process is killed.
+
+The output kept is capped at :data:`MAX_OUTPUT` characters per notebook, as the grader caps it
+(its sandbox's ``max_output_bytes``): past it, output is dropped (a cell's error is kept, without
+its traceback) and the cell that reached the limit says so (:attr:`CellRun.dropped`), so a
+notebook that prints millions of lines neither fills this process's memory nor passes unnoticed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -24,12 +30,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CellRun", "run_cells", "GRACE", "SLOW"]
+__all__ = ["CellRun", "run_cells", "GRACE", "SLOW", "MAX_OUTPUT"]
 
 #: Seconds an interrupted kernel has to come back before it is killed.
 GRACE = 5.0
 #: Seconds after which a still-running cell is reported as such.
 SLOW = 10.0
+#: Characters of output kept per notebook (the grader's limit too).
+MAX_OUTPUT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,8 @@ class CellRun:
     died : bool
         The kernel died while running the cell (the cell's code ended the process or crashed
         it): no later cell ran.
+    dropped : bool
+        The notebook's output reached :data:`MAX_OUTPUT` in this cell: the rest was dropped.
     """
 
     index: int
@@ -59,6 +69,7 @@ class CellRun:
     timed_out: bool = False
     killed: bool = False
     died: bool = False
+    dropped: bool = False
 
     @property
     def ended_run(self) -> bool:
@@ -82,6 +93,49 @@ def _kernel_manager(kernel_dir: Path):
     return AsyncKernelManager(kernel_name="this-python", kernel_spec_manager=specs, **transport)
 
 
+def _capped_client(nb, km, limit: int):
+    """nbclient's client keeping at most ``limit`` characters of output over the notebook."""
+    from nbclient import NotebookClient
+
+    class Capped(NotebookClient):
+        budget = limit
+        dropped_at: int | None = None
+
+        def output(self, outs, msg, display_id, cell_index):
+            content, kind = msg["content"], msg["msg_type"]
+            if kind == "error":  # a failure is always kept, its traceback only within the limit
+                size = len(json.dumps(content, default=str))
+                if size > self.budget:
+                    content = {**content, "evalue": str(content.get("evalue", ""))[:500],
+                               "traceback": []}
+                    msg = {**msg, "content": content}
+                    self._drop(outs, cell_index)
+                self.budget = max(0, self.budget - size)
+                return super().output(outs, msg, display_id, cell_index)
+            text = content.get("text", "") if kind == "stream" else None
+            size = len(text) if text is not None else len(
+                json.dumps(content.get("data", content), default=str))
+            if size <= self.budget:
+                self.budget -= size
+                return super().output(outs, msg, display_id, cell_index)
+            kept = None
+            if text is not None and self.budget > 0:
+                cut = {**msg, "content": {**content, "text": text[:self.budget]}}
+                kept = super().output(outs, cut, display_id, cell_index)
+            self.budget = 0
+            self._drop(outs, cell_index)
+            return kept
+
+        def _drop(self, outs, cell_index) -> None:
+            if self.dropped_at is None:
+                self.dropped_at = cell_index
+                outs.append({"output_type": "stream", "name": "stderr",
+                             "text": f"\n[output limit of {limit:,} characters reached: the rest "
+                                     "was dropped]\n"})
+
+    return Capped(nb, km=km, timeout=None, allow_errors=True)
+
+
 def _error(cell) -> dict | None:
     return next((dict(o) for o in cell.get("outputs", []) if o.get("output_type") == "error"),
                 None)
@@ -100,12 +154,10 @@ async def run_cells(nb, cwd: Path, timeout: float,
     line and ``env`` (if given) is its environment (the problem set's rules:
     :mod:`coursedata.rulecheck`).
     """
-    from nbclient import NotebookClient
-
     results: list[CellRun] = []
     with tempfile.TemporaryDirectory(prefix="coursedata-check-") as kernel_dir:
         km = _kernel_manager(Path(kernel_dir))
-        client = NotebookClient(nb, km=km, timeout=None, allow_errors=True)
+        client = _capped_client(nb, km, MAX_OUTPUT)
         kc = None
         try:
             # The kernel's own log (start-up and shut-down notes) is not for students: errors of
@@ -123,6 +175,8 @@ async def run_cells(nb, cwd: Path, timeout: float,
                     continue
                 on_start(index)
                 run = await _run_one(client, km, cell, index, timeout, on_slow)
+                if client.dropped_at == index:
+                    run = dataclasses.replace(run, dropped=True)
                 results.append(run)
                 on_result(run)
                 if run.ended_run:

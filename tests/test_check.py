@@ -452,3 +452,21 @@ def test_the_check_runs_under_the_graders_memory_limit(tmp_path, run):
     status, out = r.finish()
     assert "MemoryError" in out, out
     assert out.count("ERROR") == 1, out
+
+
+@pytest.mark.slow
+def test_an_output_flood_is_cut_and_said(released, tmp_path, run):
+    """Issue 37: a notebook that printed millions of lines passed the check after half a minute
+    and 600 MB, and nothing said so. Now the output past the limit is dropped, the check says
+    so once, naming the cell, and the visible tests are still run and pass."""
+    from coursedata.runner import MAX_OUTPUT
+
+    nb = answered(released)
+    nb.cells.append(nbformat.v4.new_code_cell("for i in range(3_000_000):\n    print(i)"))
+    r = run(_write(nb, tmp_path), "--timeout", "120")
+    status, out = r.finish(limit=300)
+    notes = [line for line in out.splitlines() if line.startswith("NOTE")]
+    assert len(notes) == 1 and f"{MAX_OUTPUT:,} characters" in notes[0], out
+    assert "the code cell after" in notes[0], notes
+    assert status == 0 and re.fullmatch(r"\d+ passed, 0 failed", out.splitlines()[-1]), out
+    r.assert_no_process_left()

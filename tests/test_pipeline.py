@@ -139,7 +139,7 @@ def test_one_run_loads_the_problem_set_once_per_process_and_parses_each_submissi
 def test_the_steps_are_named_in_order_in_one_module():
     names = [step.__name__ for step in pipeline.STEPS]
     assert names == ["parse", "assemble", "fingerprint_code", "execute", "sign", "judge",
-                     "score", "diagnose", "sanitize"]
+                     "score", "diagnose", "conceal", "sanitize"]
     listed = [line.split(":func:`")[1].split("`")[0] for line in pipeline.__doc__.splitlines()
               if line[:1].isdigit()]
     assert listed == names, "the module docstring lists every step, in order"

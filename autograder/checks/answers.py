@@ -7,10 +7,13 @@ with a message for the student when an answer was not recorded, raised an error,
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 
+from autograder.checks import results_file
+from autograder.checks.results_file import Limits
 from coursedata.grading import inputs
 from coursedata.results import MAX_RESULT_BYTES, AnswerUnavailable, read
 from coursedata.results import unpack as unpack_values
@@ -59,8 +62,55 @@ class Answers:
             something that is not numeric.
         """
         if case not in self._cache:
-            self._cache[case] = read(self.results_dir, case)
+            self._cache[case] = read(self.results_dir, case, lambda path: self._read(path, case))
         return self._cache[case]
+
+    def limits(self, case: str) -> Limits:
+        """How many outputs ``case``'s answer may have and how many values each: derived from
+        the reference's answer on the case's inputs when the case declares one (computed once
+        per process), else :meth:`Limits.default`."""
+        found = self.declared.get(case)
+        if found is None or found.reference is None:
+            return Limits.default()
+        sizes = _reference_sizes(found)
+        return Limits.of_sizes(sizes) if sizes else Limits.default()
+
+    def _read(self, data: Path, case: str) -> tuple:
+        """The arrays of the results file ``data``, examined before they are loaded
+        (:mod:`autograder.checks.results_file`): a forged file raises ``UnreadableResult``, a
+        ``ValueError`` whose message the student reads."""
+        return results_file.load(data, results_file.examine(data, self.limits(case)))
+
+
+#: ``{case's reference, outputs and inputs as JSON: sizes}``, computed once per process.
+_SIZES: dict[str, tuple[int, ...]] = {}
+
+
+def _reference_sizes(case) -> tuple[int, ...]:
+    """The number of values of each output of the reference's answer on ``case``'s inputs (a
+    declared :class:`~autograder.checks.declaration.Case`); ``()`` if it cannot be computed (the
+    check itself then says why)."""
+    key = json.dumps(
+        [case.reference, len(case.outputs), [[list(i.names), i.spec] for i in case.inputs]],
+        sort_keys=True,
+        default=str,
+    )
+    if key not in _SIZES:
+        _SIZES[key] = _sizes(case)
+    return _SIZES[key]
+
+
+def _sizes(case) -> tuple[int, ...]:
+    from autograder.checks.declaration import generate_case, reference_of
+
+    try:
+        expected = reference_of(case)(**generate_case(case))
+    except Exception:  # noqa: BLE001 - the check reports a broken reference, not this
+        return ()
+    expected = expected if len(case.outputs) > 1 else (expected,)
+    if not isinstance(expected, tuple) or len(expected) != len(case.outputs):
+        return ()
+    return tuple(int(np.size(e)) for e in expected)
 
 
 def unpack(answers: Answers, case: str, n: int) -> tuple:

@@ -24,6 +24,7 @@ submission. When it is not 0, the last line says why.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -167,6 +168,17 @@ def main(args) -> int:
                 file=sys.stderr,
             )
             return 2
+        from autograder.sandbox import cgroup
+
+        if os.geteuid() != 0:  # what is then not enforced, said plainly
+            from autograder.sandbox.disk import UNCAPPED
+
+            print(f"warning: {UNCAPPED}", file=sys.stderr)
+        version, why = cgroup.available()
+        if version is None:
+            print(f"warning: {cgroup.UNLIMITED}; here {why}", file=sys.stderr)
+        elif not args.quiet:
+            print(f"limits per submission: {why}", file=sys.stderr)
     for name, value in (
         ("--workers", args.workers),
         ("--timeout", args.timeout),

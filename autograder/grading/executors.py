@@ -83,7 +83,21 @@ def sandbox_executor(config=None) -> Callable:
 
     def execute(nb, workdir: Path, env: dict) -> ExecutionResult:
         run = execute_notebook(nb, workdir, base, env=env)
-        # A cell stopped at its own time limit is named by autograder.grading.diagnose.
-        return run if run.status != Status.OK else dataclasses.replace(run, message="")
+        if run.status != Status.OK:
+            return run
+        # A cell stopped at its own time limit is named by autograder.grading.diagnose; output
+        # past the limit and the submission's limits it reached are said here.
+        notes = [_dropped(run, base.max_output_bytes), *run.limits_reached]
+        return dataclasses.replace(run, message="; ".join(n for n in notes if n))
 
     return execute
+
+
+def _dropped(run: ExecutionResult, limit: int) -> str:
+    """The note of a run whose output passed ``limit``, or ``""``."""
+    if not run.output_truncated:
+        return ""
+    return (
+        f"your notebook printed more than {limit:,} characters: the rest of its output was "
+        "dropped (the limit per notebook); grading went on"
+    )

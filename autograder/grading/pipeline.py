@@ -22,12 +22,15 @@ each step takes and gives back with its own part filled in:
    (:func:`autograder.grading.scoring.score_results`).
 8. :func:`diagnose` says once why answers are missing (:func:`autograder.grading.diagnose.explain`) and
    decides the status.
-9. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
+9. :func:`conceal` clears what the student reads (messages, notes) of hidden tests' source
+   and hidden inputs' values, whatever the student's exception text carried
+   (:mod:`autograder.grading.conceal`).
+10. :func:`sanitize` makes the formgrader's copies of the submitted and the executed notebook safe
    to open (:func:`autograder.grading.sanitize.formgrader_copies`).
 
 :func:`grade` runs the steps in a scratch folder of its own and never raises for anything a
 submission does: once a step has decided the status before :func:`diagnose` (a file that is no
-notebook; a step that raised, a fault of the grader), only :func:`sanitize` still runs.
+notebook; a step that raised, a fault of the grader), only :func:`conceal` and :func:`sanitize` still run.
 :func:`to_record` turns the finished state into the record the coordinator writes
 (:mod:`autograder.run.output`).
 
@@ -53,8 +56,10 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
+from autograder.grading.conceal import secrets_of
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
@@ -65,7 +70,9 @@ from autograder.grading.rulebook import judge as judge_rules
 from autograder.grading.sanitize import formgrader_copies
 from autograder.grading.scoring import CellScore, score_results
 from autograder.grading.similarity import StudentCode, code_of
+from autograder.sandbox import disk
 from autograder.sandbox.config import ExecutionResult
+from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
 
@@ -118,6 +125,8 @@ class Grading:
         rules and the checks).
     fault : str or None
         The traceback of a step that raised: a fault of the grader, for the instructor only.
+    capped : bool
+        Whether :attr:`workdir` is a size-capped tmpfs (:mod:`autograder.sandbox.disk`).
     """
 
     ps: ProblemSet
@@ -137,6 +146,7 @@ class Grading:
     copies: dict | None = None
     timings: dict[str, float] = field(default_factory=dict)
     fault: str | None = None
+    capped: bool = False
 
     @property
     def results(self) -> Path:
@@ -229,6 +239,11 @@ def execute(g: Grading) -> Grading:
     g.timings.update(g.run.timings)
     if g.run.message:
         g.notes.append(g.run.message)
+    if g.capped and disk.is_full(g.workdir):
+        g.notes.append(
+            f"your notebook filled its working folder (the limit is {settings.WORK_MB} MB and "
+            f"{settings.WORK_INODES:,} files and folders): writes past it failed"
+        )
     return g
 
 
@@ -267,6 +282,16 @@ def diagnose(g: Grading) -> Grading:
     return g
 
 
+def conceal(g: Grading) -> Grading:
+    """Clear what the student reads (every score's message, every note) of hidden tests'
+    source and hidden inputs' values, whatever text the student's code put there
+    (:mod:`autograder.grading.conceal`)."""
+    secrets = secrets_of(g.ps)
+    g.scores = [dataclasses.replace(s, message=secrets.conceal(s.message)) for s in g.scores]
+    g.notes = [secrets.conceal(n) for n in g.notes]
+    return g
+
+
 def sanitize(g: Grading) -> Grading:
     """The formgrader's copies of the notebook handed in and of the notebook as it ran, made
     safe to open in the instructor's browser."""
@@ -284,6 +309,7 @@ STEPS: tuple[Callable[[Grading], Grading], ...] = (
     judge,
     score,
     diagnose,
+    conceal,
     sanitize,
 )
 
@@ -305,7 +331,7 @@ def grade(
     """Run :data:`STEPS` on the notebook ``data``.
 
     Once a step has decided the status before :func:`diagnose` (a file that is no notebook, a
-    fault of the grader), the steps up to :func:`sanitize` are skipped.
+    fault of the grader), the steps up to :func:`conceal` are skipped.
 
     Parameters
     ----------
@@ -328,11 +354,16 @@ def grade(
     """
     ps = ps if isinstance(ps, ProblemSet) else ProblemSet(ps)
     ps.course.use_code()  # the declarations' inputs and references name the course's own Python
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="grade-")
+    capped = False
+    try:
         work = Path(workdir) if workdir is not None else Path(tmp) / "submission"
-        g = Grading(ps, data, work, executor)
+        if workdir is None:  # a folder of its own: capped in size and files (a root grader)
+            work.mkdir()
+            capped = disk.cap_folder(work, settings.WORK_MB, settings.WORK_INODES)
+        g = Grading(ps, data, work, executor, capped=capped)
         for step in STEPS:
-            if g.status is not None and step is not sanitize:
+            if g.status is not None and step not in (conceal, sanitize):
                 continue
             try:
                 g = step(g)
@@ -349,7 +380,12 @@ def grade(
                     status=Status.GRADER_ERROR,
                     scores=zero_scores(ps, GRADER_FAILED),
                     fault=traceback.format_exc(),
+                    capped=capped,
                 )
+    finally:
+        if capped:
+            disk.release(work)
+        remove_tree(tmp)  # whatever the notebook built there (any depth, type or owner)
     return g
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import ast
 import functools
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from autograder import settings
+from coursedata.rules import covers
 
 __all__ = ["SCIENTIFIC_PRELOAD", "course_imports", "grading_preload"]
 
@@ -80,12 +82,29 @@ def course_imports(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def grading_preload(course: Path = settings.COURSE_DIR) -> tuple[str, ...]:
+def grading_preload(
+    course: Path = settings.COURSE_DIR, forbid: Iterable[str] = ()
+) -> tuple[str, ...]:
     """What a grading process's zygote imports: :data:`SCIENTIFIC_PRELOAD` and
-    :func:`course_imports` of the course folder ``course`` (for ``SandboxConfig.preload``).
+    :func:`course_imports` of the course folder ``course`` (for ``SandboxConfig.preload``),
+    without any module that ``forbid`` covers.
 
     Every kernel forked from it carries these modules, so a ``fork()`` in student code costs what
     it costs in a kernel that imported them (tens of milliseconds): much more than in a bare
     kernel, the same as in any notebook of the course.
+
+    Parameters
+    ----------
+    course : Path
+        The nbgrader course folder.
+    forbid : iterable of str
+        The modules the problem set's rules forbid somewhere
+        (:meth:`coursedata.rules.Rules.every_forbidden`). A module loaded in the kernel is
+        reachable without an import (``object.__subclasses__()``, a function's
+        ``__globals__``), whatever the guard takes out of ``sys.modules``; so a zygote for a
+        problem set that forbids a module does not load it (the problem set's own code may
+        still import it when it runs, as a cold kernel would).
     """
-    return tuple(dict.fromkeys(SCIENTIFIC_PRELOAD + course_imports(Path(course).resolve())))
+    names = SCIENTIFIC_PRELOAD + course_imports(Path(course).resolve())
+    forbid = tuple(forbid)
+    return tuple(dict.fromkeys(n for n in names if not any(covers(f, n) for f in forbid)))

@@ -123,20 +123,21 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     return digest.hexdigest()[:16]
 
 
-def _executor(options: GradingOptions, course: Course):
+def _executor(options: GradingOptions, course: Course, forbid: tuple[str, ...] = ()):
     if options.unsafe:
         return local_executor(timeout=options.cell_timeout_s)
     from autograder.run.preload import grading_preload
     from autograder.sandbox import SandboxConfig
 
     defaults = SandboxConfig()
-    # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done.
+    # Each kernel is forked from this worker's warm zygote, with the problem sets' imports done,
+    # except the modules this problem set's rules forbid (loaded, they are reachable anyway).
     return sandbox_executor(
         SandboxConfig(
             cell_timeout_s=options.cell_timeout_s,
             notebook_timeout_s=options.notebook_timeout_s,
             memory_mb=options.memory_mb,
-            preload=grading_preload(course.root),
+            preload=grading_preload(course.root, forbid),
             hidden_paths=defaults.hidden_paths
             + (course.root,)
             + tuple(Path(p) for p in options.hidden_paths),
@@ -186,7 +187,8 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
     ps = problem_set_for(problem_set, options.course)
 
     def execute(nb, workdir, env):  # the executor is built in the step, so a fault is recorded
-        return _executor(options, ps.course)(nb, workdir, env)
+        forbid = ps.rules.every_forbidden() if ps.rules is not None else ()
+        return _executor(options, ps.course, forbid)(nb, workdir, env)
 
     result = grade(ps, data, execute)
     return to_record(result, student_id, started_at, time.monotonic() - start)

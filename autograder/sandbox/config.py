@@ -209,6 +209,9 @@ class ExecutionResult:
     timings : dict of str to float
         ``start_s``, the seconds until the kernel was ready (a zygote's start included, when
         one had to start), and ``execute_s``, the seconds the cells took.
+    limits_reached : list of str
+        The limits of the whole submission (its control group: :mod:`autograder.sandbox.cgroup`)
+        it reached, each in words naming the limit.
     """
 
     notebook: nbformat.NotebookNode
@@ -219,6 +222,7 @@ class ExecutionResult:
     removed_files: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    limits_reached: list[str] = field(default_factory=list)
 
 
 class SandboxError(RuntimeError):

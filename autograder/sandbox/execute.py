@@ -21,6 +21,7 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
+from autograder.sandbox import cgroup, disk
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
 from autograder.sandbox.kernel import (
     _INTERRUPT_GRACE_S,
@@ -49,7 +50,13 @@ from autograder.sandbox.warm import (
     warm_request,
     warm_zygote,
 )
-from autograder.sandbox.workdir import _lend, _remove_special_files, _take_back
+from autograder.sandbox.workdir import (
+    MAX_DEPTH,
+    _lend,
+    _remove_special_files,
+    _take_back,
+    remove_tree,
+)
 from autograder.status import Status
 from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
 
@@ -235,6 +242,7 @@ async def _run(
     uid: int,
     env: Mapping[str, str],
     zygote: Zygote | None,
+    group: cgroup.Group | None = None,
 ) -> ExecutionResult:
     """Start a kernel (cold by bwrap, or forked by ``zygote``), run the cells, end the sandbox."""
     start = time.perf_counter()
@@ -327,6 +335,8 @@ async def _run(
             sandbox = _open_sandbox_process(info_read)
         else:
             sandbox = os.dup(km.warm_process.pidfd)
+        if group is not None and sandbox is not None:  # before any cell of the student's
+            group.add(sandbox)
         ready = time.perf_counter()
         client.kc = kc
         task = asyncio.ensure_future(client.async_execute())
@@ -508,12 +518,16 @@ def execute_notebook(
         except WarmUnavailable as exc:
             _cold_because(str(exc))
     uid = _sandbox_uid()
-    owners: dict[Path, tuple[int, int]] = {}
+    owners: dict[str, tuple[int, int]] = {}
     removed: list[str] = []
     # Under /tmp: the kernel's Unix sockets live in tmp/run (paths of 107 bytes at most), and a
     # warm sandbox's fresh /tmp has room for its way there.
     tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
     opened: dict[Path, int] = {}
+    # The kernel writes its sockets' folder and its log there: capped as /tmp is inside.
+    capped = disk.cap_folder(tmp, config.tmp_mb, 4096)
+    group = cgroup.Group.create(config.memory_mb, config.max_processes)
+    reached: list[str] = []
     try:
         if config.container:  # the kernel's user must reach its folders (no mounts here)
             tmp.chmod(0o711)
@@ -521,24 +535,33 @@ def execute_notebook(
         if uid >= 0:
             owners = _lend(workdir, uid)
         try:
-            result = _complete(_run(nb, workdir, config, tmp, uid, env, zygote))
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, zygote, group))
         except WarmUnavailable as exc:  # nothing ran: start again in a cold sandbox
             _cold_because(str(exc))
             stop_zygote()
-            shutil.rmtree(tmp / "run", ignore_errors=True)
+            remove_tree(tmp / "run")
             zygote_s = 0.0
-            result = _complete(_run(nb, workdir, config, tmp, uid, env, None))
+            result = _complete(_run(nb, workdir, config, tmp, uid, env, None, group))
     finally:
         removed = _remove_special_files(workdir)
         if owners:
             _take_back(workdir, uid, owners)
         for folder, mode in opened.items():
             folder.chmod(mode & 0o7777)
-        shutil.rmtree(tmp, ignore_errors=True)
+        if group is not None:  # its processes have ended with the sandbox
+            reached = group.reached()
+            group.remove()
+        if capped:
+            disk.release(tmp)
+        remove_tree(tmp)
+    if reached:
+        result.limits_reached = reached
+        result.message += "; " + "; ".join(reached)
     if removed:
         result.removed_files = removed
         result.message += (
-            f"; removed {len(removed)} symbolic links or special files from the working folder"
+            f"; removed {len(removed)} symbolic links, special files or folders nested deeper "
+            f"than {MAX_DEPTH} from the working folder"
         )
     result.timings["start_s"] = result.timings.get("start_s", 0.0) + zygote_s
     result.elapsed_s = time.monotonic() - start

@@ -25,7 +25,6 @@ import logging
 import multiprocessing.util
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +36,7 @@ from pathlib import Path
 from autograder.sandbox.config import SandboxConfig, SandboxError, _MiB, _real
 from autograder.sandbox.kernel import _SandboxKernelManager
 from autograder.sandbox.plan import _limits, _zygote_argv
+from autograder.sandbox.workdir import remove_tree
 
 __all__ = [
     "KERNEL_PRELOAD",
@@ -192,7 +192,7 @@ class Zygote:
             proc.stdout.close()
         self._log.close()
         os.unlink(self._log.name)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        remove_tree(self.dir)
         self.proc = None
 
 
@@ -208,7 +208,7 @@ def _sweep_stale() -> None:
             ):
                 continue
             if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path)
             else:
                 path.unlink()
         except (ValueError, OSError):

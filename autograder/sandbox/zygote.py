@@ -106,6 +106,11 @@ def _attach(fd, path, hide_parent):
         _mount(None, hidden, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
+#: The source name of the grader's size-capped folders (autograder.sandbox.disk.SOURCE): the
+#: working and run folders of submissions, never carried into another sandbox's /tmp.
+CAPPED_SOURCE = "grader-capped"
+
+
 def _mounts_below_tmp(own):
     """The sandbox's mounts below ``/tmp`` (a hidden project root with the folders bound back
     into it, the environment, when the checkout lives under ``/tmp``), top-level ones only, but
@@ -113,7 +118,10 @@ def _mounts_below_tmp(own):
     points = set()
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            point = line.split()[4]
+            fields = line.split()
+            if CAPPED_SOURCE in fields[fields.index("-") + 1 :]:
+                continue  # a submission's size-capped folder (another's, or its own run's)
+            point = fields[4]
             for escaped, char in (
                 ("\\040", " "),
                 ("\\011", "\t"),

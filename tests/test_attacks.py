@@ -1,0 +1,506 @@
+"""A student who attacks the grader: each attack, and an honest control beside it, graded in the
+real warm sandbox (problem set 1).
+
+Each attack earns nothing it should not, the control keeps full marks, no attack makes its
+submission a fault of the grader (``grader-error`` is the grader's own faults only), and the
+grader's memory stays within :data:`MEMORY_BOUND` while it grades one.
+
+Formats read here are their owners': the ``.npz`` file is a zip (PKWARE's APPNOTE.TXT) of
+``.npy`` arrays (NumPy's ``numpy/lib/format.py``), as ``numpy.savez`` writes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import tempfile
+import tracemalloc
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.grading.executors import sandbox_executor
+from autograder.grading.pipeline import grade
+from autograder.grading.problemset import ProblemSet
+from autograder.run.preload import grading_preload
+from autograder.sandbox import SandboxConfig, cgroup, sandbox_available, warm
+from autograder.status import Status
+from tests.environment import require
+
+AVAILABLE, REASON = sandbox_available()
+pytestmark = [require(AVAILABLE, f"no sandbox here: {REASON}"), pytest.mark.slow]
+
+PS = "ps1_pca"
+#: The grader's own allocations while it grades one submission (tracemalloc's peak, which
+#: counts NumPy's arrays): an honest submission needs a few MB; the attack of issue 37 took
+#: 1.4 GB.
+MEMORY_BOUND = 64 * 2**20
+
+#: The case each attack overwrites: the first one the problem set records, read from its source.
+RESULTS = "__import__('os').environ['GRADER_RESULTS_DIR']"
+
+
+def _first_case(ps: ProblemSet) -> tuple[str, str]:
+    """``(case, question's answer cell)`` of the first recorded case, from the source."""
+    from autograder.checks.record_calls import record_calls
+
+    call = record_calls(ps.source)[0]
+    return call.case, call.function
+
+
+def _overwrite(case: str, arrays: str) -> str:
+    """A cell run after every hidden cell that writes ``case``'s results file itself."""
+    return (
+        "import numpy as np\n"
+        f"np.savez_compressed({RESULTS} + '/{case}.npz', {arrays})\n"
+    )
+
+
+def _answer_cell(ps: ProblemSet, function: str) -> tuple[str, str]:
+    """``(grade_id, source)`` of the answer cell that defines ``function``, its reference
+    renamed ``_reference`` and nbgrader's solution markers taken out."""
+    import re
+
+    for c in ps.source.cells:
+        gid = c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in ps.solution_ids and re.search(rf"^def {function}\(", c.source, re.M):
+            source = re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", "", c.source, flags=re.M)
+            return gid, re.sub(rf"^def {function}\(", "def _reference(", source, flags=re.M)
+    raise AssertionError(f"no answer cell defines {function}")
+
+
+def _as_student(template: str, function: str, reference: str) -> str:
+    """An answer cell: the reference renamed, then ``template`` defining ``function``."""
+    body = template.replace("{function}", function).replace("{{", "{").replace("}}", "}")
+    return reference + "\n\n" + body
+
+
+def _submission(ps: ProblemSet, extra: str | None, answers: dict | None = None) -> bytes:
+    """The source's reference answers (the honest control), with ``extra`` as a cell of the
+    student's at the end, and the answer cells ``{grade_id: source}`` of ``answers``."""
+    nb = copy.deepcopy(ps.source)
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in (answers or {}):
+            cell.source = answers[gid]
+    if extra is not None:
+        nb.cells.append(nbformat.v4.new_code_cell(extra))
+    return nbformat.writes(nb).encode()
+
+
+ATTACKS = {
+    "strings": "out_0=np.full((40, 6), 'abc'), out_1=np.full(6, 'abc')",
+    "bytes": "out_0=np.full((40, 6), b'abc'), out_1=np.full(6, b'abc')",
+    "void": "out_0=np.zeros((40, 6), 'V8'), out_1=np.zeros(6, 'V8')",
+    "records": "out_0=np.zeros((40, 6), [('a', 'f8')]), out_1=np.zeros(6, [('a', 'f8')])",
+    "forty_million_bools": "out_0=np.zeros(40_000_000, bool), out_1=np.zeros(6)",
+    "extra_member": "out_0=np.zeros((40, 6)), out_1=np.zeros(6), out_2=np.zeros(6)",
+    "foreign_name": "payload=np.zeros((40, 6))",
+}
+
+
+#: Issue 37, attack 5: 1,500 nested folders (the grader's clean-up recursed), with a folder
+#: nobody may enter, a named pipe and links to the host at the bottom.
+NESTED = """\
+import os
+top = os.getcwd()
+for _ in range(1500):
+    os.mkdir("d")
+    os.chdir("d")
+os.mkfifo("pipe")
+os.symlink("/etc", "etc")
+os.mkdir("locked")
+os.mkdir("locked/inner")
+os.chmod("locked", 0)
+os.chdir(top)
+"""
+
+#: Issue 37, attack 8: the graded function raises an exception carrying the hidden lines it
+#: finds in IPython's ``In`` and the hidden inputs the grader wrote; so does a cell at the end.
+LEAK = """\
+def _leak():
+    import os
+    import numpy as np
+    folder = os.path.join(os.environ["GRADER_RESULTS_DIR"], "inputs")
+    values = {}
+    for name in sorted(os.listdir(folder))[:3]:
+        with np.load(os.path.join(folder, name)) as z:
+            values[name] = [z[k].ravel()[:4].tolist() for k in z.files]
+    lines = [x for cell in In for x in cell.splitlines() if x.startswith("record(")
+             or "HIDDEN" in x or x.startswith("# ")]
+    return repr(lines[:3]) + " " + repr(values)
+
+
+def {function}(*args, **kwargs):
+    raise ValueError(_leak())
+"""
+
+#: Issue 37: a notebook that prints millions of lines.
+FLOOD = "for i in range(3_000_000):\n    print(i)"
+
+#: Issue 37, attack 6: the graded function calls a forbidden module through a function whose
+#: code object claims NumPy's file, which the guard took for the library's own code.
+FORGED = """\
+import numpy as np
+
+
+def _cheat(*args, **kwargs):
+    import scipy.linalg  # forbidden by the problem set's rules
+    return _reference(*args, **kwargs)
+
+
+_forged = type(_cheat)(_cheat.__code__.replace(co_filename=np.__file__), globals())
+
+
+def {function}(*args, **kwargs):
+    return _forged(*args, **kwargs)
+"""
+
+#: Issue 37, attack 7: no import at all: the loaded classes, walked from
+#: ``object.__subclasses__()``, and a method's ``__globals__``.
+INTROSPECTED = """\
+def _classes():
+    seen, stack = set(), [object]
+    while stack:
+        for sub in type.__subclasses__(stack.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    return seen
+
+
+def _reach(name):
+    for cls in _classes():
+        if str(getattr(cls, "__module__", "")).startswith("scipy"):
+            for value in vars(cls).values():
+                found = getattr(value, "__globals__", {{}}).get(name)
+                if found is not None:
+                    return found
+    return None
+
+
+def {function}(*args, **kwargs):
+    _reach("eigh")
+    return _reference(*args, **kwargs)
+"""
+
+#: Printed after the attack: the loaded classes of any module the rules forbid.
+REACHED = (
+    "print('REACHED', sorted({{str(c.__module__) for c in _classes()\n"
+    "    if str(c.__module__).split('.')[0] in {forbid!r}}})[:5])"
+)
+
+#: Issue 37, attack 3: 25 files of 60 MB in the working folder (1.5 GB on the host's disk).
+FILL = """\
+written = 0
+for i in range(25):
+    try:
+        with open("fill_" + str(i) + ".bin", "wb") as f:
+            for _ in range(60):
+                f.write(b"x" * 2**20)
+                written += 2**20
+    except OSError as exc:
+        print("STOPPED", type(exc).__name__, exc.errno)
+        break
+print("WRITTEN", written)
+"""
+
+#: Issue 37, attack 4: twelve processes of 250 MB each held 3 GB at once under a 2 GB limit
+#: (a limit per process).
+MEMORY = """\
+import subprocess, sys, time
+HOLD = "import time; held = b'x' * (250 * 2**20); time.sleep(60)"
+children = [subprocess.Popen([sys.executable, "-c", HOLD]) for _ in range(12)]
+time.sleep(15)
+print("ALIVE", sum(c.poll() is None for c in children))
+for c in children:
+    c.kill()
+    c.wait()
+"""
+
+OTHERS = {
+    "nested_folders": (NESTED, None),
+    "memory": (MEMORY, None),
+    "disk_fill": (FILL, None),
+    "hidden_leak": ("raise RuntimeError(_leak())", LEAK),
+    "flood": (FLOOD, None),
+    "forged_file_name": (None, FORGED),
+    "introspection": (REACHED, INTROSPECTED),
+}
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """The control and every attack, each graded once in the warm sandbox, with the grader's
+    peak allocation while grading it; and every folder the grader made for them."""
+    ps = ProblemSet(PS)
+    case, _ = _first_case(ps)
+    # As the grader's workers do (autograder.run.task): the zygote preloads the course's imports
+    # but the modules this problem set's rules forbid.
+    forbid = ps.rules.every_forbidden()
+    executor = sandbox_executor(SandboxConfig(preload=grading_preload(ps.course.root, forbid)))
+    _, function = _first_case(ps)
+    sources = {"control": (None, None)} | {
+        k: (_overwrite(case, v), None) for k, v in ATTACKS.items()
+    }
+    cell, reference = _answer_cell(ps, function)
+    sources |= {
+        k: (
+            extra and extra.format(forbid=[f.split(".")[0] for f in forbid]),
+            answer and {cell: _as_student(answer, function, reference)},
+        )
+        for k, (extra, answer) in OTHERS.items()
+    }
+    out = {}
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+
+    def noted(*args, **kwargs):
+        made.append(mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    warnings: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: warnings.append(record.getMessage())
+    logging.getLogger("autograder.sandbox").addHandler(handler)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tempfile, "mkdtemp", noted)
+            for name, (extra, answers) in sources.items():
+                tracemalloc.start()
+                try:
+                    g = grade(ps, _submission(ps, extra, answers), executor)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                out[name] = (g, peak)
+    finally:
+        logging.getLogger("autograder.sandbox").removeHandler(handler)
+        warm.stop_zygote()
+    return ps, case, out, made + [f"warning: {w}" for w in warnings]
+
+
+def _full(ps: ProblemSet) -> float:
+    return float(sum(c.points for c in ps.grade_cells if c.autograded))
+
+
+def _cells_reading(ps: ProblemSet, case: str) -> set[str]:
+    from autograder.grading.recorded import cell_cases
+
+    return {gid for gid, cases in cell_cases(ps).items() if case in cases}
+
+
+def test_the_control_keeps_full_marks(graded):
+    ps, _, out, _ = graded
+    g, peak = out["control"]
+    assert g.status == Status.GRADED or g.status == Status.AWAITING_MANUAL, g.fault
+    assert g.total == _full(ps)
+    assert peak < MEMORY_BOUND
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_a_forged_results_file_is_a_wrong_answer_never_a_grader_fault(graded, attack):
+    """Issue 37, attacks 1 and 2: strings, bytes, void or record arrays, a 39 KB file that
+    expands to 40 million booleans, a member too many or a foreign member: the cells reading
+    the case score 0 with a message; every other cell keeps its points; the grader's memory
+    stays bounded."""
+    ps, case, out, _ = graded
+    g, peak = out[attack]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    reading = _cells_reading(ps, case)
+    assert reading
+    control = {s.grade_id: s.points for s in out["control"][0].scores}
+    for s in g.scores:
+        if s.grade_id in reading:
+            assert s.points == 0.0, (s.grade_id, s.message)
+            assert "could not be read back" in s.message, s.message
+        else:
+            assert s.points == control[s.grade_id], (s.grade_id, s.message)
+    assert peak < MEMORY_BOUND, f"{peak / 2**20:.0f} MB"
+
+
+def test_the_bomb_is_small_on_disk():
+    """The 40-million-boolean answer is a file of tens of kilobytes, as the issue says: the
+    bound above is on what it would expand to, not on what it weighs."""
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, out_0=np.zeros(40_000_000, bool), out_1=np.zeros(6))
+    assert len(buffer.getvalue()) < 100_000
+
+
+def test_nested_folders_are_cleaned_up_and_cost_nothing(graded):
+    """Issue 37, attack 5: the submission keeps the control's marks, is no fault of the
+    grader, and the run names the folder cut below the depth the grader walks."""
+    ps, _, out, _ = graded
+    g, _ = out["nested_folders"]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    from autograder.sandbox.workdir import MAX_DEPTH
+
+    assert [r.count("/") for r in g.run.removed_files] == [MAX_DEPTH], g.run.removed_files
+
+
+def test_no_folder_the_grader_made_is_left(graded):
+    """Every scratch folder made while grading the attacks (the submission's, the sandbox's,
+    under /tmp) is gone."""
+    *_, made = graded
+    assert any("/grade-" in m for m in made) and any("/nbsbx-" in m for m in made), made
+    assert [m for m in made if os.path.lexists(m)] == []
+    groups = list(cgroup.ROOT.glob(f"*/grader-{os.getpid()}-*")) + list(
+        cgroup.ROOT.glob(f"grader-{os.getpid()}-*"))
+    assert groups == []
+
+
+def test_every_submission_ran_warm_and_the_sandbox_said_nothing_amiss(graded):
+    """The capped folders (tmpfs mounts under /tmp) leave the warm zygote working: no fall
+    back to a cold sandbox, no clean-up or mount that failed."""
+    *_, made = graded
+    assert [m for m in made if m.startswith("warning: ")] == []
+
+
+def _hidden_lines(ps: ProblemSet) -> list[str]:
+    """The lines between nbgrader's hidden-test markers in the source (its
+    ``ClearHiddenTests``: ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS``)."""
+    out, inside = [], False
+    for cell in ps.source.cells:
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 8:
+                out.append(line.strip())
+    return out
+
+
+def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
+    """Issue 37, attack 8: the student's exception text carries hidden lines and hidden inputs'
+    values (as the student's code printed them); the feedback page shows none of them, and
+    still says which function raised what."""
+    from autograder.checks.declared import case_inputs, declared_cases
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.feedback import feedback_html
+
+    ps, case, out, _ = graded
+    g, _ = out["hidden_leak"]
+    assert g.status != Status.GRADER_ERROR, g.grader_error
+    page = feedback_html(to_record(g, "student", 0.0, 0.0))
+    raised = [s.message for s in g.scores if "raised ValueError" in s.message]
+    assert raised and any("RuntimeError" in n for n in g.notes), (raised, g.notes)
+    shown = [x for x in _hidden_lines(ps) if x in page] + [
+        m for m in ("record(", "inputs(", "HIDDEN TESTS") if m in page
+    ]
+    assert shown == [], shown
+    cases = declared_cases(ps.source)
+    values = [repr(float(v)) for name in sorted(cases)[:3]
+              for v in np.ravel(list(case_inputs(cases, name).values())[0])[:4]]
+    assert values and [v for v in values if v in page] == []
+
+
+def test_an_output_flood_is_cut_and_said_and_costs_nothing(graded):
+    """Issue 37: millions of printed lines keep the control's marks; the stored output stays
+    within the sandbox's limit and a note tells the student their output was cut."""
+    ps, _, out, _ = graded
+    g, peak = out["flood"]
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    limit = SandboxConfig().max_output_bytes
+    printed = sum(len(o.get("text", "")) for c in g.run.notebook.cells if c.cell_type == "code"
+                  for o in c.outputs)
+    assert printed <= limit + 1000
+    assert [n for n in g.notes if f"more than {limit:,} characters" in n], g.notes
+    assert peak < MEMORY_BOUND, f"{peak / 2**20:.0f} MB"
+
+
+def _cells_of(ps: ProblemSet, function: str) -> set[str]:
+    from autograder.checks.record_calls import cases_by_function
+
+    cases = set(cases_by_function(ps.source)[function])
+    return {gid for gid, read in _cell_cases(ps).items() if cases & set(read)}
+
+
+def _cell_cases(ps):
+    from autograder.grading.recorded import cell_cases
+
+    return cell_cases(ps)
+
+
+def test_a_forged_file_name_earns_nothing_and_is_flagged(graded):
+    """Issue 37, attack 6: a function whose code object claims NumPy's file imported SciPy and
+    kept 20/20. Now the kernel refuses to make the forged code: the function is never defined,
+    so its cells score 0 (and those of the functions that call it), none scores above the
+    control, and a person is told."""
+    ps, case, out, _ = graded
+    g, _ = out["forged_file_name"]
+    _, function = _first_case(ps)
+    control = {s.grade_id: s.points for s in out["control"][0].scores}
+    zero = _cells_of(ps, function)
+    assert zero
+    for s in g.scores:
+        assert s.points == 0.0 if s.grade_id in zero else (s.points or 0) <= (control[s.grade_id] or 0), s
+    assert g.total < out["control"][0].total
+    assert [f for f in g.flags if "tampering" in f and "claimed the file" in f], g.flags
+
+
+def test_introspection_is_flagged_for_a_person(graded):
+    """Issue 37, attack 7: reaching a loaded module with no import (``object.__subclasses__``,
+    a method's ``__globals__``) is flagged, naming the route."""
+    _, _, out, _ = graded
+    g, _ = out["introspection"]
+    flagged = " ".join(g.flags)
+    assert "__subclasses__" in flagged and "__globals__" in flagged, g.flags
+
+
+def test_introspection_finds_no_forbidden_module_loaded(graded):
+    """Issue 37, attack 7: every kernel was forked from a zygote with SciPy and scikit-learn
+    loaded, so ``object.__subclasses__()`` led to ``scipy.linalg.eigh``. A problem set that
+    forbids them gets a zygote that does not load them: the walk finds nothing."""
+    ps, _, out, _ = graded
+    g, _ = out["introspection"]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    assert "REACHED []" in printed, printed[-2000:]
+
+
+@require(os.geteuid() == 0, "capping the working folder needs a root grader")
+def test_the_working_folder_is_capped_and_the_limit_named(graded):
+    """Issue 37, attack 3: 1,500 MB written into the working folder all reached the host's disk.
+    Now the folder is a tmpfs of ``settings.WORK_MB``: the writes past it fail (ENOSPC), the
+    control's marks are kept, and a note names the limit."""
+    import errno
+
+    from autograder import settings
+
+    _, _, out, _ = graded
+    g, _ = out["disk_fill"]
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    assert f"STOPPED OSError {errno.ENOSPC}" in printed, printed[-500:]
+    written = int(printed.split("WRITTEN ")[-1].split()[0])
+    assert written <= settings.WORK_MB * 2**20
+    assert [n for n in g.notes if f"{settings.WORK_MB} MB" in n], g.notes
+
+
+@require(cgroup.available()[0] is not None, f"no control groups: {cgroup.available()[1]}")
+def test_memory_is_limited_for_the_whole_submission(graded):
+    """Issue 37, attack 4: twelve processes of 250 MB held 3 GB at once under a limit of 2 GB.
+    Now all the submission's processes share the limit (its control group): fewer than the
+    limit's worth stay alive, the control's marks are kept, and a note names the limit."""
+    _, _, out, _ = graded
+    g, _ = out["memory"]
+    limit = SandboxConfig().memory_mb
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    printed = "".join(o.get("text", "") for c in g.run.notebook.cells if c.cell_type == "code"
+                      for o in c.outputs)
+    alive = int(printed.split("ALIVE ")[-1].split()[0])
+    assert alive * 250 < limit, printed[-300:]
+    assert [n for n in g.notes if f"memory limit of {limit:,} MB" in n], g.notes
