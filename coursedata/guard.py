@@ -158,7 +158,11 @@ class Guard:
         self.store: dict[str, object] = {}
         self.finder = _Finder(self)
         here = os.path.dirname(os.path.abspath(__file__))
-        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, here}
+        # The interpreter's prefixes, and every package folder on the path (a virtual
+        # environment's .pth may name another environment's site-packages): read-only to the
+        # student's code in the sandbox.
+        sites = {p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
+        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, here, *sites}
         self.library = tuple(os.path.join(p, "") for p in prefixes)
         self._policies: dict = {}
         self._count = -1
