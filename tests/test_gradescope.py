@@ -92,11 +92,32 @@ def _python_for_others(folder: Path) -> Path:
     return venv / "bin" / "python"
 
 
+def _open_ancestors(paths) -> dict[Path, int]:
+    """Let others pass through (``o+x``) every folder above ``paths`` that does not let them, as
+    a checkout in a private folder (``mktemp -d``, mode 0700) does not; return the folders
+    changed and their modes, for :func:`_restore`."""
+    changed = {}
+    for path in paths:
+        for folder in Path(path).resolve().parents:
+            mode = folder.stat().st_mode
+            if not mode & 0o001 and folder not in changed:
+                changed[folder] = mode
+                folder.chmod((mode | 0o001) & 0o7777)
+    return changed
+
+
+def _restore(changed: dict[Path, int]) -> None:
+    for folder, mode in changed.items():
+        folder.chmod(mode & 0o7777)
+
+
 @pytest.fixture(scope="module")
 def built():
     """The zip of a course copy (its release, a late policy, hidden checks withheld), the
     submissions, and a folder others may enter, for the /autograder layouts."""
     base = Path(tempfile.mkdtemp(prefix="gradescope-test-"))
+    # The packages the interpreter for others reads (this environment's) must be reachable.
+    opened = _open_ancestors(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
     try:
         base.chmod(0o755)  # as /autograder: the kernel's user must reach the interpreter
         course = base / "course"
@@ -126,6 +147,7 @@ def built():
                "notebooks": {k: sb.to_bytes(nb) for k, nb in notebooks.items()}}
     finally:
         shutil.rmtree(base, ignore_errors=True)
+        _restore(opened)
 
 
 def _hostile_cell() -> str:

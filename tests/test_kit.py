@@ -65,8 +65,11 @@ NOT_ITS_OWN = {"ModuleNotFoundError", "ImportError", "NameError"}
 def _telling(line: str, code: bool) -> bool:
     """Whether a stripped line of a region is worth looking for: 12 characters or more, and in
     code a statement or comment of its own (not a fragment of a longer one, such as
-    ``dtype=float)``, nor a block header such as ``for i in range(n):``, which any code has)."""
+    ``dtype=float)``, nor a block header such as ``for i in range(n):``, which any code has, nor
+    an import from the kit itself, whose names are its public protocol)."""
     if len(line) < 12 or "YOUR ANSWER HERE" in line:
+        return False
+    if code and line.startswith(("from coursedata import", "from coursedata.", "import coursedata")):
         return False
     if not code or line.startswith("#"):
         return True

@@ -237,6 +237,7 @@ def give_visible_checks(path: Path, ps: ProblemSet) -> int:
     from autograder.checks import load_checks
 
     nb = nbformat.read(path, as_version=4)
+    ps.course.use_code()  # the references the declarations name are this course's
     hand_written = set(load_checks(ps.name, ps.course).CHECKS)
     judged = embed(nb, ps.source, hand_written)
     nbformat.write(nb, path)

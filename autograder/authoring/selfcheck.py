@@ -123,6 +123,8 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
     if config.is_file():
         shutil.copy(config, course)
     shutil.copytree(ps.path.parent, course / "source" / ps.name)
+    if (ps.course.root / "checks").is_dir():  # the references the declarations name
+        shutil.copytree(ps.course.root / "checks", course / "checks")
     folder = release(
         ps.name,
         course,
