@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import results_file
-from autograder.checks.results_file import Limits
+from autograder.checks.results_file import Limits, examine, load
 from coursedata.grading import inputs
 from coursedata.results import MAX_RESULT_BYTES, AnswerUnavailable, read
 from coursedata.results import unpack as unpack_values
@@ -79,7 +78,7 @@ class Answers:
         """The arrays of the results file ``data``, examined before they are loaded
         (:mod:`autograder.checks.results_file`): a forged file raises ``UnreadableResult``, a
         ``ValueError`` whose message the student reads."""
-        return results_file.load(data, results_file.examine(data, self.limits(case)))
+        return load(data, examine(data, self.limits(case)))
 
 
 #: ``{case's reference, outputs and inputs as JSON: sizes}``, computed once per process.

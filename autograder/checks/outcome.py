@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.checks.answers import AnswerUnavailable
+from coursedata.results import AnswerUnavailable
 
 __all__ = ["Outcome", "guarded", "weighted", "first_problem"]
 
