@@ -26,15 +26,15 @@ import numpy as np
 
 from autograder.checks.declaration import input_files, is_checked
 from autograder.checks.declared import declarations, declared_cases, expected_values
+from autograder.checks.record_calls import record_calls
 from autograder.naming import VISIBLE, test_kind
 from coursedata.visible import KEY
 
 __all__ = ["payloads", "embed"]
 
 _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
-#: A visible cell's hidden part given to the student's check: ``record`` calls and their import.
+#: The import of a visible cell's hidden part, the only line beside its ``record`` calls.
 _IMPORT = re.compile(r"^from coursedata\.grading import (inputs, record|record, inputs)$")
-_CALL = re.compile(r"""^record\("(\w+)", (\w+), \*\*inputs\("(\w+)", "\1"\)\)$""")
 
 
 def _b64(arrays: dict) -> str:
@@ -43,16 +43,21 @@ def _b64(arrays: dict) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _record_calls(cell) -> list[list[str]] | None:
-    """A visible cell's hidden ``record(case, function, **inputs(problem_set, case))`` calls as
-    ``[case, function, problem_set]``, if its hidden part holds only those and their import."""
+def _record_calls(cell, recorded: list) -> list[list[str]] | None:
+    """A visible cell's hidden ``record(case, function, **inputs(problem_set, case))`` calls
+    (``recorded``: its :func:`~autograder.checks.record_calls.record_calls`) as
+    ``[case, function, problem_set]``,
+    if its hidden part holds only those, each on a line of its own, and their import."""
     found = _HIDDEN.search(cell.source)
     if found is None:
         return None
     lines = [line.strip() for line in found.group(1).splitlines() if line.strip()]
-    calls = [list(m.groups()) for line in lines if (m := _CALL.match(line))]
-    imports = [line for line in lines if _IMPORT.match(line)]
-    return calls if calls and len(calls) + len(imports) == len(lines) else None
+    calls = [
+        [r.case, r.function, r.inputs_problem_set] for r in recorded if r.inputs_case == r.case
+    ]
+    plain = [line for line in lines if not _IMPORT.match(line)]
+    whole = all(line.startswith("record(") and line.endswith("))") for line in plain)
+    return calls if calls and whole and len(calls) == len(plain) else None
 
 
 def payloads(source, hand_written: set[str]) -> dict[str, dict]:
@@ -66,12 +71,15 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
         The cells whose check is the course's Python (``CHECKS``), which wins over a declaration.
     """
     found, cases, files = declarations(source), declared_cases(source), input_files(source)
+    recorded: dict[str, list] = {}
+    for r in record_calls(source):
+        recorded.setdefault(r.grade_id, []).append(r)
     out = {}
     for cell in source.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or not gid or test_kind(gid) != VISIBLE:
             continue
-        calls = _record_calls(cell)
+        calls = _record_calls(cell, recorded.get(gid, []))
         declaration = found.get(gid)
         if (
             calls is None
