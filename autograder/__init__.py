@@ -21,7 +21,7 @@ One folder per stage a submission goes through; each folder's ``__init__`` lists
     gradebook/    nbgrader's side: its gradebook, the formgrader, the term
 
     commands/     ``python -m autograder SUBCOMMAND``: argument parsing and exit codes only
-    course.py, naming.py, settings.py, status.py      shared by every stage
+    course.py, settings.py, status.py      shared by every stage (and the kit's coursedata.naming)
 
 An arrow is an import allowed one way only (``tests/test_layout.py`` holds the rules). The
 course's own code (its input generators and Python checks, the honest answers the tests grade) is

@@ -11,7 +11,7 @@ Students get this package as the course's student kit (``kit/``, built by ``make
 term, so the released notebooks name a new wheel.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from coursedata.dependencies import explain as _explain
 

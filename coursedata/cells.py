@@ -20,6 +20,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from coursedata.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
+
 __all__ = ["Cell", "Finding", "read_cells", "findings", "nbgrader_checksum", "is_test_code", "users",
            "syntax_error", "describe_syntax_error", "PLACEHOLDER"]
 
@@ -247,14 +249,14 @@ def _missing_findings(nb, cells: list[Cell]) -> list[Finding]:
     for cell in cells:
         if cell.kind != "answer" or not cell.grade_id:
             continue
-        for suffix, what, kind in (("_visible", "visible test", "missing test"),
-                                   ("_hidden", "hidden tests' slot", "missing")):
-            if cell.grade_id + suffix not in by_id:
-                out.append(Finding(kind, f"{cell.question or cell.grade_id}: the "
-                                   f"{what} cell {cell.grade_id + suffix} is missing (deleted?)"))
+        for test, what, kind in ((VISIBLE, "visible test", "missing test"),
+                                 (HIDDEN, "hidden tests' slot", "missing")):
+            if test_id(cell.grade_id, test) not in by_id:
+                out.append(Finding(kind, f"{cell.question or cell.grade_id}: the {what} cell "
+                                   f"{test_id(cell.grade_id, test)} is missing (deleted?)"))
     for cell in cells:
-        base = (cell.grade_id or "").removesuffix("_visible")
-        if cell.kind == "test" and base != cell.grade_id and base not in by_id:
+        base = question_of(cell.grade_id or "")
+        if cell.kind == "test" and test_kind(cell.grade_id or "") == VISIBLE and base not in by_id:
             out.append(Finding("missing", f"{cell.question or base}: the answer cell of {base} "
                                "is missing (deleted?): the grader counts it as unanswered",
                                (cell.grade_id,)))

@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursedata import rulecheck
+from coursedata.causes import causes, note
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.grading import CELL_TIMEOUT_S, ONE_THREAD, RESULTS_ENV
+from coursedata.naming import question_of
 from coursedata.runner import MAX_OUTPUT, CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
 from coursedata.visible import VisibleCheck, prepare, verdict, visible_checks
@@ -52,6 +54,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: A frame of a notebook cell in IPython's traceback: ``Cell In[5], line 7``.
 _FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 _NOT_DEFINED = re.compile(r"name '([A-Za-z_]\w*)' is not defined")
+#: Characters of output past which a cell that ran out of time is said to have printed too much.
+_MUCH_OUTPUT = 100_000
 #: The signals that stop the check, named as the student knows them.
 _SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
@@ -75,6 +79,7 @@ class _Report:
     reported: set[int] = field(default_factory=set)  # cells whose error was printed before
     running: int | None = None
     visible: dict[str, VisibleCheck] = field(default_factory=dict)  # what the grader judges too
+    lost: set[str] = field(default_factory=set)  # the questions whose visible test failed
     results: Path | None = None  # where the visible cells record, as at grading
 
     def by_count(self) -> dict[int, Cell]:
@@ -163,8 +168,10 @@ def _on_result(run: CellRun, report: _Report) -> None:
     if run.timed_out:
         where = _where(error, report) if error else ""
         stopped = "interrupted" if not run.killed else "killed (it ignored the interrupt)"
-        text = (f"still running after {report.timeout:g} s{where}, so it was {stopped}: "
-                "does a loop never end?")
+        text = f"still running after {report.timeout:g} s{where}, so it was {stopped}: " + (
+            f"it had printed {run.printed:,} characters, and printing that much takes time "
+            "(print less: a summary, not every value)" if run.printed > _MUCH_OUTPUT
+            else "does a loop never end?")
         if run.killed:
             text += " No later cell ran."
     elif run.died:
@@ -192,7 +199,10 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
         failure = verdict(judged, report.results)
     if failure is not None:
         report.failed += 1
-        _say(f"FAIL  {head}: {failure}")
+        report.lost.add(question_of(cell.grade_id))
+        named = causes(report.nb, report.lost).get(question_of(cell.grade_id))
+        _say(f"FAIL  {head}: {failure}" + (note(named, "in its visible test above") if named
+                                           else ""))
         return
     report.passed += 1
     if judged is None or judged.unchecked:

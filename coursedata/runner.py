@@ -4,8 +4,11 @@ The kernel is a kernel of this Python (the one the kit is installed in), whateve
 knows, under the grader's memory limit (:mod:`coursedata.kernel`), driven by nbclient's
 asynchronous client. Each cell runs as a task: past ``timeout``
 seconds the kernel is interrupted, which raises ``KeyboardInterrupt`` in the cell (its traceback
-shows the line that was running); a kernel that does not come back within :data:`GRACE` seconds
-(code that catches the interrupt, or is stuck outside Python) is killed and the run ends there.
+shows the line that was running). As at grading (nbclient's own time limit, which the grader
+uses), the limit is on the kernel's run of the cell: a cell the kernel finished in time is not
+stopped while its output is still being read. A kernel that does not come back within
+:data:`GRACE` seconds (code that catches the interrupt, or is stuck outside Python) is killed and
+the run ends there.
 Each result is handed to the caller as soon as it is known, and the kernel is shut down however
 the run ends, also when the task running it is cancelled (Ctrl-C, SIGTERM). The kernel runs in a
 session of its own and is told this process's id, so it also exits if this process is killed.
@@ -61,6 +64,8 @@ class CellRun:
         it): no later cell ran.
     dropped : bool
         The notebook's output reached :data:`MAX_OUTPUT` in this cell: the rest was dropped.
+    printed : int
+        Characters of output the cell sent (kept or dropped).
     """
 
     index: int
@@ -70,6 +75,7 @@ class CellRun:
     killed: bool = False
     died: bool = False
     dropped: bool = False
+    printed: int = 0
 
     @property
     def ended_run(self) -> bool:
@@ -103,6 +109,9 @@ def _capped_client(nb, km, limit: int):
 
         def output(self, outs, msg, display_id, cell_index):
             content, kind = msg["content"], msg["msg_type"]
+            if kind == "stream":
+                self.printed[cell_index] = self.printed.get(cell_index, 0) + len(
+                    content.get("text", ""))
             if kind == "error":  # a failure is always kept, its traceback only within the limit
                 size = len(json.dumps(content, default=str))
                 if size > self.budget:
@@ -133,7 +142,9 @@ def _capped_client(nb, km, limit: int):
                              "text": f"\n[output limit of {limit:,} characters reached: the rest "
                                      "was dropped]\n"})
 
-    return Capped(nb, km=km, timeout=None, allow_errors=True)
+    client = Capped(nb, km=km, timeout=None, allow_errors=True)
+    client.printed = {}  # characters each cell printed: {cell index: count}
+    return client
 
 
 def _error(cell) -> dict | None:
@@ -175,8 +186,8 @@ async def run_cells(nb, cwd: Path, timeout: float,
                     continue
                 on_start(index)
                 run = await _run_one(client, km, cell, index, timeout, on_slow)
-                if client.dropped_at == index:
-                    run = dataclasses.replace(run, dropped=True)
+                run = dataclasses.replace(run, dropped=client.dropped_at == index,
+                                          printed=client.printed.get(index, 0))
                 results.append(run)
                 on_result(run)
                 if run.ended_run:
@@ -199,6 +210,12 @@ async def _run_one(client, km, cell, index: int, timeout: float, on_slow) -> Cel
             await asyncio.gather(task, return_exceptions=True)
 
 
+def _replied(cell) -> bool:
+    """The kernel has answered the cell's request: its code ran to the end (nbclient notes the
+    reply's time before it reads the last of the cell's output)."""
+    return "shell.execute_reply" in cell.get("metadata", {}).get("execution", {})
+
+
 async def _watch(task, km, cell, index: int, timeout: float, on_slow) -> CellRun:
     from nbclient.exceptions import DeadKernelError
 
@@ -207,7 +224,9 @@ async def _watch(task, km, cell, index: int, timeout: float, on_slow) -> CellRun
     if not done and timeout > SLOW:
         on_slow(index, time.monotonic() - start)
         done, _ = await asyncio.wait({task}, timeout=timeout - SLOW)
-    timed_out = not done
+    timed_out = not done and not _replied(cell)
+    if not done and not timed_out:  # run in time: nbclient reads its output a few seconds more
+        done, _ = await asyncio.wait({task}, timeout=GRACE)
     if timed_out:
         await km.interrupt_kernel()
         done, _ = await asyncio.wait({task}, timeout=GRACE)

@@ -52,6 +52,7 @@ class VisibleCheck:
     grade_id: str
     calls: tuple[tuple[str, str, str], ...] = ()
     cases: tuple[Case, ...] = ()
+    at: int = 0  # the line of the cell where the grader runs the record lines
 
     @property
     def record(self) -> str:
@@ -90,13 +91,16 @@ def visible_checks(nb) -> dict[str, VisibleCheck]:
         cases = tuple(_case(n, s) for n, s in spec.get("cases", {}).items())
         calls = tuple((str(c), str(f), str(p)) for c, f, p in spec.get("calls", [])
                       if str(f).isidentifier())
-        out[gid] = VisibleCheck(gid, calls, cases)
+        at = spec.get("at", 0)
+        out[gid] = VisibleCheck(gid, calls, cases, at if isinstance(at, int) and at >= 0 else 0)
     return out
 
 
 def prepare(nb, checks: dict[str, VisibleCheck], folder: Path) -> None:
-    """Write the cases' inputs into ``folder/inputs/`` and add each cell's ``record`` lines at
-    the end of the cell in ``nb`` (in place: the copy the check runs, never the student's file).
+    """Write the cases' inputs into ``folder/inputs/`` and add each cell's ``record`` lines where
+    the grader runs them (:attr:`VisibleCheck.at`), in ``nb`` (in place: the copy the check runs,
+    never the student's file), so that a function that keeps state between calls (a mutable
+    default, a global) meets the same calls in the same order as at grading.
 
     The kernel must run with ``GRADER_RESULTS_DIR`` set to ``folder`` (:data:`RESULTS_ENV`).
     """
@@ -108,7 +112,9 @@ def prepare(nb, checks: dict[str, VisibleCheck], folder: Path) -> None:
     for cell in nb.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if gid in checks and checks[gid].record:
-            cell.source = cell.source.rstrip("\n") + "\n" + checks[gid].record
+            lines = cell.source.split("\n")
+            at = min(checks[gid].at, len(lines))
+            cell.source = "\n".join([*lines[:at], checks[gid].record, *lines[at:]])
 
 
 def verdict(check: VisibleCheck, folder: Path) -> str | None:

@@ -348,6 +348,28 @@ def test_a_cell_that_swallows_the_interrupt_is_killed(tmp_path, run):
     r.assert_no_process_left()
 
 
+@pytest.mark.slow
+def test_a_cell_stopped_while_printing_says_it_printed_too_much(tmp_path, run):
+    """A function that prints every value is slow because of its printing: the line says how much
+    it printed and that printing is the cause, not "does a loop never end?"."""
+    nb = nbformat.v4.new_notebook()
+    test = {"grade": True, "grade_id": "chatty_visible", "points": 1, "solution": False,
+            "locked": True, "schema_version": 3}
+    nb.cells = [nbformat.v4.new_markdown_cell("## Question 1 — Chatty"),
+                nbformat.v4.new_code_cell("import time\nwhile True:\n    print('0.1234 ' * 200)\n"
+                                          "    time.sleep(0.001)\n",
+                                          metadata={"nbgrader": test})]
+    r = run(_write(nb, tmp_path, "chatty.ipynb"), "--timeout", "3")
+    status, out = r.finish(limit=60)
+    assert status == 1, out
+    said = re.search(r"FAIL  chatty_visible \(1 pt, Question 1\): still running after 3 s.*, so "
+                     r"it was interrupted: it had printed ([\d,]+) characters, and printing that "
+                     r"much takes time", out)
+    assert said and int(said.group(1).replace(",", "")) > 100_000, out
+    assert "loop never end" not in out, out
+    r.assert_no_process_left()
+
+
 # --- which file -------------------------------------------------------------------------------
 
 @pytest.mark.slow

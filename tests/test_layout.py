@@ -213,9 +213,10 @@ def foreign_imports(folder: Path, top_names: set[str]) -> list[str]:
 
 
 #: The shared modules every stage may import, and the only modules beside the package's own
-#: ``__init__`` and ``__main__`` at the top level of ``autograder/``: the course folder, how a
-#: course names its graded cells, the settings and the status words.
-SHARED = ("course", "naming", "settings", "status")
+#: ``__init__`` and ``__main__`` at the top level of ``autograder/``: the course folder, the
+#: settings and the status words. (How a course names its graded cells is the kit's
+#: :mod:`coursedata.naming`: the student's check reads those names too.)
+SHARED = ("course", "settings", "status")
 
 #: Which folders (stages) each folder may import, besides :data:`SHARED` and itself. The order of
 #: a submission: authoring, intake, run, grading (with sandbox and checks below it), then what is
@@ -378,15 +379,15 @@ def test_the_sandbox_knows_nothing_of_the_course(graph):
 
 def test_the_status_words_import_nothing_of_the_grader(graph):
     assert not graph["autograder.status"]
-    assert not graph["autograder.naming"]
+    assert not import_graph(ROOT, "coursedata")["coursedata.naming"]
 
 
 def test_one_module_reads_the_test_cells_names():
-    """``<question>_visible`` / ``<question>_hidden`` is read by :mod:`autograder.naming` alone:
-    no other module of the grader spells the suffixes in its code (docstrings and messages
-    may)."""
+    """``<question>_visible`` / ``<question>_hidden`` is read by :mod:`coursedata.naming` alone:
+    no other module of the grader or of the student's kit spells the suffixes in its code
+    (docstrings and messages may)."""
     found = []
-    for path in sorted((ROOT / "autograder").rglob("*.py")):
+    for path in sorted([*(ROOT / "autograder").rglob("*.py"), *(ROOT / "coursedata").rglob("*.py")]):
         if path.name == "naming.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))

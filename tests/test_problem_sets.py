@@ -22,14 +22,14 @@ from autograder.authoring.variants import case_functions
 from autograder.authoring.visible import embed
 from autograder.checks import load_checks
 from autograder.checks.registry import equivalent_forms
-from autograder.grading.causes import calls
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.scoring import check_coverage, failed_visible_cells
-from autograder.naming import VISIBLE, question_of
 from autograder.status import Status
+from coursedata.causes import calls
 from coursedata.cells import is_test_code
+from coursedata.naming import VISIBLE, question_of
 from coursedata.visible import verdict, visible_checks
 from tests.mutantruns import mutant_secrets, mutants_of
 from tests.psharness import (

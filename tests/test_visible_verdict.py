@@ -3,7 +3,8 @@
 Problem set 5 as nbgrader releases it, with the reference answers typed in, then changed the way
 students change them: the kernel density estimate computed in float32 (it passes every property
 the visible test asserts, but not the grader's comparison with the reference at the declared
-tolerance), the parameters renamed, the chosen bandwidth and its scores returned as a list. Each
+tolerance), the parameters renamed, the chosen bandwidth and its scores returned as a list, a
+function whose first call alone is wrong (the check must call it in the grader's order). Each
 notebook is checked as a student checks it (``python -m coursedata.check``, a subprocess) and
 graded as the instructor grades it (the real sandbox), and every visible cell's line in the check
 must say what the grader gives it: ``ok`` exactly when the cell gets its points.
@@ -21,9 +22,9 @@ import nbformat
 import pytest
 
 from autograder.grading.problemset import ProblemSet
-from autograder.naming import VISIBLE
 from autograder.run.task import GradingOptions, grade_task
 from autograder.sandbox import sandbox_available, warm
+from coursedata.naming import VISIBLE
 from tests.environment import require
 from tests.psharness import generate_release
 
@@ -85,6 +86,17 @@ def _list_pair(nb):
     return nb
 
 
+def _first_call_off(nb):
+    """kde_pdf off by 1 % on its first call only (state kept between calls): the grader calls it
+    first from the cell's hidden part, so the cell fails on the comparison, not on its test."""
+    cell = _answer(nb, "kde_pdf")
+    cell.source += ("\n_right, _calls = kde_pdf, []\n\n\n"
+                    "def kde_pdf(*args, **kwargs):\n"
+                    "    _calls.append(1)\n"
+                    "    return _right(*args, **kwargs) * (1.01 if len(_calls) == 1 else 1)\n")
+    return nb
+
+
 def _check(nb, folder: Path) -> dict[str, tuple[str, str]]:
     """``{grade_id: (ok or FAIL, the line)}`` as the student's check prints them."""
     path = folder / PS.notebook_name
@@ -103,7 +115,7 @@ def _grade(nb) -> dict:
 
 
 @pytest.mark.parametrize("change, loses", [(_float32, "kde_pdf"), (_renamed, None),
-                                           (_list_pair, None)])
+                                           (_list_pair, None), (_first_call_off, "kde_pdf")])
 def test_every_visible_line_of_the_check_is_the_graders_verdict(answered, tmp_path, change,
                                                                  loses):
     nb = change(copy.deepcopy(answered))
@@ -120,3 +132,24 @@ def test_every_visible_line_of_the_check_is_the_graders_verdict(answered, tmp_pa
         shown = re.search(r"yours is (\S+), expected (\S+?): off by \S+ \(relative \S+\), more "
                           r"than the tolerance", line)
         assert shown and shown.group(1) != shown.group(2), line
+        # for the same reason as at grading: the comparison, not the visible test's assertion
+        assert "yours is" in scores[f"{loses}_visible"].message, scores[f"{loses}_visible"]
+
+
+def test_the_check_names_an_earlier_mistake_where_a_later_function_pays(answered, tmp_path):
+    """Leave-one-out dividing by N (not N - 1): select_bandwidth, which calls it, fails too. The
+    check's line for every later cell that fails says what the grader's feedback says: which
+    earlier function of the student's may be the cause."""
+    nb = copy.deepcopy(answered)
+    cell = _answer(nb, "loo_log_likelihood")
+    cell.source = cell.source.replace("np.log((N - 1) * h)", "np.log(N * h)")
+    assert "np.log(N * h)" in cell.source
+    said, scores = _check(nb, tmp_path), _grade(nb)
+    blamed = {gid: re.search(r"this uses your ([\w, ]+), which", s.message)
+              for gid, s in scores.items() if gid in said}
+    assert any(blamed.values()), scores  # the grader names the cause somewhere
+    for gid, found in blamed.items():
+        line = said[gid][1]
+        assert (found is not None) == ("this uses your" in line), (line, scores[gid].message)
+        if found:
+            assert f"this uses your {found.group(1)}, which" in line, line

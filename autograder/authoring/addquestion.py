@@ -34,7 +34,7 @@ import nbformat
 from autograder.checks.declaration import DeclarationError, case_inputs, declarations, resolve
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
-from autograder.naming import HIDDEN, VISIBLE, test_id
+from coursedata.naming import HIDDEN, VISIBLE, test_id
 
 __all__ = ["Autograded", "Written", "QuestionError", "add_question", "renumber"]
 

@@ -23,7 +23,7 @@ from autograder.checks.record_calls import cases_by_function
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import score_results
-from autograder.naming import VISIBLE, test_kind
+from coursedata.naming import VISIBLE, test_kind
 
 __all__ = [
     "TRANSFORMS",

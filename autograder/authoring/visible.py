@@ -7,6 +7,8 @@ released cell's ``metadata.course.visible`` (:data:`coursedata.visible.KEY`):
 
 - ``calls``: the cell's hidden ``record(...)`` calls as ``[case, function, problem set]`` (they
   name the cell's cases and functions, nothing else; the check writes the lines the grader runs);
+- ``at``: the line of the released cell where the hidden part stood in the source, so that the
+  check runs those lines where the grader runs them (before the visible test, in this course);
 - ``cases``: for each case, its inputs exactly as the grader writes them, the reference's values,
   each output's comparison and tolerances, and the words that describe it in a message.
 
@@ -27,7 +29,7 @@ import numpy as np
 from autograder.checks.declaration import input_files, is_checked
 from autograder.checks.declared import declarations, declared_cases, expected_values
 from autograder.checks.record_calls import record_calls
-from autograder.naming import VISIBLE, test_kind
+from coursedata.naming import VISIBLE, test_kind
 from coursedata.visible import KEY
 
 __all__ = ["payloads", "embed"]
@@ -58,6 +60,12 @@ def _record_calls(cell, recorded: list) -> list[list[str]] | None:
     plain = [line for line in lines if not _IMPORT.match(line)]
     whole = all(line.startswith("record(") and line.endswith("))") for line in plain)
     return calls if calls and whole and len(calls) == len(plain) else None
+
+
+def _hidden_line(cell) -> int:
+    """The line of the released cell where the source's hidden part stood (nbgrader removes it
+    with its markers, so the lines before it are the released cell's first lines)."""
+    return cell.source[: _HIDDEN.search(cell.source).start()].count("\n")
 
 
 def payloads(source, hand_written: set[str]) -> dict[str, dict]:
@@ -91,6 +99,7 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
             continue
         out[gid] = {
             "calls": calls,
+            "at": _hidden_line(cell),
             "cases": {name: _case(case, files[name]) for name, case in declaration.cases.items()},
         }
     return out

@@ -108,9 +108,9 @@ import numpy as np
 
 from autograder.checks.record_calls import parameter_orders
 from autograder.course import CODE_PACKAGE, Course
-from autograder.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
 from coursedata.compare import KINDS, Output
 from coursedata.grading import INPUTS_FOLDER
+from coursedata.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
 
 __all__ = [
     "KEY",

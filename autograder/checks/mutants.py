@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autograder.checks.declaration import DeclarationError
-from autograder.naming import HIDDEN, VISIBLE, test_id, test_kind
+from coursedata.naming import HIDDEN, VISIBLE, test_id, test_kind
 
 __all__ = ["KEY", "Mutant", "mutants", "mutated"]
 

@@ -16,7 +16,7 @@ import nbformat
 
 from autograder.checks.declared import strip
 from autograder.course import Course
-from autograder.naming import TestKind, question_of, test_kind
+from coursedata.naming import TestKind, question_of, test_kind
 from coursedata.rules import Rules
 
 __all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook", "list_problem_sets"]
@@ -41,7 +41,7 @@ class GradeCell:
     @property
     def kind(self) -> TestKind | None:
         """``"visible"`` or ``"hidden"`` for a test cell, None for any other
-        (:mod:`autograder.naming`)."""
+        (:mod:`coursedata.naming`)."""
         return test_kind(self.grade_id)
 
     @property

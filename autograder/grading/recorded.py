@@ -15,7 +15,7 @@ import numpy as np
 
 from autograder.checks.record_calls import cases_by_cell
 from autograder.grading.problemset import ProblemSet
-from autograder.naming import VISIBLE, question_of
+from coursedata.naming import VISIBLE, question_of
 
 __all__ = ["cell_cases", "signatures"]
 

@@ -14,7 +14,7 @@ from autograder.checks.registry import checks_for
 from autograder.grading.causes import name_causes
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.recorded import cell_cases
-from autograder.naming import VISIBLE, test_kind
+from coursedata.naming import VISIBLE, test_kind
 
 __all__ = [
     "CellScore",

@@ -28,9 +28,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from autograder.grading.record import Record, as_record
-from autograder.naming import question_of
 from autograder.pages.style import cell_title, page
 from autograder.status import RECORDED
+from coursedata.naming import question_of
 
 __all__ = ["report_html", "wrong_answer_clusters", "Cluster"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 
-from autograder.naming import question_of, test_kind
+from coursedata.naming import question_of, test_kind
 
 __all__ = ["CSP", "STYLE", "page", "cell_title"]
 

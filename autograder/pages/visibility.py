@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import tomllib
 
 from autograder.course import Course
-from autograder.naming import HIDDEN, test_kind
+from coursedata.naming import HIDDEN, test_kind
 
 if TYPE_CHECKING:
     from autograder.grading.scoring import CellScore
