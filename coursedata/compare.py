@@ -169,12 +169,14 @@ def compare_extended(
             f"{count}")
 
 
-def compare_relative(got, expected, what: str, *, rtol: float) -> str | None:
+def compare_relative(got, expected, what: str, *, rtol: float, atol: float = 0.0) -> str | None:
     """Compare one number to a non-zero ``expected``, reporting the relative error.
 
     For iterative roots, whose accuracy is relative. Accepts ``got`` when it is one finite
-    number (shape ``()``) with ``|got - expected| / |expected| <= rtol``.
+    number (shape ``()``) with ``|got - expected| / |expected| <= rtol``; ``atol`` is not used
+    (it is accepted so that every kind of :data:`KINDS` is called alike).
     """
+    expected = float(expected)
     got = np.asarray(got, dtype=float)
     problem = check_shape(got, (), what)
     if problem:
@@ -389,19 +391,18 @@ def _normalised(got, expected, what: str, **tol) -> str | None:
             or log_probability_rows(got, what) or compare(got, expected, what, **tol))
 
 
-#: The comparison kinds a declaration may name, each ``(got, expected, what, rtol, atol)``.
+#: The comparison kinds a declaration may name, each called as
+#: ``(got, expected, what, *, rtol, atol)`` (a kind ignores a tolerance it has no use for).
 KINDS = {
-    "close": lambda g, e, w, rtol, atol: compare(g, e, w, rtol=rtol, atol=atol),
-    "log": lambda g, e, w, rtol, atol: compare_extended(g, e, w, rtol=rtol, atol=atol),
-    "relative": lambda g, e, w, rtol, atol: compare_relative(g, float(e), w, rtol=rtol),
-    "integer": lambda g, e, w, rtol, atol: _integer(g, e, w),
-    "permutation": lambda g, e, w, rtol, atol: _permutation(g, e, w, rtol=rtol, atol=atol),
-    "log_probability_rows": lambda g, e, w, rtol, atol: _normalised(g, e, w, rtol=rtol, atol=atol),
-    "rows_up_to_constant":
-        lambda g, e, w, rtol, atol: rows_up_to_constant(g, e, w, rtol=rtol, atol=atol),
-    "rows_up_to_sign": lambda g, e, w, rtol, atol: rows_up_to_sign(g, e, w, rtol=rtol, atol=atol),
-    "columns_up_to_sign":
-        lambda g, e, w, rtol, atol: columns_up_to_sign(g, e, w, rtol=rtol, atol=atol),
+    "close": compare,
+    "log": compare_extended,
+    "relative": compare_relative,
+    "integer": _integer,
+    "permutation": _permutation,
+    "log_probability_rows": _normalised,
+    "rows_up_to_constant": rows_up_to_constant,
+    "rows_up_to_sign": rows_up_to_sign,
+    "columns_up_to_sign": columns_up_to_sign,
 }
 
 
@@ -431,4 +432,4 @@ def compare_output(kind: str, got, expected, what: str, *, rtol: float, atol: fl
         problem = check_shape(np.asarray(got), (), what)
         if problem:
             return problem
-    return KINDS[kind](got, expected, what, rtol, atol)
+    return KINDS[kind](got, expected, what, rtol=rtol, atol=atol)
