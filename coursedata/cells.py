@@ -176,7 +176,8 @@ def users(cells: list[Cell], names: tuple[str, ...]) -> tuple[str, ...]:
     if not names:
         return ()
     word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-    return tuple(c.grade_id for c in cells if c.kind == "test" and word.search(c.source))
+    return tuple(c.grade_id for c in cells
+                 if c.kind == "test" and c.grade_id and word.search(c.source))
 
 
 def syntax_error(source: str) -> SyntaxError | None:
@@ -255,11 +256,12 @@ def _missing_findings(nb, cells: list[Cell]) -> list[Finding]:
                 out.append(Finding(kind, f"{cell.question or cell.grade_id}: the {what} cell "
                                    f"{test_id(cell.grade_id, test)} is missing (deleted?)"))
     for cell in cells:
-        base = question_of(cell.grade_id or "")
-        if cell.kind == "test" and test_kind(cell.grade_id or "") == VISIBLE and base not in by_id:
+        gid = cell.grade_id or ""
+        base = question_of(gid)
+        if cell.kind == "test" and test_kind(gid) == VISIBLE and base not in by_id:
             out.append(Finding("missing", f"{cell.question or base}: the answer cell of {base} "
                                "is missing (deleted?): the grader counts it as unanswered",
-                               (cell.grade_id,)))
+                               (gid,)))
     stated = _POINTS.search(_source(nb.cells[0])) if nb.get("cells") else None
     if stated:
         present = sum(float(_nbgrader(c).get("points", 0)) for c in nb.cells
@@ -280,5 +282,5 @@ def _changed_findings(nb, cells: list[Cell]) -> list[Finding]:
                 and stored != nbgrader_checksum(raw):
             out.append(Finding("changed", f"{cell.label} was changed: the grader runs the "
                                "original instead (Edit > Undo, or copy it from a fresh download)",
-                               (cell.grade_id,) if cell.kind == "test" else ()))
+                               (cell.grade_id or "",) if cell.kind == "test" else ()))
     return out

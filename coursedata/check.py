@@ -38,6 +38,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coursedata import rulecheck
 from coursedata.causes import causes, note
@@ -47,6 +48,9 @@ from coursedata.naming import question_of
 from coursedata.runner import MAX_OUTPUT, CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
 from coursedata.visible import VisibleCheck, prepare, verdict, visible_checks
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = ["check", "main"]
 
@@ -69,7 +73,7 @@ def before_running(nb) -> list[Finding]:
 class _Report:
     """What the check has printed so far, to name later failures and to sum up."""
 
-    nb: object  # the notebook being run (nbformat.NotebookNode), outputs filled in as it runs
+    nb: NotebookNode  # the notebook being run, outputs filled in as it runs
     cells: list[Cell]
     timeout: float
     broken: dict[str, str] = field(default_factory=dict)  # function -> label of its broken cell
@@ -194,13 +198,14 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
     """Print a visible test's line: the grader's verdict on the cell, as far as it can be known."""
     meta = report.nb.cells[cell.index].metadata.get("nbgrader", {})
     head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
-    judged = report.visible.get(cell.grade_id)
-    if failure is None and judged is not None and not judged.unchecked:
+    gid = cell.grade_id or ""
+    judged = report.visible.get(gid)
+    if failure is None and judged is not None and not judged.unchecked and report.results:
         failure = verdict(judged, report.results)
     if failure is not None:
         report.failed += 1
-        report.lost.add(question_of(cell.grade_id))
-        named = causes(report.nb, report.lost).get(question_of(cell.grade_id))
+        report.lost.add(question_of(gid))
+        named = causes(report.nb, report.lost).get(question_of(gid))
         _say(f"FAIL  {head}: {failure}" + (note(named, "in its visible test above") if named
                                            else ""))
         return
@@ -241,7 +246,7 @@ def _summary(report: _Report, stopped: str | None, missing: int) -> str:
     if stopped:
         running = report.cells[report.running].label if report.running is not None else None
         during = f" while running {running}" if running else ""
-        names = ", ".join(c.grade_id for c in not_run)
+        names = ", ".join(c.grade_id or c.label for c in not_run)
         return (f"stopped by {stopped}{during}; tests not run or not finished: "
                 f"{names or 'none'}\n"
                 f"{text}, {len(not_run)} not run")

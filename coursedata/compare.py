@@ -16,6 +16,7 @@ reference implementation, so the kit may ship it.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -393,7 +394,7 @@ def _normalised(got, expected, what: str, **tol) -> str | None:
 
 #: The comparison kinds a declaration may name, each called as
 #: ``(got, expected, what, *, rtol, atol)`` (a kind ignores a tolerance it has no use for).
-KINDS = {
+KINDS: dict[str, Callable[..., str | None]] = {
     "close": compare,
     "log": compare_extended,
     "relative": compare_relative,

@@ -166,5 +166,5 @@ def record(case: str, func, /, *args, **kwargs):
         _write_error(out_dir, case, exc, returned=True)
         return result
     if out_dir is not None:
-        np.savez(out_dir / f"{case}.npz", **arrays)
+        np.savez(out_dir / f"{case}.npz", **arrays)  # type: ignore[arg-type]  # numpy's stub
     return result

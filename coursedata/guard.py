@@ -40,6 +40,7 @@ import json
 import os
 import sys
 import time
+from types import FrameType
 
 from coursedata.rules import Rules
 
@@ -214,7 +215,7 @@ class Guard:
     def is_query(self) -> bool:
         """Whether the finder was asked by ``importlib.util.find_spec``: a question, which
         loads nothing (loading the module's code afterwards is refused by the audit hook)."""
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         while frame is not None and \
                 frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
             frame = frame.f_back
@@ -352,7 +353,8 @@ class Guard:
             # loader called by hand, past sys.meta_path).
             code = args[0] if args else None
             name = getattr(code, "co_filename", "")
-            if self._places and name.startswith(self._places) and code.co_name == "<module>":
+            if self._places and name.startswith(self._places) and \
+                    getattr(code, "co_name", None) == "<module>":
                 self.check_import(_module_name(name), "module code run by hand")
             return
         if event != "import":

@@ -20,8 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built
+    import scipy.sparse
 
 __all__ = [
     "Dataset",
@@ -67,7 +71,7 @@ class MovieLens:
     source : str
     """
 
-    ratings: scipy.sparse.csr_matrix  # noqa: F821 - imported where it is built
+    ratings: scipy.sparse.csr_matrix
     user_ids: np.ndarray
     movie_ids: np.ndarray
     titles: np.ndarray
@@ -251,7 +255,7 @@ def _sklearn_csv(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
         raise ModuleNotFoundError("this data set ships with scikit-learn, which is not "
                                   "installed: pip install scikit-learn") from None
     opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rt") as f:
+    with opener(str(path), "rt") as f:
         if name.endswith(".gz"):
             header = []
         else:

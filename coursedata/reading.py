@@ -146,7 +146,9 @@ class Reading:
         list of (chain, Finding)
             ``chain`` starts with ``function`` and ends with the function holding the use.
         """
-        out, seen, stack = [], {function}, [(function,)]
+        out: list[tuple[tuple[str, ...], Finding]] = []
+        seen = {function}
+        stack: list[tuple[str, ...]] = [(function,)]
         while stack:
             chain = stack.pop(0)
             out += [(chain, f) for f in self.own_uses(chain[-1])]

@@ -130,7 +130,7 @@ def problems(got: Callable[[], tuple], outputs: Sequence[Output], expected: Sequ
     whats : sequence of str
         Each value and its inputs in words, for the messages.
     """
-    out = []
+    out: list[str | None] = []
     for i, (output, value, what) in enumerate(zip(outputs, expected, whats)):
         try:
             mine = unpack(got(), len(outputs))[i]

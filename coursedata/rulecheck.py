@@ -98,8 +98,8 @@ def prepare(notebook, folder: Path) -> tuple[LocalRules, dict]:
         gid = _meta(cell).get("grade_id")
         if cell.get("cell_type") == "code":
             if _meta(cell).get("solution"):
-                cells.append(StudentCell(gid, cell.source, gid))
-                answers[cell.source] = gid
+                cells.append(StudentCell(str(gid), cell.source, gid))
+                answers[cell.source] = str(gid)
             elif _meta(cell):
                 trusted.append(cell.source)
             else:

@@ -143,14 +143,14 @@ class Rules:
     @classmethod
     def from_metadata(cls, metadata: Mapping) -> Rules | None:
         """The rules a notebook's metadata declares, or None when it declares none."""
-        node = metadata
+        node: object = metadata
         for key in METADATA_KEY:
             node = node.get(key) if isinstance(node, Mapping) else None
-        return None if node is None else cls.from_dict(node)
+        return None if not isinstance(node, Mapping) else cls.from_dict(node)
 
     def to_dict(self) -> dict:
-        out = {"forbid": list(self.forbid), "allow": list(self.allow),
-               "statement": self.statement}
+        out: dict[str, object] = {"forbid": list(self.forbid), "allow": list(self.allow),
+                                  "statement": self.statement}
         if self.questions:
             out["questions"] = {q: r.to_dict() for q, r in self.questions.items()}
         return out

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +107,10 @@ def _capped_client(nb, km, limit: int):
         budget = limit
         dropped_at: int | None = None
 
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.printed: dict[int, int] = {}  # characters each cell printed, by cell index
+
         def output(self, outs, msg, display_id, cell_index):
             content, kind = msg["content"], msg["msg_type"]
             if kind == "stream":
@@ -142,9 +146,7 @@ def _capped_client(nb, km, limit: int):
                              "text": f"\n[output limit of {limit:,} characters reached: the rest "
                                      "was dropped]\n"})
 
-    client = Capped(nb, km=km, timeout=None, allow_errors=True)
-    client.printed = {}  # characters each cell printed: {cell index: count}
-    return client
+    return Capped(nb, km=km, timeout=None, allow_errors=True)
 
 
 def _error(cell) -> dict | None:
@@ -156,7 +158,7 @@ async def run_cells(nb, cwd: Path, timeout: float,
                     on_start: Callable[[int], None] = lambda index: None,
                     on_result: Callable[[CellRun], None] = lambda run: None,
                     on_slow: Callable[[int, float], None] = lambda index, seconds: None,
-                    kernel_args: list[str] = (), env: dict | None = None) -> list[CellRun]:
+                    kernel_args: Sequence[str] = (), env: dict | None = None) -> list[CellRun]:
     """Run the code cells of ``nb`` (in place: outputs are filled in) and return their results.
 
     ``on_start(index)`` is called before a cell runs, ``on_result(run)`` as soon as it is done,

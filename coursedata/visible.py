@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -121,7 +122,7 @@ def verdict(check: VisibleCheck, folder: Path) -> str | None:
     """The first problem of what the cell recorded in ``folder``, as the grader sees it (all or
     nothing over its cases and their values), or ``None`` when it earns the cell's points."""
     for case in check.cases:
-        for problem in problems(lambda c=case: read(folder, c.name), case.outputs, case.expected,
+        for problem in problems(partial(read, folder, case.name), case.outputs, case.expected,
                                 case.whats):
             if problem:
                 return problem
