@@ -63,7 +63,7 @@ _build/.reference-stamp: $(REFERENCE_SOURCES)
 # after a term's grading is refused with the command that archives the term, never released
 # past the gradebook that grades it.
 course/release/%.ipynb: course/source/%.ipynb _config.yml kit/pyproject.toml \
-    coursedata/__init__.py coursesite/__init__.py autograder/authoring/release.py autograder/authoring/validate.py \
+    coursedata/__init__.py coursesite/__init__.py $(wildcard autograder/authoring/*.py) \
     $(INSTALLED)
 	$(PY) -m autograder release $(notdir $(*D)) --quiet
 

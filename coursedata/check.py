@@ -200,7 +200,7 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
     head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
     gid = cell.grade_id or ""
     judged = report.visible.get(gid)
-    if failure is None and judged is not None and not judged.unchecked and report.results:
+    if failure is None and judged is not None and report.results:
         failure = verdict(judged, report.results)
     if failure is not None:
         report.failed += 1
@@ -211,8 +211,11 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
         return
     report.passed += 1
     if judged is None or judged.unchecked:
+        named = causes(report.nb, report.lost).get(question_of(gid))
         _say(f"ok    {head}: its test passes; at grading, its points also need your answer to "
-             "match the reference on the cell's own inputs, which this check cannot compare")
+             "match the reference on the cell's own inputs, which this check cannot compare"
+             + (f" (it uses your {', '.join(named)}, which fails its visible test above: fix "
+                "that first, or this cell may lose its point too)" if named else ""))
     else:
         _say(f"ok    {head}")
 

@@ -11,7 +11,9 @@ judges it with the grader's own reader and comparisons (:mod:`coursedata.results
 problem, or ``None``.
 
 A visible cell whose check is written in Python by the course cannot be judged here
-(``unchecked``): the check says so on that cell's line.
+(``unchecked``): its ``record`` lines still run where the grader runs them, on the same inputs, so
+that a function that raises on them fails here as at grading, and the check's line says what it
+cannot compare.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from coursedata.compare import Output
 from coursedata.grading import INPUTS_FOLDER
-from coursedata.results import problems, read
+from coursedata.results import AnswerUnavailable, problems, read
 
 __all__ = ["KEY", "Case", "VisibleCheck", "visible_checks", "prepare", "verdict"]
 
@@ -37,13 +39,14 @@ KEY = "visible"
 @dataclass(frozen=True)
 class Case:
     """One recorded case of a visible cell: its inputs (the bytes of their ``.npz``), the
-    reference's values, and how each value is compared and described."""
+    reference's values, and how each value is compared and described (``expected`` is ``None``
+    where the cell's check is the course's Python: then only a raise can be judged)."""
 
     name: str
     inputs: bytes
-    expected: tuple[np.ndarray, ...]
-    outputs: tuple[Output, ...]
-    whats: tuple[str, ...]
+    expected: tuple[np.ndarray, ...] | None = None
+    outputs: tuple[Output, ...] = ()
+    whats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ class VisibleCheck:
 
     @property
     def unchecked(self) -> bool:
-        return not self.cases
+        """Whether the check cannot compare the cell's values with the reference's."""
+        return not self.cases or any(case.expected is None for case in self.cases)
 
 
 def _arrays(text: str) -> tuple[np.ndarray, ...]:
@@ -89,7 +93,8 @@ def visible_checks(nb) -> dict[str, VisibleCheck]:
         gid = meta.get("nbgrader", {}).get("grade_id")
         if not isinstance(spec, dict) or not gid:
             continue
-        cases = tuple(_case(n, s) for n, s in spec.get("cases", {}).items())
+        cases = tuple(_case(n, s) for n, s in spec.get("cases", {}).items()) + tuple(
+            Case(str(n), base64.b64decode(s)) for n, s in spec.get("inputs", {}).items())
         calls = tuple((str(c), str(f), str(p)) for c, f, p in spec.get("calls", [])
                       if str(f).isidentifier())
         at = spec.get("at", 0)
@@ -120,8 +125,16 @@ def prepare(nb, checks: dict[str, VisibleCheck], folder: Path) -> None:
 
 def verdict(check: VisibleCheck, folder: Path) -> str | None:
     """The first problem of what the cell recorded in ``folder``, as the grader sees it (all or
-    nothing over its cases and their values), or ``None`` when it earns the cell's points."""
+    nothing over its cases and their values), or ``None`` when it earns the cell's points (as far
+    as the check can know: where a case has no expected values, only that the function ran and
+    returned numbers)."""
     for case in check.cases:
+        if case.expected is None:
+            try:
+                read(folder, case.name)
+            except AnswerUnavailable as exc:
+                return str(exc)
+            continue
         for problem in problems(partial(read, folder, case.name), case.outputs, case.expected,
                                 case.whats):
             if problem:

@@ -8,12 +8,16 @@ Hidden blocks are nbgrader's (``nbgrader/preprocessors/clearhiddentests.py``: th
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from autograder.checks.declared import case_inputs, declared_cases
+from autograder.checks.record_calls import record_calls
 from autograder.grading.conceal import HIDDEN, secrets_of
 from autograder.grading.problemset import ProblemSet, list_problem_sets
+from coursedata import naming
 
 
 @pytest.fixture(scope="module", params=list_problem_sets())
@@ -26,7 +30,8 @@ def ps(request):
 def test_hidden_lines_and_input_values_are_cleared(ps):
     secrets = secrets_of(ps)
     cases = declared_cases(ps.source)
-    name = sorted(cases)[0]
+    visible = {c.case for c in record_calls(ps.source) if naming.test_kind(c.grade_id) == naming.VISIBLE}
+    name = sorted(set(cases) - visible)[0]  # a hidden case (the visible ones' are the release's)
     value = next(v for v in case_inputs(cases, name).values() if np.ndim(v))
     floats = np.ravel(value).astype(float)[:5]
     hidden = [line.strip() for cell in ps.source.cells
@@ -38,8 +43,10 @@ def test_hidden_lines_and_input_values_are_cleared(ps):
     cleared = secrets.conceal(text)
     assert not [line for line in hidden if line in cleared]
     assert "record(" not in cleared and "HIDDEN TESTS" not in cleared
-    long = [repr(float(v)) for v in floats if len(repr(float(v)).strip("-0.").replace(".", "")) >= 4]
-    assert [v for v in long if v in cleared] == []  # a shorter number cannot be told apart
+    # A value printed as Python prints it, to eight significant digits or more, is the input's;
+    # a shorter one (data recorded to three decimals) may match any number shown there.
+    long = [repr(float(v)) for v in floats if len(repr(float(v)).strip("-0.").replace(".", "")) >= 8]
+    assert [v for v in long if v in cleared] == []
     assert cleared.startswith("ValueError: ") and HIDDEN in cleared
 
 
@@ -50,3 +57,17 @@ def test_hidden_lines_and_input_values_are_cleared(ps):
 ])
 def test_the_graders_own_words_are_kept(ps, message):
     assert secrets_of(ps).conceal(message) == message
+
+
+def test_the_numbers_the_release_prints_are_kept(ps):
+    """A number of the problem set's own text or visible tests (an assertion's message: "logits up
+    to 1000 in size") is public: it is never taken for a hidden input."""
+    public = " ".join(
+        m.group(0)
+        for cell in ps.source.cells
+        for m in re.finditer(r"(?<![\w.])-?\d+\.\d{3,}|(?<![\w.])\d{4,}(?![\w.])",
+                             re.sub(r"BEGIN HIDDEN TESTS.*?END HIDDEN TESTS", "", cell.source,
+                                    flags=re.S))
+    )
+    assert secrets_of(ps).conceal(public) == public
+

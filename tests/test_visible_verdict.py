@@ -31,9 +31,11 @@ from tests.psharness import generate_release
 pytestmark = [pytest.mark.slow, require(sandbox_available(), "bubblewrap is needed to grade")]
 
 PS = ProblemSet("ps5_kde")
+#: A problem set with visible cells whose check is the course's Python (judged only in part).
+PS_HAND = ProblemSet("ps6_generative_discriminative")
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
-SLOW_FIXTURES = ("answered",)
+SLOW_FIXTURES = ("answered", "answered_hand")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -43,19 +45,28 @@ def _no_zygote_left():
     warm.stop_zygote()
 
 
-@pytest.fixture(scope="module")
-def answered(tmp_path_factory) -> nbformat.NotebookNode:
-    """The release with the reference answers typed into its code answer cells."""
-    root = generate_release([PS.name], tmp_path_factory.mktemp("course"))
-    nb = nbformat.read(root / PS.name / PS.notebook_name, as_version=4)
+def _answered(ps: ProblemSet, folder: Path) -> nbformat.NotebookNode:
+    """The release of ``ps`` with the reference answers typed into its code answer cells."""
+    root = generate_release([ps.name], folder)
+    nb = nbformat.read(root / ps.name / ps.notebook_name, as_version=4)
     answers = {c.metadata["nbgrader"]["grade_id"]: _MARKER.sub("", c.source)
-               for c in PS.source.cells
+               for c in ps.source.cells
                if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
     for cell in nb.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         if gid in answers:
             cell.source = answers[gid]
     return nb
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_hand(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_HAND, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -97,9 +108,9 @@ def _first_call_off(nb):
     return nb
 
 
-def _check(nb, folder: Path) -> dict[str, tuple[str, str]]:
+def _check(nb, folder: Path, ps: ProblemSet = PS) -> dict[str, tuple[str, str]]:
     """``{grade_id: (ok or FAIL, the line)}`` as the student's check prints them."""
-    path = folder / PS.notebook_name
+    path = folder / ps.notebook_name
     nbformat.write(nb, path)
     done = subprocess.run([sys.executable, "-m", "coursedata.check", path.name], cwd=folder,
                           capture_output=True, text=True, timeout=900)
@@ -109,8 +120,8 @@ def _check(nb, folder: Path) -> dict[str, tuple[str, str]]:
     return lines
 
 
-def _grade(nb) -> dict:
-    record = grade_task(PS.name, "student", nbformat.writes(nb).encode(), GradingOptions())
+def _grade(nb, ps: ProblemSet = PS) -> dict:
+    record = grade_task(ps.name, "student", nbformat.writes(nb).encode(), GradingOptions())
     return {s.grade_id: s for s in record.scores}
 
 
@@ -153,3 +164,42 @@ def test_the_check_names_an_earlier_mistake_where_a_later_function_pays(answered
         assert (found is not None) == ("this uses your" in line), (line, scores[gid].message)
         if found:
             assert f"this uses your {found.group(1)}, which" in line, line
+
+
+def _two_classes_only(nb):
+    """The number of classes hard-coded to the visible example's two: the function raises on the
+    cell's own three-class inputs, which the grader gives 0 and the check can tell without the
+    reference."""
+    cell = _answer(nb, "fit_logistic_regression")
+    cell.source = cell.source.replace("n_classes = int(y.max()) + 1", "n_classes = 2")
+    assert "n_classes = 2" in cell.source
+    return nb
+
+
+def _remembers_its_first_answer(nb):
+    """A mutable default that keeps the first answer per number of classes: the grader calls the
+    function first from the cell's hidden part, so the visible test then gets a stale answer."""
+    cell = _answer(nb, "shared_variance_weights")
+    cell.source = cell.source.replace("def shared_variance_weights(X, y):",
+                                      "def shared_variance_weights(X, y, _memo={}):")
+    cell.source = cell.source.replace("    return W, w0",
+                                      "    return _memo.setdefault(n_classes, (W, w0))")
+    assert "_memo.setdefault" in cell.source and "_memo={}" in cell.source
+    return nb
+
+
+@pytest.mark.parametrize("change, cell", [(_two_classes_only, "fit_logistic_regression_visible"),
+                                          (_remembers_its_first_answer,
+                                           "shared_variance_weights_visible")])
+def test_a_cell_the_check_cannot_compare_still_runs_as_at_grading(answered_hand, tmp_path,
+                                                                   change, cell):
+    """The visible cells whose check is the course's Python: their hidden part runs in the check
+    where and on what it runs at grading, so a raise on the cell's own inputs and a function that
+    answers differently on a second call fail in the check as they lose the point at grading."""
+    nb = change(copy.deepcopy(answered_hand))
+    said, scores = _check(nb, tmp_path, PS_HAND), _grade(nb, PS_HAND)
+    assert scores[cell].points == 0, scores[cell]
+    assert said[cell][0] == "FAIL", said[cell][1]
+    for gid, (verdict, line) in said.items():  # and no other visible line says otherwise
+        full = scores[gid].points == scores[gid].max_points
+        assert (verdict == "ok") == full, (line, scores[gid])

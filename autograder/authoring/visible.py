@@ -14,8 +14,10 @@ released cell's ``metadata.course.visible`` (:data:`coursedata.visible.KEY`):
 
 None of it is secret: the visible inputs are small, drawn for the visible test, and the expected
 values are what the visible test is about. A visible cell whose check is written in Python (the
-course's ``CHECKS``) cannot be reproduced without the reference: it gets ``{"unchecked": true}``,
-and the student's check says so on that cell's line, never a bare ``ok``.
+course's ``CHECKS``) cannot be judged without the reference: it gets its ``calls``, ``at`` and
+``inputs`` (each case's inputs) with ``"unchecked": true``, so that the check runs its hidden part
+where the grader does and can tell a function that raises on the cell's own inputs; the check's
+line says what it cannot compare, never a bare ``ok``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _IMPORT = re.compile(r"^from coursedata\.grading import (inputs, record|record, 
 def _b64(arrays: dict) -> str:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+    return _text(buffer.getvalue())
 
 
 def _record_calls(cell, recorded: list) -> list[list[str]] | None:
@@ -89,26 +91,32 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
             continue
         calls = _record_calls(cell, recorded.get(gid, []))
         declaration = found.get(gid)
-        if (
-            calls is None
-            or declaration is None
-            or gid in hand_written
-            or not is_checked(declaration, cases)
-        ):
-            out[gid] = {"unchecked": True}
-            continue
-        out[gid] = {
-            "calls": calls,
-            "at": _hidden_line(cell),
-            "cases": {name: _case(case, files[name]) for name, case in declaration.cases.items()},
-        }
+        if calls is None or any(case not in files for case, _, _ in calls):
+            out[gid] = {"unchecked": True}  # the check runs the visible test alone
+        elif declaration is None or gid in hand_written or not is_checked(declaration, cases):
+            out[gid] = {
+                "calls": calls,
+                "at": _hidden_line(cell),
+                "inputs": {case: _text(files[case]) for case, _, _ in calls},
+                "unchecked": True,  # run as at grading; only a raise can be judged
+            }
+        else:
+            out[gid] = {
+                "calls": calls,
+                "at": _hidden_line(cell),
+                "cases": {n: _case(case, files[n]) for n, case in declaration.cases.items()},
+            }
     return out
+
+
+def _text(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def _case(case, inputs: bytes) -> dict:
     expected, whats = expected_values(case)
     return {
-        "inputs": base64.b64encode(inputs).decode("ascii"),
+        "inputs": _text(inputs),
         "expected": _b64({f"out_{i}": np.asarray(v) for i, v in enumerate(expected)}),
         "outputs": [
             {

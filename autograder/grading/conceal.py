@@ -13,8 +13,13 @@ every note):
   TESTS`` and ``### END HIDDEN TESTS``, ``nbgrader/preprocessors/clearhiddentests.py``), and any
   ``record(...)`` or ``inputs(...)`` call, becomes :data:`HIDDEN`;
 - every number of four significant digits or more that is, to the digits shown, a value of a
-  declared case's inputs becomes :data:`HIDDEN` (the numbers of a message, "yours is 0.5",
-  "shape (40, 6)", are shorter or are not inputs).
+  hidden case's inputs becomes :data:`HIDDEN` (the numbers of a message, "yours is 0.5",
+  "shape (40, 6)", are shorter or are not inputs), unless the match says nothing: the number is
+  printed in the released notebook (the problem set's own text and visible tests), or so many
+  input values lie that close to it that a number anywhere there would match one (a data set of
+  a million values between 0 and 5 matches most numbers shown to six digits, the reference's
+  expected values among them). The inputs of the visible cells' cases are not hidden: the release
+  gives them to the student's check (:mod:`autograder.authoring.visible`).
 
 This clears what the hidden parts are, quoted as text; it cannot recognise an input re-encoded by
 the student's code (base64, digits reversed). The grader's own messages name the inputs by shape
@@ -28,7 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograder.checks.record_calls import record_calls
 from autograder.grading.problemset import ProblemSet
+from coursedata.naming import VISIBLE, test_kind
 
 __all__ = ["HIDDEN", "Secrets", "secrets_of"]
 
@@ -42,6 +49,11 @@ _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w
 MIN_DIGITS = 4
 #: The values of the inputs kept for matching (the largest data sets are cut here).
 MAX_VALUES = 2**22
+#: A match is evidence only when fewer input values than this are expected, by chance, as close to
+#: a number as its printed digits allow (from the density of the values around it).
+CHANCE = 0.05
+#: The window (in units of the number's last digit) over which that density is measured.
+_SPREAD = 100
 
 
 @dataclass(frozen=True)
@@ -53,11 +65,14 @@ class Secrets:
     lines : tuple of str
         The hidden blocks' lines, stripped, longest first (those of 8 characters or more).
     values : numpy.ndarray
-        The declared cases' input values, sorted, unique, finite.
+        The hidden cases' input values, sorted, unique, finite.
+    public : frozenset of float
+        The numbers printed in the released notebook (outside its hidden blocks).
     """
 
     lines: tuple[str, ...]
     values: np.ndarray
+    public: frozenset[float] = frozenset()
 
     def conceal(self, text: str) -> str:
         """``text`` with every hidden line, hidden call and input value replaced by
@@ -77,9 +92,21 @@ class Secrets:
         decimals = len(mantissa.partition(".")[2])
         unit = 10.0 ** (int(exponent or 0) - decimals)
         value = float(token)
-        at = int(np.searchsorted(self.values, value - 0.51 * unit))
-        hit = at < self.values.size and self.values[at] <= value + 0.51 * unit
-        return HIDDEN if hit else token
+        shown_input = self._within(value, 0.51 * unit) > 0
+        if value in self.public or not shown_input or self._by_chance(value, unit):
+            return token
+        return HIDDEN
+
+    def _within(self, value: float, half: float) -> int:
+        """How many input values lie within ``half`` of ``value``."""
+        lo = np.searchsorted(self.values, value - half, side="left")
+        hi = np.searchsorted(self.values, value + half, side="right")
+        return int(hi - lo)
+
+    def _by_chance(self, value: float, unit: float) -> bool:
+        """Whether a number shown to ``unit`` would match an input value there by chance."""
+        near = self._within(value, _SPREAD * unit)
+        return near * 1.02 / (2 * _SPREAD) >= CHANCE
 
 
 def _hidden_lines(ps: ProblemSet) -> tuple[str, ...]:
@@ -93,11 +120,27 @@ def _hidden_lines(ps: ProblemSet) -> tuple[str, ...]:
     return tuple(sorted((x for x in lines if len(x) >= 8), key=len, reverse=True))
 
 
+def _visible_cases(ps: ProblemSet) -> set[str]:
+    """The cases recorded in visible cells only: their inputs are the release's."""
+    calls = record_calls(ps.source)
+    visible = {c.case for c in calls if test_kind(c.grade_id) == VISIBLE}
+    return visible - {c.case for c in calls if test_kind(c.grade_id) != VISIBLE}
+
+
+def _public_numbers(ps: ProblemSet) -> frozenset[float]:
+    """The numbers of the source notebook's text and code outside its hidden blocks."""
+    text = "\n".join(_BLOCK.sub("", cell.source) for cell in ps.source.cells)
+    return frozenset(float(m.group(0)) for m in _NUMBER.finditer(text))
+
+
 def _input_values(ps: ProblemSet) -> np.ndarray:
     from autograder.checks.declared import declared_cases, generate_case
 
     found = []
-    for case in declared_cases(ps.source).values():
+    public = _visible_cases(ps)
+    for name, case in declared_cases(ps.source).items():
+        if name in public:
+            continue
         try:
             made = generate_case(case)
         except Exception:  # noqa: BLE001 - a broken declaration is reported by its check
@@ -120,5 +163,5 @@ def secrets_of(ps: ProblemSet) -> Secrets:
     """The :class:`Secrets` of ``ps`` (computed once per process and source notebook)."""
     key = (ps.name, hash(str(ps.source)))
     if key not in _CACHE:
-        _CACHE[key] = Secrets(_hidden_lines(ps), _input_values(ps))
+        _CACHE[key] = Secrets(_hidden_lines(ps), _input_values(ps), _public_numbers(ps))
     return _CACHE[key]
