@@ -20,6 +20,7 @@ import sys
 import zipfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -485,3 +486,63 @@ def test_a_plain_folder_named_like_gh_s_submissions_is_still_a_plain_folder(tmp_
     assert found.platform == "a folder per student"
     assert {s.student_id: s.submitted_at for s in found.submissions} == {
         "alice": pytest.approx(ON_TIME.timestamp()), "bob": pytest.approx(LATE.timestamp())}
+
+
+def test_a_d2l_time_of_one_digit_hour_is_read_to_the_minute(tmp_path):
+    """``103 PM`` is 1:03 PM (Brightspace writes the hour without a colon: ``Oct 11, 2015 803
+    PM`` in cgmb/d2lmf's ``README.md``), not 10:03: every minute of a day, written so, is read
+    back as the time it names."""
+    day = datetime(2026, 11, 19, tzinfo=timezone.utc)
+    members = {}
+    for minute in range(0, 24 * 60, 7):
+        at = day + timedelta(minutes=minute)
+        stamp = f"{at:%b} {at.day}, {at.year} {int(at.strftime('%I'))}{at:%M %p}"
+        members[f"{100 + minute}-{200 + minute} - Student {minute} - {stamp}/{NB}"] = b"{}"
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    assert len(found.submissions) == len(members)
+    for sub in found.submissions:
+        minute = int(sub.student_id.rsplit("-", 1)[-1])
+        assert sub.submitted_at == (day + timedelta(minutes=minute)).timestamp(), sub.student_id
+
+
+def test_two_d2l_folders_of_one_name_are_said(tmp_path):
+    """Brightspace's download names students, not accounts: two folders of one name are graded as
+    one student's submissions (the newest), and the instructor is told which folders."""
+    members, _ = d2l({"correct": b"1", "blank": b"2"})
+    members["999001-999002 - Jane Doe - Nov 18, 2026 103 PM/" + NB] = b"3"
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    said = [n for n in found.notes if "carry the name of jane-doe" in n]
+    assert len(said) == 1 and "999001-999002 - Jane Doe" in said[0], found.notes
+
+
+@pytest.mark.parametrize("abbreviation, region", [("CST", "America/Chicago"),
+                                                  ("PST", "America/Los_Angeles"),
+                                                  ("EST", "America/New_York"),
+                                                  ("CET", "Europe/Paris")])
+def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviation, region):
+    """A Blackboard receipt's ``Date Submitted`` in a US or European server's standard time: the
+    abbreviation is the offset (compared with the region's zone on a winter date)."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
+    local = ON_TIME.astimezone(ZoneInfo(region))
+    assert local.tzname() == abbreviation
+    text = members[receipt].decode().replace(
+        next(line for line in members[receipt].decode().splitlines()
+             if line.startswith("Date Submitted:")),
+        f"Date Submitted: {local:%A, %B} {local.day}, {local.year} "
+        f"{int(local.strftime('%I'))}:{local:%M:%S %p} {abbreviation}")
+    members[receipt] = text.encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+
+
+def test_a_blackboard_username_with_an_underscore_keeps_it_without_a_receipt(tmp_path):
+    """``a_lee``'s attempt without its receipt: the username is what lies between the assignment
+    (which the other receipts name) and ``_attempt_``, not the part after the last ``_``."""
+    members, expected = blackboard({"correct": b"1", "blank": b"2"})
+    receipt = next(n for n in members if n.endswith(".txt") and "_a_lee_" in n)
+    del members[receipt]
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    assert {s.student_id for s in found.submissions} == set(expected.values())

@@ -44,6 +44,7 @@ _ATTEMPT = re.compile(
     r"(?P<stamp>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d))(?:_(?P<file>.+)|(?P<receipt>\.txt))$"
 )
 _NAME_LINE = re.compile(r"^Name: (?P<name>.*) \((?P<user>[^()\n]*)\)\s*$", re.M)
+_ASSIGNMENT_LINE = re.compile(r"^Assignment: (?P<assignment>.+?)\s*$", re.M)
 _DATE_LINE = re.compile(r"^Date Submitted: (?P<when>.+?)\s*$", re.M)
 _FILES = re.compile(
     r"^\s*Original filename: (?P<original>.+?)\s*\n\s*Filename: (?P<name>.+?)\s*$", re.M
@@ -81,7 +82,9 @@ def _receipt(data: bytes | None) -> dict | None:
         return None
     when, why = _when(date.group("when")) if date else (None, "it has no Date Submitted")
     files = {m.group("name"): m.group("original") for m in _FILES.finditer(text)}
+    assignment = _ASSIGNMENT_LINE.search(text)
     return {
+        "assignment": assignment.group("assignment") if assignment else "",
         "user": person.group("user"),
         "name": person.group("name"),
         "when": when,
@@ -90,14 +93,27 @@ def _receipt(data: bytes | None) -> dict | None:
     }
 
 
+def _user(prefix: str, assignments: set[str]) -> str:
+    """The username of an attempt without a receipt: what lies between an assignment name the
+    receipts give and ``_attempt_`` (a username may hold ``_``), else the part before
+    ``_attempt_`` after the last ``_``."""
+    head = prefix.rsplit("_attempt_", 1)[0]
+    for assignment in sorted(filter(None, assignments), key=len, reverse=True):
+        if head.startswith(f"{assignment}_"):
+            return head[len(assignment) + 1 :]
+    return head.rsplit("_", 1)[-1]
+
+
 def claim(files: list[FileLike], read: Reader) -> Claims:
     """Each attempt's files, owned by the receipt's username at the receipt's time."""
     claims = Claims()
     receipts: dict[str, dict | None] = {}
+    assignments: set[str] = set()
     for file in files:
         found = _ATTEMPT.match(file.parts[-1])
         if found and found.group("receipt"):
             receipts[found.group("prefix")] = _receipt(read(file))
+            assignments.add((receipts[found.group("prefix")] or {}).get("assignment", ""))
             claims.note(file, f"read as the {TITLE} receipt of its attempt")
             if receipts[found.group("prefix")] is None:
                 claims.notes[-1] = f"{file.where}: not a {TITLE} receipt (no Name: line); ignored"
@@ -106,7 +122,7 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
         if not found or found.group("receipt"):
             continue
         receipt = receipts.get(found.group("prefix"))
-        user = receipt["user"] if receipt else found.group("user")
+        user = receipt["user"] if receipt else _user(found.group("prefix"), assignments)
         when = receipt["when"] if receipt else None
         if when is None:
             stamp = datetime.strptime(found.group("stamp"), "%Y-%m-%d-%H-%M-%S")

@@ -27,7 +27,9 @@ _FOLDER = re.compile(
     r"^(?P<ids>\d+-\d+) - (?P<name>.+) - "
     r"(?P<when>[A-Z][a-z]{2} \d{1,2}, \d{4} (?:\d{3,4}|\d{1,2}:\d\d) [AP]M)$"
 )
-_FORMATS = ("%b %d, %Y %I%M %p", "%b %d, %Y %I:%M %p")
+_FORMAT = "%b %d, %Y %I:%M %p"
+#: ``903 PM``, ``103 PM``, ``1103 PM``: the hour is what comes before the minutes' two digits.
+_CLOCK = re.compile(r"(?P<date>.+ )(?P<hour>\d{1,2}):?(?P<minute>\d\d) (?P<half>[AP]M)$")
 
 
 def recognise(paths: list[tuple[str, ...]]) -> bool:
@@ -36,12 +38,32 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
 
 
 def _time(text: str) -> float | None:
-    for form in _FORMATS:
-        try:
-            return datetime.strptime(text, form).replace(tzinfo=timezone.utc).timestamp()
-        except ValueError:
-            continue
-    return None
+    """A folder's time as POSIX seconds (read as UTC), or None if it is no time."""
+    found = _CLOCK.match(text)
+    if found is None:
+        return None
+    clock = f"{found['date']}{found['hour']}:{found['minute']} {found['half']}"
+    try:
+        return datetime.strptime(clock, _FORMAT).replace(tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
+def _shared_names(claims: Claims) -> list[str]:
+    """A note for each name several submission folders carry: Brightspace's download names
+    students, not accounts, so two students of one name cannot be told from one student's two
+    submissions; only the newest is graded, and the instructor is told which folders."""
+    folders: dict[str, set[str]] = {}
+    for owners in claims.owners.values():
+        for owner in owners:
+            folders.setdefault(owner.student, set()).add(owner.info.prefix)
+    return [
+        f"{TITLE}: {len(found)} submission folders carry the name of {student} "
+        f"({'; '.join(sorted(found))}): graded as one student's submissions (the newest). If "
+        "two students share this name, download their submissions separately"
+        for student, found in sorted(folders.items())
+        if len(found) > 1
+    ]
 
 
 def claim(files: list[FileLike], read: Reader) -> Claims:
@@ -58,6 +80,7 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
         student = slug(found.group("name")) or found.group("ids")
         info = LmsInfo(NAME, found.group("ids"), found.group("name"), False, None, folder)
         claims.own(file, Owner(student, info, _time(found.group("when")), file.parts[-1]))
+    claims.notes += _shared_names(claims)
     if claims.owners:
         claims.notes.append(
             f"{TITLE}: the times in the folder names are in the downloading user's zone, "

@@ -27,7 +27,17 @@ from datetime import timedelta, timezone, tzinfo
 from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["LmsInfo", "lms_student", "Owner", "Claims", "FileLike", "Reader", "slug", "zone"]
+__all__ = [
+    "ABBREVIATIONS",
+    "LmsInfo",
+    "lms_student",
+    "Owner",
+    "Claims",
+    "FileLike",
+    "Reader",
+    "slug",
+    "zone",
+]
 
 
 @dataclass(frozen=True)
@@ -144,28 +154,65 @@ class Claims:
 Reader = Callable[[FileLike], "bytes | None"]
 
 
-#: Zone abbreviations a platform writes in its times that are not names of zones themselves.
-_ABBREVIATIONS = {
-    "EDT": "America/New_York",
-    "CDT": "America/Chicago",
-    "MDT": "America/Denver",
-    "PDT": "America/Los_Angeles",
-    "CEST": "Europe/Paris",
-    "BST": "Europe/London",
-    "AEST": "Australia/Sydney",
-    "AEDT": "Australia/Sydney",
+#: Zone abbreviations a platform writes in its times, as the offsets from UTC (hours) they stand
+#: for. An abbreviation names an offset, standard or summer time, not a region: ``EST`` is five
+#: hours behind UTC on any date. ``CST`` is read as North America's Central time (Blackboard's and
+#: nbgrader's hosts write it so), and ``IST`` as India's; :func:`zone` names each one it reads.
+ABBREVIATIONS: dict[str, float] = {
+    "UTC": 0,
+    "GMT": 0,
+    "Z": 0,
+    "WET": 0,
+    "WEST": 1,
+    "BST": 1,
+    "IST": 5.5,
+    "CET": 1,
+    "CEST": 2,
+    "MET": 1,
+    "MEST": 2,
+    "EET": 2,
+    "EEST": 3,
+    "MSK": 3,
+    "EST": -5,
+    "EDT": -4,
+    "CST": -6,
+    "CDT": -5,
+    "MST": -7,
+    "MDT": -6,
+    "PST": -8,
+    "PDT": -7,
+    "AKST": -9,
+    "AKDT": -8,
+    "HST": -10,
+    "AST": -4,
+    "ADT": -3,
+    "NST": -3.5,
+    "NDT": -2.5,
+    "JST": 9,
+    "KST": 9,
+    "HKT": 8,
+    "SGT": 8,
+    "AWST": 8,
+    "ACST": 9.5,
+    "ACDT": 10.5,
+    "AEST": 10,
+    "AEDT": 11,
+    "NZST": 12,
+    "NZDT": 13,
 }
 
 
 def zone(name: str) -> tzinfo | None:
-    """The time zone a platform's time names (``UTC``, ``EST``, ``CET``, ``Europe/Paris``,
+    """The time zone a platform's time names (``UTC``, ``EST``, ``CST``, ``Europe/Paris``,
     ``+0100``), or None when this grader does not know it."""
     offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", name)
     if offset:
         sign = 1 if offset.group(1) == "+" else -1
         minutes = int(offset.group(2)) * 60 + int(offset.group(3))
         return timezone(sign * timedelta(minutes=minutes))
+    if name.upper() in ABBREVIATIONS:
+        return timezone(timedelta(hours=ABBREVIATIONS[name.upper()]), name.upper())
     try:
-        return ZoneInfo(_ABBREVIATIONS.get(name.upper(), name))
+        return ZoneInfo(name)
     except (ValueError, ZoneInfoNotFoundError):
         return None
