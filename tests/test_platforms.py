@@ -15,8 +15,10 @@ import csv
 import json
 import math
 import os
+import struct
 import subprocess
 import sys
+import time
 import zipfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -546,3 +548,30 @@ def test_a_blackboard_username_with_an_underscore_keeps_it_without_a_receipt(tmp
     del members[receipt]
     found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
     assert {s.student_id for s in found.submissions} == set(expected.values())
+
+
+@pytest.mark.parametrize("machine", ["UTC", "America/Chicago", "Asia/Kolkata"])
+def test_a_zips_times_are_the_same_on_every_grading_machine(tmp_path, monkeypatch, machine):
+    """A member's DOS time carries no zone: it is read as UTC whatever the grading machine's zone,
+    and a member's extended timestamp (the ``UT`` extra field, 0x5455: PKWARE's APPNOTE.TXT 4.6,
+    Info-ZIP's ``proginfo/extrafld.txt``), which is POSIX seconds, is used where there is one."""
+    monkeypatch.setenv("TZ", machine)
+    time.tzset()
+    try:
+        members, _ = d2l({"correct": b"1", "blank": b"2"})
+        path = tmp_path / "z.zip"
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in members.items():
+                z.writestr(zipfile.ZipInfo(name, ON_TIME.utctimetuple()[:6]), data)
+            z.writestr(zipfile.ZipInfo("plain/" + NB, ON_TIME.utctimetuple()[:6]), b"3")
+            extended = zipfile.ZipInfo("exact/" + NB, (1990, 1, 1, 0, 0, 0))
+            extended.extra = struct.pack("<HHBi", 0x5455, 5, 1, int(LATE.timestamp()))
+            z.writestr(extended, b"4")
+        found = collect_submissions(path, NB, lms="folder")
+        got = {s.student_id: s.submitted_at for s in found.submissions}
+        assert got["plain"] == ON_TIME.timestamp() and got["exact"] == LATE.timestamp(), got
+        entries = collect_submissions(path, NB)
+        assert {s.lms.system for s in entries.submissions} == {"d2l"}
+    finally:
+        monkeypatch.undo()
+        time.tzset()
