@@ -575,3 +575,18 @@ def test_a_zips_times_are_the_same_on_every_grading_machine(tmp_path, monkeypatc
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+@pytest.mark.parametrize("forced", ["moodle", "canvas"])
+def test_a_forced_format_the_files_do_not_fit_invents_nobody(tmp_path, forced):
+    """Canvas's anonymous download forced with ``--lms moodle``: no name is a Moodle name, so
+    every notebook is lost with the reason, never split at its first ``_`` into students named
+    ``anon`` and ``LATE``. (Forced with ``--lms canvas`` it is read as it is.)"""
+    members, expected = canvas_anonymous({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "c.zip", members), NB, lms=forced)
+    students = {s.student_id for s in found.submissions}
+    if forced == "canvas":
+        assert students == set(expected.values())
+    else:
+        assert not students and len(found.lost) == len(members), found.notes
+        assert all("--lms moodle" in why for why in found.lost), found.lost

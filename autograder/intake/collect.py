@@ -401,10 +401,11 @@ def _lose(entry: _Entry, why: str, notes: list[str], lost: list[str]) -> None:
 
 
 def _by_student(
-    entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES
+    entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES, forced: str = ""
 ) -> tuple[dict[str, list[_Entry]], str]:
     """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
-    the format recognised, in words."""
+    the format recognised, in words. With a format ``forced`` (``--lms``), a flat file its names
+    do not read belongs to nobody (it is never split at its first ``_``)."""
     entries = _unwrapped(entries)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
@@ -414,6 +415,9 @@ def _by_student(
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
+        elif flat and forced and names:
+            _lose(entry, f"its name is not one --lms {forced} reads", notes, lost)
+            continue
         elif flat and names:
             student = entry.parts[0].split("_", 1)[0] if "_" in entry.parts[0] else None
         else:
@@ -576,7 +580,9 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         groups = _claimed(platform, entries, found.notes, found.lost)
         found.platform = platform.TITLE
     else:
-        groups, found.platform = _by_student(entries, found.notes, found.lost, _names(lms))
+        groups, found.platform = _by_student(
+            entries, found.notes, found.lost, _names(lms), lms or ""
+        )
     found.platform += " (as --lms says)" if lms else ""
     for student in sorted(groups):
         _collect_one(found, student, groups[student], notebook)
