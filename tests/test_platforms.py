@@ -590,3 +590,19 @@ def test_a_forced_format_the_files_do_not_fit_invents_nobody(tmp_path, forced):
     else:
         assert not students and len(found.lost) == len(members), found.notes
         assert all("--lms moodle" in why for why in found.lost), found.lost
+
+
+def test_a_download_zipped_again_is_read_as_the_download(tmp_path):
+    """The class's download zipped once more (a common way to pass it on): the inner archive is
+    read as the download itself, with a note; a zip that holds itself ends, as a stated loss."""
+    members, expected = d2l({"correct": b"1", "blank": b"2"})
+    inner = _zip(tmp_path / "inner.zip", members)
+    outer = _zip(tmp_path / "outer.zip", {"PS1 download.zip": inner.read_bytes()})
+    found = collect_submissions(outer, NB)
+    assert {s.student_id for s in found.submissions} == set(expected.values())
+    assert any("PS1 download.zip" in n and "read as the download" in n for n in found.notes)
+    deep = outer
+    for level in range(6):
+        deep = _zip(tmp_path / f"deep{level}.zip", {f"again{level}.zip": deep.read_bytes()})
+    found = collect_submissions(deep, NB)
+    assert not found.submissions and found.notes, found

@@ -59,6 +59,7 @@ import dataclasses
 import hashlib
 import re
 import struct
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -201,6 +202,42 @@ _READ_ERRORS = (
     ValueError,
 )
 _CHUNK = 2**20
+
+
+#: The largest download inside a download that is opened (a class's notebooks, zipped twice).
+MAX_INNER_BYTES = 2**30
+#: How many archives deep a download that holds only an archive is opened.
+MAX_DEPTH = 3
+
+
+def _is_zip(entry: _Entry) -> bool:
+    """Whether ``entry`` begins as a zip archive does (a local file header, ``PK\\3\\4``)."""
+    try:
+        with entry.open() as stream:
+            return stream.read(4) == b"PK\x03\x04"
+    except _READ_ERRORS:
+        return False
+
+
+def _inner(
+    entry: _Entry, notebook: str, lms: str | None, notes: list[str], depth: int
+) -> Collection:
+    """The collection of the download inside a download that holds only it (the class's zip,
+    zipped again): read like the outer one, with a note saying so."""
+    with tempfile.TemporaryDirectory(prefix="autograder-inner-") as folder:
+        inner = Path(folder) / "download.zip"
+        try:
+            inner.write_bytes(_read(entry, MAX_INNER_BYTES))
+        except Unreadable as why:
+            raise ValueError(
+                f"the download holds only the archive {entry.where}, and {why}"
+            ) from None
+        found = _collect(inner, notebook, lms, depth)
+    found.notes[:0] = [
+        *notes,
+        f"{entry.where}: the download holds only this archive; read as the download itself",
+    ]
+    return found
 
 
 def _read(entry: _Entry, limit: int | None = None) -> bytes:
@@ -572,9 +609,15 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
         ``lms`` is no format this grader reads.
     """
-    path = Path(path)
+    return _collect(Path(path), notebook, lms, 0)
+
+
+def _collect(path: Path, notebook: str, lms: str | None, depth: int) -> Collection:
+    """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
     found = Collection()
     entries = _entries(path, found.notes)
+    if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
+        return _inner(entries[0], notebook, lms, found.notes, depth + 1)
     platform = _platform(entries, lms)
     if platform is not None:
         groups = _claimed(platform, entries, found.notes, found.lost)
