@@ -609,3 +609,33 @@ def test_a_forged_or_flooded_log_is_read_safely(tmp_path):
     verdict = judge(ps, ps.assemble(ps.source).notebook, log)
     assert [b.function for b in verdict.breaches] == ["pca_eig"]
     assert len(verdict.flags) == MAX_FLAGS + 1 and verdict.flags[-1].startswith("and ")
+
+
+def test_a_breach_through_a_tests_own_function_names_the_students():
+    """A graded function of the course's own (a hidden cell chaining the student's functions, as
+    problem set 4's filters do) that reaches a forbidden module through a student's function: the
+    note and the cells' messages name the student's function, never the test's alone."""
+    from autograder.grading.rulebook import judge
+
+    for name in list_problem_sets():
+        ps = ProblemSet(name)
+        source = copy.deepcopy(ps.source)
+        verdict = judge(ps, ps.assemble(source).notebook, None)
+        course = [f for f in CALLERS.get(name, {}).values() for f in f if f.startswith("_")]
+        if not course or ps.rules is None:
+            continue
+        answer = next(f for f, callers in CALLERS[name].items() if course[0] in callers)
+        cell = next(c for c in source.cells if re.search(rf"^def {answer}\(", c.source, re.M)
+                    and c.metadata.get("nbgrader", {}).get("solution"))
+        entry = ps.rules.forbid[0]
+        cell.source = re.sub(rf"^(def {answer}\([\s\S]*?\):\n)", rf"\1    import {entry}\n",
+                             cell.source, count=1, flags=re.M)
+        assert f"    import {entry}\n" in cell.source
+        verdict = judge(ps, ps.assemble(source).notebook, None)
+        through = [b for b in verdict.breaches if b.function == course[0]]
+        assert through, verdict
+        assert through[0].who.startswith("your ") and course[0] in through[0].who, through[0]
+        assert not any(n.startswith(f"{course[0]} used") for n in verdict.notes), verdict.notes
+        assert not through[0].message.startswith(f"0 points: {course[0]} used"), through[0]
+        return
+    pytest.skip("no problem set grades a function of its own that calls a student's")

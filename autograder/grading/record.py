@@ -255,7 +255,13 @@ class Record:
                 grader_error=data.get("grader_error"),
                 flags=tuple(str(f) for f in data.get("flags") or ()),
                 breaches=tuple(
-                    Breach(b["function"], b["entry"], b["where"], tuple(b.get("cases") or ()))
+                    Breach(
+                        b["function"],
+                        b["entry"],
+                        b["where"],
+                        tuple(b.get("cases") or ()),
+                        str(b.get("named") or ""),
+                    )
                     for b in data.get("breaches") or ()
                 ),
                 recorded={str(k): str(v) for k, v in (data.get("recorded") or {}).items()},

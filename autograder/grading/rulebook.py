@@ -59,12 +59,16 @@ class Breach:
         Where and how, in plain words.
     cases : tuple of str
         The recorded cases of the function: every cell whose check reads one scores 0.
+    named : str
+        How the message names it when the function is the course's (a hidden cell's chain of
+        the student's functions): ``"your predict_log_proba (through the test's _spam_filter)"``.
     """
 
     function: str
     entry: str
     where: str
     cases: tuple[str, ...]
+    named: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -72,13 +76,19 @@ class Breach:
             "entry": self.entry,
             "where": self.where,
             "cases": list(self.cases),
+            "named": self.named,
         }
+
+    @property
+    def who(self) -> str:
+        """The function in the student's words: theirs, or the test's that calls theirs."""
+        return self.named or self.function
 
     @property
     def message(self) -> str:
         """The message of a cell that reads one of its cases."""
         return (
-            f"0 points: {self.function} used {self.entry}, which this problem set does not "
+            f"0 points: {self.who} used {self.entry}, which this problem set does not "
             f"allow (see the note above)"
         )
 
@@ -242,12 +252,15 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         if function in cases and function not in reading.defined:
             reading.calls[function] = set(callees) & set(reading.defined)
     found: dict[str, tuple[str, str]] = {}
+    through_test: dict[str, str] = {}
     for function in cases:
         uses = reading.uses(function)
         if uses:
             chain, finding = uses[0]
             via = "".join(f"calls {b}, which " for b in chain[1:])
             found[function] = (finding.entry, via + _static(finding))
+            if function not in reading.defined and len(chain) > 1:
+                through_test[function] = f"your {chain[-1]} (through the test's {function})"
     entries = read_log(log) if log is not None else []
     for entry in entries:
         if entry.get("event") != "refused":
@@ -283,13 +296,15 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                 f"graded function (line {entry.get('line')})"
             )
     for function, (entry, where) in found.items():
-        breach = Breach(function, entry, where, tuple(cases[function]))
+        breach = Breach(
+            function, entry, where, tuple(cases[function]), through_test.get(function, "")
+        )
         verdict.breaches.append(breach)
         cell = reading.defined.get(function, (None, 0))[0]
         statement = rules.policy(cell if cell in rules.questions else None).statement
         verdict.notes.append(
-            f"{function} used {entry}, which this problem set does not allow: it {where}. "
-            f"The rule: “{statement}” Every test of {function}, visible or hidden, scores 0."
+            f"{breach.who} used {entry}, which this problem set does not allow: it {where}. "
+            f"The rule: “{statement}” Every test of {breach.who}, visible or hidden, scores 0."
         )
     counted = {id(f) for b in found for _, f in reading.uses(b)}
     for finding in reading.findings:

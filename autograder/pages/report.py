@@ -137,7 +137,7 @@ def _rules_section(records: list[Record]) -> str:
     read (flags: attempts a reading cannot resolve, a guard tampered with)."""
     rows = []
     for r in sorted(records, key=lambda r: r.student_id):
-        broke = [f"{b.function} used {b.entry}: {b.where}" for b in r.breaches]
+        broke = [f"{b.who} used {b.entry}: {b.where}" for b in r.breaches]
         if broke or r.flags:
             items = "".join(f"<li>{_esc(t, 400)}</li>" for t in broke) + "".join(
                 f"<li class='muted'>to read: {_esc(t, 400)}</li>" for t in r.flags
