@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from coursedata import rulecheck
 from coursedata.causes import causes, note
 from coursedata.cells import Cell, Finding, findings, read_cells, users
-from coursedata.grading import CELL_TIMEOUT_S, ONE_THREAD, RESULTS_ENV
+from coursedata.grading import CELL_TIMEOUT_S, MEMORY_MB, ONE_THREAD, RESULTS_ENV
 from coursedata.naming import question_of
 from coursedata.runner import MAX_OUTPUT, CellRun, run_cells
 from coursedata.saved import describe, staleness_warnings
@@ -136,6 +136,8 @@ def _blank_answer(error: dict, report: _Report) -> str | None:
 def _message(error: dict) -> str:
     value = str(error.get("evalue", "")).strip()
     text = f"{error.get('ename')}: {value}" if value else str(error.get("ename"))
+    if "MemoryError" in str(error.get("ename")):
+        text += f" (each process may use {MEMORY_MB} MB, here as at grading)"
     return text.replace("\n", "\n      ")
 
 

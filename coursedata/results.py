@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from coursedata.compare import Output, compare_output
-from coursedata.grading import CASE_NAME
+from coursedata.grading import CASE_NAME, MEMORY_MB
 
 __all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "read", "unpack", "problems"]
 
@@ -53,11 +53,13 @@ def _error(path: Path) -> str:
         info = json.loads(path.read_text())
         message = str(info.get("message", ""))[:500]
         returned = info.get("returned") is True
+        memory = "MemoryError" in str(info.get("type", ""))
     except (ValueError, UnicodeDecodeError, AttributeError):
-        message, returned = "an error", False
+        message, returned, memory = "an error", False, False
     if returned:
         return f"what your function returned is not numbers: {message}"
-    return f"your function raised {message}"
+    limit = f" (each process of a graded notebook may use {MEMORY_MB} MB)" if memory else ""
+    return f"your function raised {message}{limit}"
 
 
 def read(results_dir, case: str,

@@ -473,6 +473,7 @@ def test_the_check_runs_under_the_graders_memory_limit(tmp_path, run):
     r = run(_write(nb, tmp_path, "memory.ipynb"))
     status, out = r.finish()
     assert "MemoryError" in out, out
+    assert f"each process may use {MEMORY_MB} MB" in out, out
     assert out.count("ERROR") == 1, out
 
 

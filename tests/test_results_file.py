@@ -112,3 +112,19 @@ def test_zip64_and_a_large_directory_are_refused_before_parsing(tmp_path):
     locator = b"PK\x06\x07" + bytes(16)
     path.write_bytes(data[:at] + locator + data[at:])
     assert "zip64" in _refused(path)
+
+
+def test_a_function_that_ran_out_of_memory_is_told_the_limit(tmp_path, monkeypatch):
+    """A function that asks numpy for more memory than a graded process may use: the message
+    the check and the feedback read back says what the limit is."""
+    from coursedata.grading import MEMORY_MB, record
+    from coursedata.results import AnswerUnavailable, read
+
+    monkeypatch.setenv("GRADER_RESULTS_DIR", str(tmp_path))
+
+    def greedy():
+        raise MemoryError("Unable to allocate 2.24 GiB for an array with shape (300000000,)")
+
+    record("greedy", greedy)
+    with pytest.raises(AnswerUnavailable, match=f"may use {MEMORY_MB} MB"):
+        read(tmp_path, "greedy")
