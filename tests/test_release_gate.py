@@ -379,12 +379,12 @@ def test_a_misspelt_reference_is_named_with_the_function_meant(course):
 def test_a_failing_equivalent_form_is_told_to_loosen_the_check(monkeypatch, tmp_path):
     """The self-check's advice follows the failure: a generic wrong answer that keeps points
     asks for a tighter check, a correct equivalent form that loses them for a looser one."""
-    from autograder.authoring import selfcheck, variants
+    from autograder.authoring import graded, variants
 
     monkeypatch.setattr(variants, "score_generic_variants", lambda *a: ["wrong kept"])
     monkeypatch.setattr(variants, "score_equivalent_forms", lambda *a: ["form lost"])
     monkeypatch.setattr("autograder.checks.registry.equivalent_forms", lambda ps: {})
-    wrong, form = selfcheck._variants(ProblemSet(list_problem_sets()[0]), tmp_path, tmp_path)
+    wrong, form = graded.variant_problems(ProblemSet(list_problem_sets()[0]), tmp_path, tmp_path)
     assert wrong.startswith("wrong kept (tighten the check") and "loosen" not in wrong
     assert form.startswith("form lost (a correct answer in an equivalent form must keep its "
                            "points: loosen the check") and "tighten" not in form
@@ -454,3 +454,74 @@ def test_nbgrader_stumbling_on_a_marker_names_the_cell(course):
     assert f"cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader sees" in message
     assert "Traceback" not in message
     assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+
+
+# --- what only grading shows: release grades the reference and generic wrong answers -------------
+
+
+def _visible_with(course: Path, text: str):
+    """``(problem set, grade_id)`` of the first visible test cell whose code holds ``text``."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            if _gid(cell).endswith("_visible") and text in cell.source:
+                return name, _gid(cell)
+    raise AssertionError(f"no visible test holds {text!r}")
+
+
+@pytest.mark.slow
+def test_a_visible_assertion_the_reference_fails_is_refused(course):
+    """A visible test that asserts something false: every student would fail it; the reference
+    answers, graded, lose that cell."""
+    name, gid = _visible_with(course, "assert np.allclose(")
+
+    def wrong(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.source = cell.source.replace("assert np.allclose(", "assert not np.allclose(", 1)
+    _edit(course, name, wrong)
+    message = _refused(course, name)
+    assert f"{name}.ipynb, cell `{gid}`: the reference scored 0 of" in message, message
+
+
+@pytest.mark.slow
+def test_a_solution_that_disagrees_with_the_reference_is_refused(course):
+    """The notebook's own solution and the declared reference disagree (here the solution's
+    result is off by 1 %): the source's answers, graded, lose the cells that read it."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def off(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        lines = target.source.splitlines()
+        end = next(i for i, ln in enumerate(lines) if "### END SOLUTION" in ln)
+        at = max(i for i in range(end) if lines[i].strip().startswith("return "))
+        lines[at] = lines[at].replace("return ", "return 1.01 * ", 1)
+        target.source = "\n".join(lines)
+    _edit(course, name, off)
+    message = _refused(course, name)
+    assert re.search(rf"cell `{gid}_(visible|hidden)`: the reference scored", message), message
+
+
+@pytest.mark.slow
+def test_an_answer_renamed_after_its_checks_is_refused(course):
+    """The answer function renamed in its solution cell (after ``add-question`` wrote the checks
+    that call it): every test of it fails on the reference."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    function = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+    _edit(course, name, lambda nb: setattr(
+        next(c for c in nb.cells if _gid(c) == gid), "source",
+        cell.source.replace(f"def {function}(", f"def {function}_v2(", 1)))
+    message = _refused(course, name)
+    assert re.search(rf"cell `{function}_visible`: the reference scored 0 of", message), message
+
+
+@pytest.mark.slow
+def test_absurdly_loose_tolerances_are_refused(course):
+    """rtol 1 and atol 1e6: a constant or rescaled answer would pass; generic wrong answers,
+    graded against the reference's results, must lose their points."""
+    name, gid = _first_declared(course, "rtol")
+    _set_check(course, name, gid, rtol=1.0, atol=1e6)
+    message = _refused(course, name)
+    assert "tighten the check" in message and gid.removesuffix("_hidden").removesuffix(
+        "_visible") in message, message

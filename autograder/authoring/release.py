@@ -112,15 +112,17 @@ def release(
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
-    The problem set is validated first (:func:`autograder.authoring.validate.problems` and
-    :func:`autograder.authoring.gate.gate_problems`: a problem set that would mis-grade is
-    refused). nbgrader writes into a scratch folder of the course,
+    The problem set is validated first (:func:`autograder.authoring.validate.problems`,
+    :func:`autograder.authoring.gate.gate_problems`, then graded on its reference answers and on
+    generic wrong ones, :func:`autograder.authoring.graded.graded_problems`: a problem set that
+    would mis-grade is refused). nbgrader writes into a scratch folder of the course,
     which replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a
     refusal or a failure leaves the published release as it was. ``db_url`` is the gradebook
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
     ``validate`` False skips the validation (for a caller that ran it already).
     """
     from autograder.authoring.gate import gate_problems
+    from autograder.authoring.graded import graded_problems
     from autograder.authoring.validate import problems, refusal
 
     if name not in list_problem_sets(course):
@@ -134,6 +136,9 @@ def release(
         raise ValueError("; ".join(problems_found))
     scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
     found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
+    if validate and not found:  # what only grading shows (it needs the static checks passed)
+        ps.course.use_code()
+        found = graded_problems(ps)
     if found:
         raise ValueError(refusal(ps, found))
     url = url or kit_url()

@@ -45,8 +45,8 @@ from unittest.mock import patch
 import numpy as np
 
 from autograder.authoring.gate import LEAKS, gate_problems
+from autograder.authoring.graded import reference_problems, variant_problems
 from autograder.grading.problemset import ProblemSet
-from autograder.status import Status
 
 __all__ = ["Step", "LEAKS", "self_check"]
 
@@ -88,30 +88,6 @@ def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
         str(p) for p in (*grading, *points_problems(ps), *rubric_problems(ps), *gate_problems(ps))
     ]
     return found, GRADING_FAULT if grading else ""
-
-
-def _reference(ps: ProblemSet, work: Path):
-    from autograder.grading.executors import local_executor
-    from autograder.grading.pipeline import grade as grade_submission
-
-    result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
-    auto = [s for s in result.scores if s.points is not None]
-    problems = [
-        f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
-        f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
-        f". Fix the reference answer (its solution cell), the check in "
-        f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
-        for s in auto
-        if s.points != s.max_points
-    ]
-    if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
-        problems.append(
-            f"the reference notebook ended '{result.status}': "
-            f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
-            "fails."
-        )
-    earned = sum(s.points for s in auto)
-    return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
 
 
 def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
@@ -221,26 +197,6 @@ def _read_back(name: str, case: str, made: dict) -> str | None:
     return None
 
 
-def _variants(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
-    from autograder.authoring.variants import score_equivalent_forms, score_generic_variants
-    from autograder.checks.registry import equivalent_forms
-
-    exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
-    checks = f"its course.check, or the Python check in {ps.course.checks_label(ps.name)}"
-    tighten = (
-        f" (tighten the check: a tolerance or a case of {checks}; or state the symmetry the "
-        "answer may have: a declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a "
-        "Python check)"
-    )
-    loosen = (
-        " (a correct answer in an equivalent form must keep its points: loosen the check, a "
-        f"tolerance of {checks}, or change the case that makes the forms differ)"
-    )
-    generic = score_generic_variants(ps, results, scratch / "generic", exemptions)
-    forms = score_equivalent_forms(ps, results, scratch / "forms", exemptions)
-    return [p + tighten for p in generic] + [p + loosen for p in forms]
-
-
 def _mutants(ps: ProblemSet, work: Path | None = None):
     """Read the declared mutants; with ``work``, grade each there and return the problems of
     those that keep their points (or pass the visible test that must catch them)."""
@@ -322,7 +278,10 @@ def self_check(
             == GRADING_FAULT
         ):
             return steps
-        run("the reference answers earn full marks", lambda: _reference(ps, scratch / "reference"))
+        run(
+            "the reference answers earn full marks",
+            lambda: reference_problems(ps, scratch / "reference"),
+        )
         released: dict = {}
 
         def release_step():
@@ -342,7 +301,7 @@ def self_check(
         if results.is_dir():
             run(
                 "generic wrong answers lose their points; equivalent forms keep them",
-                lambda: _variants(ps, results, scratch),
+                lambda: variant_problems(ps, results, scratch),
             )
         if mutants:
             run(

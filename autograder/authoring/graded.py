@@ -1,0 +1,83 @@
+"""A problem set graded as the grader will grade it: its reference answers, and generic wrong ones.
+
+Two steps of the author's self-check (:mod:`autograder.authoring.selfcheck`) that
+``release`` runs too (:func:`graded_problems`), since no static reading finds what they find:
+
+- the reference answers (the source notebook as it is) must earn every autograded point: a
+  visible test that asserts something false, a declared reference that disagrees with the
+  notebook's own solution, a tolerance tighter than an iterative answer settles to, an answer
+  renamed after its checks were written, all cost the reference points here;
+- generic wrong answers (NaN, infinite, constant, rescaled, shifted, negated values of every
+  graded function) must lose their points, and the declared equivalent forms keep them: a
+  tolerance so loose that a wrong answer passes is found here
+  (:mod:`autograder.authoring.variants`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from autograder.grading.problemset import ProblemSet
+from autograder.status import Status
+
+__all__ = ["reference_problems", "variant_problems", "graded_problems"]
+
+
+def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
+    """Grade the source notebook (the reference answers) in ``work``: a problem for every
+    autograded cell that does not earn all its points, and the points earned, in words."""
+    from autograder.grading.executors import local_executor
+    from autograder.grading.pipeline import grade as grade_submission
+
+    result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
+    auto = [s for s in result.scores if s.points is not None]
+    problems = [
+        f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
+        f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
+        f". Fix the reference answer (its solution cell), the check in "
+        f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
+        for s in auto
+        if s.points != s.max_points
+    ]
+    if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
+        problems.append(
+            f"the reference notebook ended '{result.status}': "
+            f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
+            "fails."
+        )
+    earned = sum(s.points for s in auto)
+    return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
+
+
+def variant_problems(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
+    """Grade generic wrong answers and the declared equivalent forms against the reference's
+    ``results`` (:func:`reference_problems`' run): a problem for each that scores as it must
+    not."""
+    from autograder.authoring.variants import score_equivalent_forms, score_generic_variants
+    from autograder.checks.registry import equivalent_forms
+
+    exemptions = equivalent_forms(ps)  # declared in the notebook, and the module's
+    checks = f"its course.check, or the Python check in {ps.course.checks_label(ps.name)}"
+    tighten = (
+        f" (tighten the check: a tolerance or a case of {checks}; or state the symmetry the "
+        "answer may have: a declared compare such as rows_up_to_sign, or EQUIVALENT_FORMS of a "
+        "Python check)"
+    )
+    loosen = (
+        " (a correct answer in an equivalent form must keep its points: loosen the check, a "
+        f"tolerance of {checks}, or change the case that makes the forms differ)"
+    )
+    generic = score_generic_variants(ps, results, scratch / "generic", exemptions)
+    forms = score_equivalent_forms(ps, results, scratch / "forms", exemptions)
+    return [p + tighten for p in generic] + [p + loosen for p in forms]
+
+
+def graded_problems(ps: ProblemSet) -> list[str]:
+    """Both steps on ``ps``, in a scratch folder: every problem, or none."""
+    with tempfile.TemporaryDirectory(prefix=f"graded-{ps.name}-") as folder:
+        scratch = Path(folder)
+        found, _ = reference_problems(ps, scratch / "reference")
+        if found:  # the wrong answers are judged against the reference's results
+            return found
+        return variant_problems(ps, scratch / "reference" / "results", scratch)
