@@ -106,9 +106,9 @@ class GradebookWriter:
             copies of the notebook handed in and of the notebook as it ran, already sanitised
             (:func:`autograder.grading.sanitize.formgrader_copies`), or None.
         """
-        changed = {}
-        items = [(as_record(record), copies) for record, copies in items]
-        for record, copies in items:
+        changed: dict[str, set[str]] = {}
+        stored = [(as_record(record), copies) for record, copies in items]
+        for record, copies in stored:
             hand = record.hand_graded
             old = self._written(self._submitted_path(record.student_id), hand)
             self._copy_notebooks(record.student_id, copies or {})
@@ -118,9 +118,9 @@ class GradebookWriter:
                 else {}
             )
             changed[record.student_id] = {g for g in hand if g not in old or old[g] != new.get(g)}
-        if not items:
+        if not stored:
             return
-        records = {r.student_id: r for r, _ in items}
+        records = {r.student_id: r for r, _ in stored}
         with warnings.catch_warnings():
             # nbgrader's own models trip a harmless SQLAlchemy autoflush warning.
             warnings.simplefilter("ignore", SAWarning)

@@ -41,7 +41,8 @@ def _error(cell) -> tuple[str, str] | None:
         if o.get("output_type") == "error"
     ]
     timeouts = [e for e in errors if e[0] == "CellTimeoutError"]
-    return (timeouts or errors or [None])[0]
+    found = timeouts or errors
+    return found[0] if found else None
 
 
 def _describe(name: str, value: str) -> str:
@@ -99,7 +100,7 @@ def explain(
     """
     if nb is None:
         return [], scores
-    causes: dict[str, str] = {}  # graded cell -> the last cause met before it
+    causes: dict[str, str | None] = {}  # graded cell -> the last cause met before it, if any
     notes: list[str] = []
     current = previous = None
     for cell in nb.cells:

@@ -53,6 +53,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import nbformat
 
@@ -197,6 +198,15 @@ def zero_scores(ps: ProblemSet, message: str) -> list[CellScore]:
 
 # The steps, in order. Each takes the state and returns it with its own part filled in.
 
+_Part = TypeVar("_Part")
+
+
+def _filled(part: _Part | None, by: str) -> _Part:
+    """``part`` of the state, which the earlier step ``by`` filled in: :func:`grade` runs a
+    step only while no earlier step has decided the status, so every earlier step succeeded."""
+    assert part is not None, f"{by} fills this in before any later step runs"
+    return part
+
 
 def parse(g: Grading) -> Grading:
     """Read the submitted bytes into a notebook, once; a file that is no notebook is
@@ -210,7 +220,7 @@ def parse(g: Grading) -> Grading:
 
 def assemble(g: Grading) -> Grading:
     """Put the student's answer cells (and added cells) into the source's skeleton."""
-    g.assembly = g.ps.assemble(g.submitted)
+    g.assembly = g.ps.assemble(_filled(g.submitted, "parse"))
     g.notes += g.assembly.notes
     return g
 
@@ -220,7 +230,7 @@ def fingerprint_code(g: Grading) -> Grading:
     similarity page (the student is named by the caller); a failure here (never of the grading)
     leaves it to the similarity page to read the submission itself."""
     try:
-        g.code = code_of(g.ps, "", g.assembly.notebook)
+        g.code = code_of(g.ps, "", _filled(g.assembly, "assemble").notebook)
     except Exception:  # noqa: BLE001 - a page for a person must not fail a grade
         g.code = None
     return g
@@ -231,7 +241,7 @@ def execute(g: Grading) -> Grading:
     :attr:`Grading.results` first); its hidden cells record the answers there (the rules' log
     beside them)."""
     g.results.mkdir(parents=True, exist_ok=True)
-    nb = g.assembly.notebook
+    nb = _filled(g.assembly, "assemble").notebook
     env = {RESULTS_ENV: str(g.results), **kernel_env(g.ps, nb, g.results / LOG_NAME)}
     write_inputs(g.ps.source, g.results)  # the declared cases' inputs, for the hidden cells
     g.run = g.executor(nb, g.workdir, env)
@@ -260,7 +270,7 @@ def sign(g: Grading) -> Grading:
 def judge(g: Grading) -> Grading:
     """Apply the problem set's rules to the notebook that ran (its log in the results folder)."""
     start = time.perf_counter()
-    g.verdict = judge_rules(g.ps, g.assembly.notebook, g.results / LOG_NAME)
+    g.verdict = judge_rules(g.ps, _filled(g.assembly, "assemble").notebook, g.results / LOG_NAME)
     g.timings["score_s"] = time.perf_counter() - start
     return g
 
@@ -268,7 +278,8 @@ def judge(g: Grading) -> Grading:
 def score(g: Grading) -> Grading:
     """Score every graded cell from the recorded answers with the trusted checks."""
     start = time.perf_counter()
-    g.scores = score_results(g.ps, g.answers, g.run.notebook, g.verdict.tainted)
+    executed = _filled(g.run, "execute").notebook
+    g.scores = score_results(g.ps, g.answers, executed, g.verdict.tainted)
     g.timings["score_s"] = g.timings.get("score_s", 0.0) + time.perf_counter() - start
     return g
 
@@ -276,7 +287,8 @@ def score(g: Grading) -> Grading:
 def diagnose(g: Grading) -> Grading:
     """Say once why answers are missing (rewording the checks' messages), and decide the
     status."""
-    causes, g.scores = explain(g.run.notebook, g.run.status, g.scores, g.ps.solution_ids)
+    run = _filled(g.run, "execute")
+    causes, g.scores = explain(run.notebook, run.status, g.scores, g.ps.solution_ids)
     g.notes += g.verdict.notes + causes
     g.status = _status(g)
     return g
@@ -317,9 +329,10 @@ STEPS: tuple[Callable[[Grading], Grading], ...] = (
 def _status(g: Grading) -> Status:
     if any(s.error for s in g.scores):
         return Status.GRADER_ERROR
-    if g.run.status != Status.OK:
-        return Status(g.run.status)
-    if g.assembly.missing:
+    run = _filled(g.run, "execute")
+    if run.status != Status.OK:
+        return Status(run.status)
+    if _filled(g.assembly, "assemble").missing:
         return Status.MISSING_ANSWER
     manual = any(not c.autograded for c in g.ps.grade_cells)
     return Status.AWAITING_MANUAL if manual else Status.GRADED
@@ -391,6 +404,7 @@ def grade(
 
 def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) -> Record:
     """The record of a finished :class:`Grading` (see :func:`autograder.run.task.grade_task`)."""
+    assert g.status is not None, "a finished grading has a status: parse, diagnose or a fault's"
     return Record.of_scores(
         student_id,
         g.ps.name,

@@ -154,6 +154,7 @@ def student_cells(ps: ProblemSet, notebook: nbformat.NotebookNode) -> list[Stude
         gid = _meta(cell).get("grade_id")
         if cell.cell_type == "code":
             if _meta(cell).get("solution"):
+                assert gid is not None, "an assembled notebook's answer cells are the source's"
                 cells.append(StudentCell(gid, cell.source, gid))
             elif cell.source not in course:
                 label = (
@@ -257,6 +258,9 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
         uses = reading.uses(function)
         if uses:
             chain, finding = uses[0]
+            assert finding.entry is not None, (
+                "Reading.uses returns uses only: each breaks a forbid entry"
+            )
             via = "".join(f"calls {b}, which " for b in chain[1:])
             found[function] = (finding.entry, via + _static(finding))
             if function not in reading.defined and len(chain) > 1:
@@ -287,7 +291,7 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                 ),
             )
         covered = any(
-            f.is_use and f.line == entry.get("line") and covers(f.entry, module)
+            f.entry is not None and f.line == entry.get("line") and covers(f.entry, module)
             for f in reading.findings
         )
         if not named and not covered:
@@ -295,15 +299,15 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                 f"the grading kernel refused to import {module} outside any "
                 f"graded function (line {entry.get('line')})"
             )
-    for function, (entry, where) in found.items():
+    for function, (forbidden, where) in found.items():
         breach = Breach(
-            function, entry, where, tuple(cases[function]), through_test.get(function, "")
+            function, forbidden, where, tuple(cases[function]), through_test.get(function, "")
         )
         verdict.breaches.append(breach)
         cell = reading.defined.get(function, (None, 0))[0]
         statement = rules.policy(cell if cell in rules.questions else None).statement
         verdict.notes.append(
-            f"{breach.who} used {entry}, which this problem set does not allow: it {where}. "
+            f"{breach.who} used {forbidden}, which this problem set does not allow: it {where}. "
             f"The rule: “{statement}” Every test of {breach.who}, visible or hidden, scores 0."
         )
     counted = {id(f) for b in found for _, f in reading.uses(b)}

@@ -98,7 +98,8 @@ class _ReadingAnswers(Answers):
 
     def __init__(self, answers: Answers):
         super().__init__(answers.problem_set, answers.results_dir, answers.declared)
-        self.answers, self.read = answers, set()
+        self.answers = answers
+        self.read: set[str] = set()
 
     def get(self, case: str) -> tuple:
         self.read.add(case)

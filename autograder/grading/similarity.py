@@ -179,14 +179,12 @@ def _segments(source: str, starter: frozenset[str]) -> list[list[tuple[str, int,
     """:func:`_tokens` cut at every starter line: no k-gram runs from one function's body into
     the next one's across their ``def`` lines, so reordered functions keep their fingerprints."""
     text = _MAGIC.sub(lambda m: " " * len(m.group()), source)
-    skip = set()  # line numbers of starter lines
-    for number, line in enumerate(text.split("\n")):
-        if line.strip() in starter:
-            skip.add(number)
+    skip = {n for n, text_line in enumerate(text.split("\n")) if text_line.strip() in starter}
     line_starts = [0]
     for m in re.finditer("\n", text):
         line_starts.append(m.end())
-    raw = []
+    # (kind, token, start, end, line number) of each token, None where a starter line cuts
+    raw: list[tuple[str | None, str, int, int, int] | None] = []
     line = 0
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup

@@ -25,6 +25,7 @@ import io
 import re
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from autograder.grading.record import Record, as_record
@@ -67,7 +68,7 @@ def _scored(records: list[Record]) -> list[Record]:
     return [r for r in records if r.status.ran]
 
 
-def wrong_answer_clusters(records: list[Record | dict]) -> dict[str, list[Cluster]]:
+def wrong_answer_clusters(records: Iterable[Record | Mapping]) -> dict[str, list[Cluster]]:
     """Per autograded cell, the wrong answers (fewer points than the most), largest group first.
 
     Students are grouped by the signature of their recorded values for that cell (when the
@@ -355,7 +356,7 @@ def _timing(records: list[Record], top: int = 10) -> str:
         )
     stopped = [r for r in records if r.status.stopped]
     if stopped:
-        rows = "".join(
+        stopped_rows = "".join(
             f"<tr><td>{html.escape(r.student_id)}</td>"
             f"<td>{html.escape(r.status)}</td>"
             f"<td class='msg'>{_esc(' | '.join(r.notes), 400)}</td></tr>"
@@ -364,7 +365,7 @@ def _timing(records: list[Record], top: int = 10) -> str:
         parts.append(
             f"<details><summary>{len(stopped)} submission(s) stopped: timeouts and "
             f"crashes</summary><table><tr><th>student</th><th>status</th><th>why</th>"
-            f"</tr>{rows}</table></details>"
+            f"</tr>{stopped_rows}</table></details>"
         )
     else:
         parts.append("<p>No submission timed out or crashed.</p>")
@@ -381,11 +382,11 @@ def report_html(
     statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
     ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
     be linked."""
-    records = list(map(as_record, records))
-    scored = _scored(records)
+    class_records = [as_record(r) for r in records]
+    scored = _scored(class_records)
     totals = [r.total for r in scored]
     max_auto = max((r.max_auto for r in scored), default=0.0)
-    clusters = wrong_answer_clusters(records)
+    clusters = wrong_answer_clusters(class_records)
     mean = sum(totals) / len(totals) if totals else 0.0
     median = statistics.median(totals) if totals else 0.0
     img = (
@@ -418,14 +419,14 @@ def report_html(
             if similarity
             else ""
         )
-        + f"<p>{len(records)} submissions; mean autograded score {mean:.2f} / {max_auto:g} "
+        + f"<p>{len(class_records)} submissions; mean autograded score {mean:.2f} / {max_auto:g} "
         f"(median {median:g}) over the {len(scored)} whose notebooks ran.</p>{nav}"
         f"{_top_mistakes(clusters, len(scored))}"
-        f"{_status_section(records)}"
-        f"{_rules_section(records)}"
-        f"{_grader_errors(records)}"
+        f"{_status_section(class_records)}"
+        f"{_rules_section(class_records)}"
+        f"{_grader_errors(class_records)}"
         f"<h2 id='scores'>Score distribution</h2>{img}"
-        f"{_questions(records, clusters)}"
-        f"{_timing(records)}",
+        f"{_questions(class_records, clusters)}"
+        f"{_timing(class_records)}",
         _REPORT_STYLE,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.grading.problemset import ProblemSet
@@ -96,8 +97,8 @@ def similarity_html(
     problem_set: str,
     codes: list[StudentCode],
     pairs: list[Pair],
-    known: list[StudentCode] = (),
-    known_matches: list[KnownMatch] = (),
+    known: Sequence[StudentCode] = (),
+    known_matches: Sequence[KnownMatch] = (),
 ) -> str:
     """The page: the pairs, best first, each with both students' code side by side; then the
     submissions that take code from the book's published code (``known``)."""
@@ -165,17 +166,19 @@ def write_similarity(
     )
     starter = starter_lines(ps)
     done = codes or {}
-    codes = [
+    every_code = [
         done[student] if student in done else student_code(ps, student, data, starter)
         for student, data in items
     ]
-    pairs = find_similar(codes, top)
+    pairs = find_similar(every_code, top)
     known = known_sources(starter)
-    known_matches = find_known(codes, known)
+    known_matches = find_known(every_code, known)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "similarity.html"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(similarity_html(ps.name, codes, pairs, known, known_matches), encoding="utf-8")
+    tmp.write_text(
+        similarity_html(ps.name, every_code, pairs, known, known_matches), encoding="utf-8"
+    )
     os.replace(tmp, path)
     return pairs

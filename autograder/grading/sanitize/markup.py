@@ -10,6 +10,8 @@ addresses; images only from http(s) or ``data:image/png|jpeg|gif``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Set
+from typing import TypedDict
 
 import nh3
 from pygments.token import STANDARD_TYPES
@@ -43,8 +45,21 @@ _ATTRIBUTES["img"] |= {"title"}
 for _cell in ("th", "td"):  # markdown tables align their columns this way
     _ATTRIBUTES[_cell] |= {"style"}
 
+
+class CleanerArguments(TypedDict):
+    """The keyword arguments of :class:`nh3.Cleaner` that :data:`POLICY` sets."""
+
+    tags: Set[str]
+    attributes: Mapping[str, Set[str]]
+    attribute_filter: Callable[[str, str, str], str | None]
+    url_schemes: Set[str]
+    filter_style_properties: Set[str]
+    link_rel: str | None
+    strip_comments: bool
+
+
 #: The keyword arguments of :class:`nh3.Cleaner` for all student HTML.
-POLICY = dict(
+POLICY = CleanerArguments(
     tags=set(nh3.ALLOWED_TAGS) - {"area", "map"},
     attributes=_ATTRIBUTES,
     attribute_filter=_attribute_filter,
