@@ -19,6 +19,7 @@ alternative text for their images and an outline of headings.
 from __future__ import annotations
 
 import functools
+import html as html_module
 import http.server
 import importlib.util
 import json
@@ -291,10 +292,59 @@ def _problem_set_notebooks() -> list[Path]:
     return sorted((ROOT / "course" / "source").glob("*/*.ipynb"))
 
 
+#: A call that draws with matplotlib, in a problem set's code.
+DRAWS = re.compile(r"\bplt\.(subplots|figure|plot|hist|imshow)\(|\bax\.(plot|hist|semilogx|semilogy|"
+                   r"loglog|scatter|imshow|bar)\(")
+
+
+def figure_cells(cells: list[dict]) -> list[int]:
+    """The indices of the code cells that draw a figure: a matplotlib call of their own, or a call
+    of a function that an earlier cell defines with one (found in the code, not in the metadata).
+    """
+    drawing: set[str] = set()
+    found = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        calls = {n for n in drawing if re.search(rf"^\s*(\w+ = )?{n}\(", source, re.M)}
+        if DRAWS.search(source) or calls:
+            found.append(index)
+        for name, body in re.findall(r"^def (\w+)\(.*?\n((?:(?:    .*)?\n)*)", source + "\n", re.M):
+            if DRAWS.search(body):
+                drawing.add(name)
+    return found
+
+
+def shown_descriptions(source: str) -> list[str | None]:
+    """The description of each ``show_figure(...)`` call in ``source`` (None where it is no
+    string literal but an expression, whose value the executed notebook's test checks)."""
+    import ast
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
+                == "show_figure":
+            arg = node.args[0] if node.args else None
+            found.append(arg.value if isinstance(arg, ast.Constant) else None)
+    return found
+
+
+def test_figure_cells_are_found_by_their_drawing():
+    cells = [{"cell_type": "code", "source": ["def curves(a):\n", "    ax.plot(a)\n", "\n"]},
+             {"cell_type": "markdown", "source": ["plt.plot(x)"]},
+             {"cell_type": "code", "source": ["x = 1"]},
+             {"cell_type": "code", "source": ["curves(x)"]},
+             {"cell_type": "code", "source": ["fig, ax = plt.subplots()"]}]
+    assert figure_cells(cells) == [0, 3, 4]
+    assert shown_descriptions("coursedata.show_figure('A.')\nshow_figure(f(x))") == ["A.", None]
+
+
 @pytest.mark.parametrize("notebook", _problem_set_notebooks(), ids=lambda p: p.stem)
 def test_problem_set_headings_and_figures(notebook):
-    """One title, no skipped heading level, and every figure a cell draws described in the
-    cell's metadata (``mystnb: image: alt``, as in the chapters)."""
+    """One title, no skipped heading level, and every figure a cell draws shown with its
+    description (``coursedata.show_figure``, never ``plt.show()``, whose image has no ``alt`` in
+    JupyterLab: see coursedata/figures.py); a description written in the code is a sentence.
+    tests/test_problem_sets.py checks in the executed notebook that every image has its ``alt``."""
     nb = json.loads(notebook.read_text())
     headings = []
     for cell in nb["cells"]:
@@ -304,11 +354,30 @@ def test_problem_set_headings_and_figures(notebook):
                          for m in re.finditer(r"(?m)^(#{1,6}) (.*)$", source)]
             for alt in re.findall(r"!\[([^\]]*)\]\(([^)]*)\)", source):
                 assert alt_problem(alt[1], alt[0]) is None, (notebook.name, alt)
-        elif re.search(r"\bplt\.(show|subplots|figure)\(", source):
-            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt")
-            assert alt_problem("", alt) is None, (notebook.name, source[:80], alt)
+        elif cell["cell_type"] == "code":
+            assert "plt.show(" not in source, (notebook.name, source[:80])
+            for alt in shown_descriptions(re.sub(r"(?m)^[%!].*$", "", source)):
+                assert alt is None or alt_problem("", alt) is None, (notebook.name, alt)
+    code = "".join("".join(c["source"]) + "\n" for c in nb["cells"] if c["cell_type"] == "code")
+    shown = "show_figure(" in code
+    assert shown or not figure_cells(nb["cells"]), (notebook.name, "draws without show_figure")
     assert sum(level == 1 for level, _ in headings) == 1, (notebook.name, headings)
     assert not skipped_levels(headings), (notebook.name, skipped_levels(headings))
+
+
+def test_a_figure_is_shown_with_its_description():
+    """The display of coursedata.show_figure: the PNG, and an HTML image whose ``alt`` is the
+    description (escaped), which JupyterLab prefers to the PNG (rendermime's default order)."""
+    from coursedata.figures import figure_bundle
+    text = 'The curve "rises" & falls <twice>, as the data set has two clusters of points.'
+    bundle, metadata = figure_bundle(b"\x89PNG fake", text)
+    img = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]*)">',
+                       bundle["text/html"])
+    assert img and img.group(1) == bundle["image/png"]
+    assert html_module.unescape(img.group(2)) == text == metadata["image/png"]["alt"]
+    assert text in bundle["text/plain"]
+    with pytest.raises(ValueError):
+        figure_bundle(b"", "  ")
 
 
 # --- the keyboard and the screen reader, on a chapter -------------------------------------------
