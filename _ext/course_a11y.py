@@ -40,9 +40,6 @@ MATHJAX_OPTIONS = {"enableAssistiveMml": True,
 #: which writes every formula's speech text (``sre.speech``: "shallow", the whole formula),
 #: served from the site like MathJax itself (``make`` unpacks ``a11y/`` and ``sre/mathmaps/``).
 MATHJAX_LOAD = ["a11y/semantic-enrich"]
-#: Copy buttons on code only, not on its output: a screen reader then tells them apart (the output
-#: has no button; ``accessibility.js`` names both), and the tab order loses a stop per output.
-COPYBUTTON_SELECTOR = "div.highlight:not(.cell_output *) pre"
 
 
 def _config_inited(app, config) -> None:
@@ -54,7 +51,6 @@ def _config_inited(app, config) -> None:
     loader["load"] = [*loader.get("load", []), *MATHJAX_LOAD]
     mathjax["loader"] = loader
     config.mathjax3_config = mathjax
-    config.copybutton_selector = COPYBUTTON_SELECTOR
 
 
 #: Replacements in every page's body: what myst-nb or docutils write, and what the page gets.

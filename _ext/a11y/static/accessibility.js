@@ -11,8 +11,9 @@
  *   MathPlayer) still reads the MathML and one without reads the speech, not "θ divides D".
  * - Code and its output: each cell's code and output are named groups ("Code", "Output").
  * - Formulas are out of the tab order (MathJax's menu setting inTabOrder, _ext/course_a11y.py);
- *   a pressed-or-not button before the article's first formula puts them back in, for MathJax's
- *   explorer, which reads a formula's parts with the arrow keys once it has the focus.
+ *   a pressed-or-not button before the article's first formula puts them back in, so that the
+ *   keyboard reaches each formula and MathJax's menu on it (its explorer reads a formula's parts
+ *   with the arrow keys once activated there).
  */
 (() => {
   "use strict";
@@ -55,8 +56,7 @@
 
   const offerExplorer = () => {
     const first = document.querySelector("article mjx-container");
-    const store = window.MathJax?.startup?.document?.menu?.menu?.store;
-    if (!first || !store) return;
+    if (!first) return;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "btn btn-sm btn-outline-secondary course-formula-explorer";
@@ -64,7 +64,10 @@
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => {
       const on = button.getAttribute("aria-pressed") !== "true";
-      store.inTaborder(on);
+      document.querySelectorAll("mjx-container").forEach((c) => {
+        if (on) c.setAttribute("tabindex", "0");
+        else if (!(c.scrollWidth > c.clientWidth + 1)) c.removeAttribute("tabindex");
+      });
       button.setAttribute("aria-pressed", String(on));
     });
     const block = first.closest("p, div.math, li, section") || first;
@@ -93,7 +96,10 @@
     });
   };
 
+  // Copy buttons on code only, not on its output (sphinx-copybutton puts one on every block):
+  // code and output then differ for a screen reader too, and the tab order loses a stop per output.
   const nameCells = () => {
+    document.querySelectorAll("div.cell_output button.copybtn").forEach((b) => b.remove());
     for (const [selector, name] of [["div.cell_input", "Code"], ["div.cell_output", "Output"]]) {
       document.querySelectorAll(selector).forEach((el) => {
         el.setAttribute("role", "group");
