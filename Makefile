@@ -22,7 +22,8 @@ LIBRARY_SOURCES := library/pyproject.toml library/README.md library/build.py kit
 # MathJax served by the book itself (offline maths): the pinned npm package, checked by its hash.
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
-MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)
+# (The stamp names what is unpacked: the speech files were added to what the pages use.)
+MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)-speech
 # axe-core, the accessibility checker that tests/test_accessibility.py runs in Chromium on every
 # page of the book and of the grader (WCAG 2.1 A and AA): the pinned npm package, checked by its hash.
 AXE_VERSION := 4.14.1
@@ -80,10 +81,12 @@ $(MATHJAX):
 	mkdir -p _build/mathjax-pkg _build/static/mathjax
 	cd _build/mathjax-pkg && npm pack --silent --loglevel=error mathjax@$(MATHJAX_VERSION) >/dev/null
 	echo "$(MATHJAX_SHA256)  _build/mathjax-pkg/mathjax-$(MATHJAX_VERSION).tgz" | sha256sum --check --quiet -
-	@# Only what the pages use: the component, its fonts and the TeX extensions it autoloads.
+	@# Only what the pages use: the component, its fonts, the TeX extensions it autoloads, and
+	@# the accessibility components with the Speech Rule Engine's English rules (speech text).
 	tar -xzf _build/mathjax-pkg/mathjax-$(MATHJAX_VERSION).tgz -C _build/static/mathjax \
 	  --strip-components=2 package/es5/tex-mml-chtml.js package/es5/output/chtml/fonts/woff-v2 \
-	  package/es5/input/tex/extensions
+	  package/es5/input/tex/extensions package/es5/a11y package/es5/sre/mathmaps/base.json \
+	  package/es5/sre/mathmaps/en.json
 	rm -rf _build/mathjax-pkg
 	touch $@
 

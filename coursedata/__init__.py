@@ -1,6 +1,7 @@
 """Real data sets for the course, loaded offline from packages that ship them.
 
-This package holds data loading only and no reference implementation, so a student notebook may
+This package holds data loading (and :func:`show_figure`, which shows a figure with its
+description) and no reference implementation, so a student notebook may
 import it at grading time (the sandbox exposes it while hiding :mod:`solutions`).
 
 Every loader returns numpy arrays. Sources and terms of use are in each loader's docstring and in
@@ -14,6 +15,7 @@ term, so the released notebooks name a new wheel.
 __version__ = "0.3.0"
 
 from coursedata.dependencies import explain as _explain
+from coursedata.figures import show_figure
 
 try:
     from coursedata.lecture_ratings import LectureRatings, load_lecture_ratings
@@ -45,4 +47,5 @@ __all__ = [
     "load_spam_email",
     "load_titanic",
     "load_wine",
+    "show_figure",
 ]

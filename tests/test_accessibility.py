@@ -19,6 +19,7 @@ alternative text for their images and an outline of headings.
 from __future__ import annotations
 
 import functools
+import html as html_module
 import http.server
 import importlib.util
 import json
@@ -291,10 +292,59 @@ def _problem_set_notebooks() -> list[Path]:
     return sorted((ROOT / "course" / "source").glob("*/*.ipynb"))
 
 
+#: A call that draws with matplotlib, in a problem set's code.
+DRAWS = re.compile(r"\bplt\.(subplots|figure|plot|hist|imshow)\(|\bax\.(plot|hist|semilogx|semilogy|"
+                   r"loglog|scatter|imshow|bar)\(")
+
+
+def figure_cells(cells: list[dict]) -> list[int]:
+    """The indices of the code cells that draw a figure: a matplotlib call of their own, or a call
+    of a function that an earlier cell defines with one (found in the code, not in the metadata).
+    """
+    drawing: set[str] = set()
+    found = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        calls = {n for n in drawing if re.search(rf"^\s*(\w+ = )?{n}\(", source, re.M)}
+        if DRAWS.search(source) or calls:
+            found.append(index)
+        for name, body in re.findall(r"^def (\w+)\(.*?\n((?:(?:    .*)?\n)*)", source + "\n", re.M):
+            if DRAWS.search(body):
+                drawing.add(name)
+    return found
+
+
+def shown_descriptions(source: str) -> list[str | None]:
+    """The description of each ``show_figure(...)`` call in ``source`` (None where it is no
+    string literal but an expression, whose value the executed notebook's test checks)."""
+    import ast
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
+                == "show_figure":
+            arg = node.args[0] if node.args else None
+            found.append(arg.value if isinstance(arg, ast.Constant) else None)
+    return found
+
+
+def test_figure_cells_are_found_by_their_drawing():
+    cells = [{"cell_type": "code", "source": ["def curves(a):\n", "    ax.plot(a)\n", "\n"]},
+             {"cell_type": "markdown", "source": ["plt.plot(x)"]},
+             {"cell_type": "code", "source": ["x = 1"]},
+             {"cell_type": "code", "source": ["curves(x)"]},
+             {"cell_type": "code", "source": ["fig, ax = plt.subplots()"]}]
+    assert figure_cells(cells) == [0, 3, 4]
+    assert shown_descriptions("coursedata.show_figure('A.')\nshow_figure(f(x))") == ["A.", None]
+
+
 @pytest.mark.parametrize("notebook", _problem_set_notebooks(), ids=lambda p: p.stem)
 def test_problem_set_headings_and_figures(notebook):
-    """One title, no skipped heading level, and every figure a cell draws described in the
-    cell's metadata (``mystnb: image: alt``, as in the chapters)."""
+    """One title, no skipped heading level, and every figure a cell draws shown with its
+    description (``coursedata.show_figure``, never ``plt.show()``, whose image has no ``alt`` in
+    JupyterLab: see coursedata/figures.py); a description written in the code is a sentence.
+    tests/test_problem_sets.py checks in the executed notebook that every image has its ``alt``."""
     nb = json.loads(notebook.read_text())
     headings = []
     for cell in nb["cells"]:
@@ -304,11 +354,30 @@ def test_problem_set_headings_and_figures(notebook):
                          for m in re.finditer(r"(?m)^(#{1,6}) (.*)$", source)]
             for alt in re.findall(r"!\[([^\]]*)\]\(([^)]*)\)", source):
                 assert alt_problem(alt[1], alt[0]) is None, (notebook.name, alt)
-        elif re.search(r"\bplt\.(show|subplots|figure)\(", source):
-            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt")
-            assert alt_problem("", alt) is None, (notebook.name, source[:80], alt)
+        elif cell["cell_type"] == "code":
+            assert "plt.show(" not in source, (notebook.name, source[:80])
+            for alt in shown_descriptions(re.sub(r"(?m)^[%!].*$", "", source)):
+                assert alt is None or alt_problem("", alt) is None, (notebook.name, alt)
+    code = "".join("".join(c["source"]) + "\n" for c in nb["cells"] if c["cell_type"] == "code")
+    shown = "show_figure(" in code
+    assert shown or not figure_cells(nb["cells"]), (notebook.name, "draws without show_figure")
     assert sum(level == 1 for level, _ in headings) == 1, (notebook.name, headings)
     assert not skipped_levels(headings), (notebook.name, skipped_levels(headings))
+
+
+def test_a_figure_is_shown_with_its_description():
+    """The display of coursedata.show_figure: the PNG, and an HTML image whose ``alt`` is the
+    description (escaped), which JupyterLab prefers to the PNG (rendermime's default order)."""
+    from coursedata.figures import figure_bundle
+    text = 'The curve "rises" & falls <twice>, as the data set has two clusters of points.'
+    bundle, metadata = figure_bundle(b"\x89PNG fake", text)
+    img = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]*)">',
+                       bundle["text/html"])
+    assert img and img.group(1) == bundle["image/png"]
+    assert html_module.unescape(img.group(2)) == text == metadata["image/png"]["alt"]
+    assert text in bundle["text/plain"]
+    with pytest.raises(ValueError):
+        figure_bundle(b"", "  ")
 
 
 # --- the keyboard and the screen reader, on a chapter -------------------------------------------
@@ -423,15 +492,123 @@ def test_jupyterlite_button_by_keyboard(chapter_page):
     new.close()
 
 
-def test_every_formula_has_mathml_for_screen_readers(chapter_page):
-    counts = chapter_page.evaluate("""() => ({
-        formulas: document.querySelectorAll('mjx-container').length,
-        mathml: [...document.querySelectorAll('mjx-container')].filter(c =>
-            c.querySelector('mjx-assistive-mml math')).length,
-        hidden: [...document.querySelectorAll('mjx-container > mjx-math')].filter(m =>
-            m.getAttribute('aria-hidden') === 'true').length})""")
+def test_every_formula_has_mathml_and_speech_for_screen_readers(chapter_page):
+    """Each formula: its visual form hidden from screen readers, a MathML copy they can read, and
+    speech text (MathJax's Speech Rule Engine, as the MathML's ``alttext``) for those that read
+    no MathML; the speech rules come from the site (the page has no network but the site)."""
+    counts = chapter_page.evaluate("""() => {
+        const all = [...document.querySelectorAll('mjx-container')];
+        const maths = all.map(c => c.querySelector('mjx-assistive-mml math')).filter(m => m);
+        return {formulas: all.length, mathml: maths.length,
+            hidden: all.filter(c => c.querySelector(':scope > mjx-math')
+                ?.getAttribute('aria-hidden') === 'true').length,
+            readable: all.filter(c => c.querySelector('mjx-assistive-mml')
+                ?.getAttribute('aria-hidden') !== 'true').length,
+            speech: maths.filter(m => (m.getAttribute('alttext') || '').trim()
+                && m.getAttribute('alttext') === m.getAttribute('aria-label')).length,
+            distinct: new Set(maths.map(m => m.getAttribute('alttext'))).size};
+    }""")
     assert counts["formulas"] >= 10
-    assert counts["mathml"] == counts["formulas"] == counts["hidden"], counts
+    assert counts["mathml"] == counts["formulas"] == counts["hidden"] == counts["readable"], counts
+    assert counts["speech"] == counts["formulas"], counts
+    assert counts["distinct"] > counts["formulas"] / 4, counts
+
+
+#: What the focus is on, after a press of Tab: a control (something a reader operates), a formula,
+#: or an element that scrolls (Chromium puts a scroll container with no focusable child in the
+#: tab order, so that the keyboard can scroll it: a display formula or code wider than the page).
+TAB_STOP_JS = """() => {
+    const el = document.activeElement;
+    const control = el.matches('a[href], button, input, select, textarea, summary, '
+        + '[role=button], [role=link], [role=tab], [role=menuitem], [role=checkbox], [role=switch]');
+    return {control, formula: !!el.closest('mjx-container'),
+            scrolls: el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1,
+            toggle: el.matches('.solution.dropdown button.toggle-button'),
+            what: el.outerHTML.slice(0, 120), body: el === document.body};
+}"""
+
+#: The chapter whose tab order is counted (the one with the most formulas and solutions).
+TAB_CHAPTER = "chapters/05_density_estimation"
+#: Tab presses within which the first solution's toggle must come on it (481 before formulas
+#: left the tab order).
+FIRST_TOGGLE_WITHIN = 160
+
+
+def tab_stops(page, limit: int = 1500) -> list[dict]:
+    """Every stop of the page's tab order, from the top, one press of Tab each."""
+    stops: list[dict] = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(TAB_STOP_JS)
+        if stop["body"] or (stops and stop["what"] == stops[0]["what"]):
+            break
+        stops.append(stop)
+    return stops
+
+
+def test_a_chapters_tab_stops_are_controls_and_the_first_solution_comes_early(browser, site):
+    """Tab moves from control to control: no formula is a stop (but one that scrolls sideways,
+    which the keyboard must be able to scroll), nothing else that is not a control either, and
+    the first solution's toggle comes within FIRST_TOGGLE_WITHIN presses."""
+    context, page = _open(browser, f"{site}{TAB_CHAPTER}.html")
+    try:
+        page.wait_for_timeout(500)
+        stops = tab_stops(page)
+    finally:
+        context.close()
+    assert len(stops) >= 20, stops
+    idle = [s["what"] for s in stops if not s["control"] and not s["scrolls"]]
+    assert idle == [], f"{len(idle)} Tab stops that are neither controls nor scroll: {idle[:5]}"
+    formulas = [s["what"] for s in stops if s["formula"] and not s["scrolls"]]
+    assert formulas == [], formulas[:5]
+    first = next(i for i, s in enumerate(stops, 1) if s["toggle"])
+    assert first <= FIRST_TOGGLE_WITHIN, f"the first solution is Tab stop {first}"
+
+
+def test_solution_toggles_are_named_with_the_text_they_show(chapter_page):
+    """WCAG 2.5.3: each toggle's name holds its visible hint ("Click to show", then "Click to
+    hide" once open), not only "Toggle hidden content"."""
+    page = chapter_page
+    names = page.evaluate("""() => [...document.querySelectorAll('button.toggle-button')].map(
+        b => [b.getAttribute('aria-label') || '', b.dataset.toggleHint || ''])""")
+    assert len(names) >= 2
+    assert all(hint and hint in name and name != hint for name, hint in names), names[:3]
+    button = page.locator(".solution.dropdown button.toggle-button").first
+    button.click()
+    page.wait_for_function("""(b) => b.getAttribute('aria-label').includes(b.dataset.toggleHint)
+        && b.getAttribute('aria-expanded') === 'true'""", arg=button.element_handle())
+    assert button.get_attribute("aria-label").startswith(button.get_attribute("data-toggle-hint"))
+    assert button.get_attribute("data-toggle-hint") != names[0][1]
+
+
+def test_formulas_join_the_tab_order_on_request_and_show_their_focus(chapter_page):
+    """The explorer's switch puts formulas back in the tab order, and an inline formula with
+    the focus changes pixels (its focus ring is not clipped by ``span.math``)."""
+    page = chapter_page
+    switch = page.locator("button.course-formula-explorer")
+    assert switch.count() == 1 and switch.get_attribute("aria-pressed") == "false"
+    assert page.evaluate("""() => [...document.querySelectorAll('mjx-container[tabindex]')]
+        .every(c => c.scrollWidth > c.clientWidth + 1)"""), "a formula that does not scroll is a stop"
+    switch.click()
+    assert switch.get_attribute("aria-pressed") == "true"
+    formula = page.locator("p mjx-container[tabindex='0']").first
+    formula.scroll_into_view_if_needed()
+    box = formula.bounding_box()
+    clip = {"x": box["x"] - 6, "y": box["y"] - 6, "width": box["width"] + 12,
+            "height": box["height"] + 12}
+    before = page.screenshot(clip=clip)
+    assert formula.evaluate(FOCUS_BEFORE_JS)
+    page.keyboard.press("Tab")
+    assert formula.evaluate("el => el === document.activeElement")
+    assert page.screenshot(clip=clip) != before, "the focused formula shows no focus"
+
+
+def test_copying_code_is_announced(chapter_page):
+    page = chapter_page
+    _tab_to(page, "button.copybtn")
+    page.keyboard.press("Enter")
+    status = page.locator("[role=status]")
+    status.filter(has_text="Copied!").wait_for(state="attached")
 
 
 def test_feedback_gives_every_score_in_words_not_only_in_colour():

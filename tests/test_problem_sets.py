@@ -12,6 +12,7 @@ scored by the production scoring, with every visible test taken as passed (the w
 from __future__ import annotations
 
 import copy
+import html
 import re
 import warnings
 
@@ -40,6 +41,7 @@ from tests.psharness import (
     score_generic_variants,
     score_malformed,
 )
+from tests.test_accessibility import alt_problem, figure_cells
 
 PROBLEM_SETS = list_problem_sets()
 #: How a hidden checks' slot reads in the student's notebook.
@@ -140,6 +142,28 @@ class ProblemSetTests:
                    o.evalue) for c in result.executed.cells if c.cell_type == "code"
                   for o in c.outputs if o.output_type == "error"]
         assert errors == [], errors
+
+    @pytest.mark.slow
+    def test_every_figure_reaches_the_reader_with_its_description(self, reference):
+        """Every figure the run drew is an HTML image with an ``alt`` that describes it (what
+        JupyterLab and JupyterLite show: ``renderImage`` of @jupyterlab/rendermime writes no
+        ``alt`` for a bare ``image/png``), and every cell that draws (tests/test_accessibility.py's
+        ``figure_cells``, from the code) has at least one figure in its output."""
+        result, _ = reference
+        cells = result.executed.cells
+        drawn = []
+        for index, cell in enumerate(cells):
+            images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+            for output in images:
+                img = re.search(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]*)"',
+                                output["data"].get("text/html", ""))
+                assert img, (index, "an image with no alt")
+                assert img.group(1) == output["data"]["image/png"].strip()
+                alt = html.unescape(img.group(2))
+                assert alt_problem("", alt) is None, (index, alt_problem("", alt))
+            drawn += [index] if images else []
+        nb = [{"cell_type": c.cell_type, "source": c.source} for c in cells]
+        assert drawn and set(figure_cells(nb)) <= set(drawn), (figure_cells(nb), drawn)
 
     @pytest.mark.slow
     def test_release_is_clean_and_scores_zero(self, ps, release):

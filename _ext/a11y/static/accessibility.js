@@ -1,0 +1,122 @@
+/* Accessibility of the book's pages where the theme's scripts fall short (_ext/course_a11y.py).
+ *
+ * - Solution toggles (sphinx-togglebutton): their name "Toggle hidden content" does not contain
+ *   the text they show, "Click to show" / "Click to hide" (WCAG 2.5.3, label in name). Each gets
+ *   the name "<shown text>: <its title>", kept in step with the shown text.
+ * - Copy buttons (sphinx-copybutton): their "Copied!" is a tooltip a screen reader never hears; it
+ *   is also said in a polite live region (WCAG 4.1.3, status messages).
+ * - Speech text: MathJax's Speech Rule Engine writes each formula's speech as the container's
+ *   aria-label and hides the assistive MathML from screen readers; here the speech moves to the
+ *   MathML's alttext (and aria-label), so that a screen reader with a MathML reader (MathCAT,
+ *   MathPlayer) still reads the MathML and one without reads the speech, not "θ divides D".
+ * - Code and its output: each cell's code and output are named groups ("Code", "Output").
+ * - Formulas are out of the tab order (MathJax's menu setting inTabOrder, _ext/course_a11y.py);
+ *   a pressed-or-not button before the article's first formula puts them back in, so that the
+ *   keyboard reaches each formula and MathJax's menu on it (its explorer reads a formula's parts
+ *   with the arrow keys once activated there).
+ */
+(() => {
+  "use strict";
+
+  const TITLE_OF = (button) => {
+    const title = button.closest(".admonition-title") ||
+      document.getElementById(button.dataset.target)?.querySelector(".admonition-title");
+    if (!title) return "";
+    const copy = title.cloneNode(true);
+    copy.querySelectorAll("button").forEach((b) => b.remove());
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  };
+
+  const nameToggle = (button) => {
+    const hint = button.dataset.toggleHint || "";
+    const title = TITLE_OF(button);
+    button.setAttribute("aria-label", title ? `${hint}: ${title}` : hint);
+  };
+
+  const nameToggles = () => {
+    const buttons = document.querySelectorAll("button.toggle-button");
+    buttons.forEach(nameToggle);
+    const watch = new MutationObserver((changes) => changes.forEach((c) => nameToggle(c.target)));
+    buttons.forEach((b) => watch.observe(b, {attributes: true, attributeFilter: ["data-toggle-hint"]}));
+  };
+
+  const announceCopies = () => {
+    const status = document.createElement("div");
+    status.className = "visually-hidden";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    document.body.appendChild(status);
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest("button.copybtn");
+      if (!button) return;
+      status.textContent = "";
+      setTimeout(() => { status.textContent = "Copied!"; }, 100);
+    });
+  };
+
+  const offerExplorer = () => {
+    const first = document.querySelector("article mjx-container");
+    if (!first) return;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "btn btn-sm btn-outline-secondary course-formula-explorer";
+    button.textContent = "Explore formulas with the keyboard";
+    button.setAttribute("aria-pressed", "false");
+    button.addEventListener("click", () => {
+      const on = button.getAttribute("aria-pressed") !== "true";
+      document.querySelectorAll("mjx-container").forEach((c) => {
+        if (on) c.setAttribute("tabindex", "0");
+        else if (!(c.scrollWidth > c.clientWidth + 1)) c.removeAttribute("tabindex");
+      });
+      button.setAttribute("aria-pressed", String(on));
+    });
+    const block = first.closest("p, div.math, li, section") || first;
+    block.parentNode.insertBefore(button, block);
+  };
+
+  const speechToMathml = () => {
+    document.querySelectorAll("mjx-container[aria-label]").forEach((container) => {
+      const math = container.querySelector("mjx-assistive-mml math");
+      if (!math) return;
+      const speech = container.getAttribute("aria-label");
+      math.setAttribute("alttext", speech);
+      math.setAttribute("aria-label", speech);
+      container.removeAttribute("aria-label");
+      container.querySelector("mjx-assistive-mml").removeAttribute("aria-hidden");
+    });
+  };
+
+  // A display formula wider than its column scrolls sideways: it stays a Tab stop, so that the
+  // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable).
+  const focusableWhenScrolling = () => {
+    document.querySelectorAll("div.math mjx-container, .math mjx-container[display]").forEach((c) => {
+      if (c.scrollWidth > c.clientWidth + 1 && !c.hasAttribute("tabindex")) {
+        c.setAttribute("tabindex", "0");
+      }
+    });
+  };
+
+  // Copy buttons on code only, not on its output (sphinx-copybutton puts one on every block):
+  // code and output then differ for a screen reader too, and the tab order loses a stop per output.
+  const nameCells = () => {
+    document.querySelectorAll("div.cell_output button.copybtn").forEach((b) => b.remove());
+    for (const [selector, name] of [["div.cell_input", "Code"], ["div.cell_output", "Output"]]) {
+      document.querySelectorAll(selector).forEach((el) => {
+        el.setAttribute("role", "group");
+        el.setAttribute("aria-label", name);
+      });
+    }
+  };
+
+  // After the theme's own scripts, which build the toggles on DOMContentLoaded.
+  window.addEventListener("load", () => {
+    nameToggles();
+    announceCopies();
+    nameCells();
+    window.MathJax?.startup?.promise?.then(() => {
+      speechToMathml();
+      focusableWhenScrolling();
+      offerExplorer();
+    });
+  });
+})();
