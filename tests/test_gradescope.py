@@ -488,3 +488,24 @@ def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
         assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
         assert "--find-links wheels" in z.read("setup.sh").decode()
+
+
+def test_an_empty_submission_scores_zero_as_grade_scores_it(built):
+    """A submission with no file at all (Gradescope's ``/autograder/submission/`` is empty,
+    gradescope/autograder_samples ``docs/specs.md``) is graded as ``grade`` grades a student who
+    handed in nothing: a 0 that is final, the files received named (none), exit status 0; and
+    ``submission_metadata.json`` (it holds earlier submissions' results) is left unreadable to
+    the kernel's user."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "correct", ON_TIME)
+    (root / "submission" / NB).unlink()
+    assert not any((root / "submission").iterdir())
+    done = _run_autograder(built, root, "container")
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    assert results["score"] == 0
+    assert "Files received: none." in results["output"], results["output"]
+    assert "not final" not in results["output"], results["output"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "submission_metadata.json").stat().st_mode & 0o077 == 0

@@ -51,9 +51,10 @@ from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
+from autograder.intake.collect import Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
-from autograder.run.task import GradingOptions
+from autograder.run.task import GradingOptions, failed_record
 from autograder.status import Status
 
 __all__ = [
@@ -314,8 +315,12 @@ def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
 
 def _lock(root: Path) -> None:
     """The container mode's permissions: the kernel's user can neither read the grader, the
-    reference answers and the checks (``source``) nor write the results."""
+    reference answers and the checks (``source``), nor ``submission_metadata.json`` (it holds
+    earlier submissions' results, hidden tests included), nor write the results."""
     (root / "source").chmod(0o700)
+    metadata = root / "submission_metadata.json"
+    if metadata.is_file():
+        metadata.chmod(0o600)
     results = root / "results"
     results.mkdir(exist_ok=True)
     os.chown(results, os.geteuid(), os.getegid())
@@ -374,9 +379,12 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         meta = Metadata.read(root / "submission_metadata.json")
         ps = ProblemSet(name, course)
         visibility = load_visibility(name, course=course)
-        with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-            classdir = _stage(root / "submission", Path(tmp), meta.created_at)
-            record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
+        if not any(_files(root / "submission")):
+            record = _nothing_handed_in(ps)
+        else:
+            with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+                record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
         _write_results(results, _not_graded("the grader failed on it"))
@@ -394,6 +402,13 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         log(record.grader_error)
         return 1
     return 0
+
+
+def _nothing_handed_in(ps: ProblemSet) -> Record:
+    """The record ``grade`` writes for a student whose files hold no notebook (``unmatched``,
+    every cell 0), for a submission of no file at all."""
+    sub = Submission("submission", b"", "", None)
+    return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
 def _grade(
