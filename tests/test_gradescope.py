@@ -373,6 +373,21 @@ def test_the_cases_score_as_a_student_expects(gradescope, built):
     assert "Late penalty" not in gradescope["correct"][0]["output"]
 
 
+def test_the_late_penalty_line_tells_no_hidden_points(gradescope, built):
+    """The visible top-level ``output`` (gradescope/autograder_samples ``docs/specs.md``) names
+    the late penalty as its percentage, never as points: the points taken off would tell the
+    total of the hidden tests, whose own lines stay ``after_published``."""
+    late = gradescope["late"][0]
+    line = next(x for x in late["output"].splitlines() if x.startswith("Late penalty"))
+    assert f"{2 * PERCENT_PER_DAY}%" in line
+    given = sum(t["score"] for t in late["tests"])
+    assert given > 0
+    taken = round(given * 2 * PERCENT_PER_DAY / 100, 2)
+    assert "point" not in line and f"{taken:g}" not in line, line
+    hidden = [t["visibility"] for t in late["tests"] if "(hidden test)" in t["name"]]
+    assert hidden and set(hidden) == {"after_published"}
+
+
 def test_a_hostile_notebook_reaches_nothing_and_leaves_nothing(gradescope):
     results, done, root = gradescope["hostile"]
     correct = gradescope["correct"][0]
