@@ -524,3 +524,25 @@ def test_an_empty_submission_scores_zero_as_grade_scores_it(built):
     assert "not final" not in results["output"], results["output"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "submission_metadata.json").stat().st_mode & 0o077 == 0
+
+
+def test_two_notebooks_say_which_was_graded_and_why_truthfully(built):
+    """Gradescope gives every file of a submission the one ``created_at``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``): with two copies of the
+    notebook, the output names the one graded and says why, and never calls it a newer copy."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "wrong", ON_TIME)
+    other = f"{Path(NB).stem} (1).ipynb"
+    (root / "submission" / other).write_bytes(built["notebooks"]["correct"])
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    output = results["output"]
+    assert "newer copy" not in output, output
+    assert f"Files received: {', '.join(sorted([NB, other]))}." in output, output
+    lines = [x for x in output.splitlines() if other in x and "not graded" in x]
+    assert lines and NB in lines[0].replace(other, "") and "same time" in lines[0], output
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert results["score"] < full  # the wrong notebook, the one named NB, was graded

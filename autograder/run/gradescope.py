@@ -379,12 +379,15 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         meta = Metadata.read(root / "submission_metadata.json")
         ps = ProblemSet(name, course)
         visibility = load_visibility(name, course=course)
+        read: list[str] = []  # how grade read the files: which was graded, which not and why
         if not any(_files(root / "submission")):
             record = _nothing_handed_in(ps)
         else:
             with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
                 classdir = _stage(root / "submission", Path(tmp), meta.created_at)
-                record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
+                record = _grade(
+                    ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
+                )
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
         _write_results(results, _not_graded("the grader failed on it"))
@@ -394,8 +397,10 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
     received = sorted(
         p.relative_to(root / "submission").as_posix() for p in _files(root / "submission")
     )
-    if record.status == Status.UNMATCHED:
+    if record.status == Status.UNMATCHED or len(received) > 1:
         data["output"] += f"\nFiles received: {', '.join(received) or 'none'}."
+    if read:
+        data["output"] += "\nHow your files were read:\n" + "\n".join(read)
     _write_results(results, data)
     log(f"{record.student_id}: {record.status}, score {data['score']}")
     if record.grader_error:
@@ -419,8 +424,10 @@ def _grade(
     isolation: Isolation,
     visibility: Visibility,
     log,
+    read: list[str],
 ) -> Record:
-    """The record ``grade`` gives the one submission in ``classdir``."""
+    """The record ``grade`` gives the one submission in ``classdir``; ``read`` receives the notes
+    of how its files were read (the file graded, the others and why not)."""
     from autograder.run.batch import grade_class
 
     records = grade_class(
@@ -434,6 +441,7 @@ def _grade(
         visibility=visibility,
         policy=_late_policy(ps.course, ps.name, meta),
         course=ps.course,
+        collected=lambda found: read.extend(found.notes),
     )
     if len(records) != 1:
         raise RuntimeError(f"expected one record, got {len(records)}")
