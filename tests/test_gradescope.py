@@ -546,3 +546,27 @@ def test_two_notebooks_say_which_was_graded_and_why_truthfully(built):
     assert lines and NB in lines[0].replace(other, "") and "same time" in lines[0], output
     full = sum(c.points for c in _cells(built) if c.autograded)
     assert results["score"] < full  # the wrong notebook, the one named NB, was graded
+
+
+def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
+    """A ``late.toml`` extension granted under the student's Gradescope email holds inside
+    Gradescope: the metadata names each submitter by ``email``, ``id`` and ``name``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``). Work handed in before the
+    extension is on time; the same work without it is late."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    outputs = {}
+    for extended in (False, True):
+        root = _layout(built, "late", LATE)
+        source = root / "source" / "course" / "late.toml"
+        email = json.loads((root / "submission_metadata.json").read_text())["users"][0]["email"]
+        if extended:
+            until = (LATE + timedelta(hours=1)).isoformat()
+            source.write_text(f'{source.read_text()}\n[{PS}.extensions]\n"{email}" = {until}\n')
+        done = _run_autograder(built, root, "container")
+        assert done.returncode == 0, done.stdout + done.stderr
+        outputs[extended] = json.loads((root / "results" / "results.json").read_text())
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" in outputs[False]["output"]
+    assert "Late penalty" not in outputs[True]["output"], outputs[True]["output"]
+    assert outputs[True]["score"] == pytest.approx(full)

@@ -89,6 +89,8 @@ PACKAGES = ("autograder", "coursesite", "coursedata", "solutions")
 #: ``--sandbox`` choices: bubblewrap where it can be built else the container mode, or one of them.
 SANDBOXES = ("auto", "bwrap", "container")
 _REQUIREMENTS = "requirements-grading.txt"
+#: The student id the one submission is graded under (its folder in the class ``grade`` reads).
+STUDENT = "submission"
 
 _SETUP = """\
 #!/usr/bin/env bash
@@ -237,11 +239,16 @@ def build_zip(
 @dataclass(frozen=True)
 class Metadata:
     """What ``submission_metadata.json`` says of one submission (all optional). The late due
-    date is read but decides nothing: Gradescope refuses work handed in after it."""
+    date is read but decides nothing: Gradescope refuses work handed in after it.
+
+    ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
+    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    """
 
     created_at: datetime | None = None
     due_date: datetime | None = None
     late_due_date: datetime | None = None
+    users: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -254,10 +261,18 @@ class Metadata:
         def when(value) -> datetime | None:
             return datetime.fromisoformat(value) if value else None
 
+        users = tuple(
+            str(user[key])
+            for user in data.get("users") or []
+            if isinstance(user, dict)
+            for key in ("email", "id")
+            if user.get(key) not in (None, "")
+        )
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
+            users,
         )
 
 
@@ -305,11 +320,15 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
 def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
-    students see there); no rule, no penalty."""
+    students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
+    email or id (the latest, for a group); no rule, no penalty."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
+    granted = [rule.extensions[key] for key in meta.users if key in rule.extensions]
+    extensions = {STUDENT: max(granted)} if granted else {}
     if rule.deadline is not None and meta.due_date is not None:
-        rule = dataclasses.replace(rule, deadline=meta.due_date, extensions={})
+        rule = dataclasses.replace(rule, deadline=meta.due_date)
+    rule = dataclasses.replace(rule, extensions=extensions)
     return LatePolicy({name: rule}, policy.source)
 
 
@@ -348,7 +367,7 @@ def _not_graded(why: str) -> dict:
 def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
     """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
     reads a class), each with the time Gradescope says it was handed in."""
-    folder = scratch / "class" / "submission"
+    folder = scratch / "class" / STUDENT
     folder.mkdir(parents=True)
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
@@ -412,7 +431,7 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
 def _nothing_handed_in(ps: ProblemSet) -> Record:
     """The record ``grade`` writes for a student whose files hold no notebook (``unmatched``,
     every cell 0), for a submission of no file at all."""
-    sub = Submission("submission", b"", "", None)
+    sub = Submission(STUDENT, b"", "", None)
     return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
