@@ -303,6 +303,11 @@ def test_the_zip_has_gradescope_layout(built):
         assert not [n for n in names if n.endswith((".db", ".pyc"))]
         other = [n for n in names if n.startswith("course/source/") and f"/{PS}/" not in n]
         assert other == []
+        # this problem set's checks only, though the course holds every set's
+        assert len(list((built["course"] / "checks").glob("*.py"))) > 1
+        assert sorted(n for n in names if n.startswith("course/checks/")) == [
+            f"course/checks/{PS}.py"
+        ]
         for script in ("setup.sh", "run_autograder"):  # bash can parse them
             parsed = subprocess.run(["bash", "-n"], input=z.read(script), capture_output=True)
             assert parsed.returncode == 0, parsed.stderr

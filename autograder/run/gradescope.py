@@ -163,10 +163,10 @@ def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
         course.rubric(name),
         course.late_policy_file,
         course.feedback_file,
+        course.checks_module(name),  # this problem set's checks only, never another's
     ]
     folders = [
         course.source_dir / name,
-        course.root / "checks",
         course.release_notebook(name).parent,
     ]
     for path in singles:
