@@ -25,6 +25,8 @@ pipeline, run on its own as an instructor runs it).
 from __future__ import annotations
 
 import csv
+import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -39,12 +41,14 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import autograder
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
 from autograder.pages.visibility import is_hidden
-from autograder.run.gradescope import GRADING_PACKAGES
+from autograder.run.gradescope import GRADING_PACKAGES, resolved
 from autograder.sandbox import (
     SandboxConfig,
     container_available,
@@ -316,9 +320,18 @@ def test_the_zip_has_gradescope_layout(built):
         pins = z.read("requirements-grading.txt").decode().split()
         setup = z.read("setup.sh").decode()
         assert "requirements-grading.txt" in setup and "/autograder/venv" in setup
+    # every package pinned (setup.sh may not resolve one itself): the top-level ones as
+    # requirements.txt pins them, and every package each of them requires, at its version here
     listed = (ROOT / "requirements.txt").read_text().split()
-    assert sorted(p.split("==")[0] for p in pins) == sorted(GRADING_PACKAGES)
-    assert set(pins) <= set(listed)
+    pinned = dict(p.split("==") for p in pins)
+    assert set(GRADING_PACKAGES) <= set(pinned)
+    assert {f"{n}=={pinned[n]}" for n in GRADING_PACKAGES} <= set(listed)
+    for name in pinned:
+        for line in importlib.metadata.requires(name) or []:
+            needed = Requirement(line)
+            if needed.marker is None or needed.marker.evaluate({"extra": ""}):
+                assert canonicalize_name(needed.name) in pinned, (name, line)
+        assert importlib.metadata.version(name) == pinned[name]
 
 
 def test_an_unknown_problem_set_is_refused(tmp_path):
@@ -501,13 +514,35 @@ def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 2 and "no *.whl file" in refused.stderr
     assert not (tmp_path / "z").exists()  # nothing written
-    wheel = wheels / "example-1.0-py3-none-any.whl"
-    wheel.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: its bytes travel unchanged
+    pins = resolved(ROOT)
+    made = []
+    for i, (name, version) in enumerate(pins.items()):  # a distinct empty zip for each package
+        wheel = wheels / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+        wheel.write_bytes(b"PK\x05\x06" + bytes(16) + i.to_bytes(2, "little"))
+        made.append(wheel)
+    last = made.pop()
+    kept = last.read_bytes()
+    last.unlink()  # one package without its wheel: refused, and named
+    refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and f"no wheel for {last.name.split('-')[0]}" in (
+        refused.stderr.replace("-", "_")
+    ), refused.stderr
+    last.write_bytes(kept)
+    made.append(last)
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
-        assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
-        assert "--find-links wheels" in z.read("setup.sh").decode()
+        for wheel in made:
+            assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
+        setup = z.read("setup.sh").decode()
+        assert "--no-index --find-links wheels --require-hashes" in setup
+        lines = z.read("requirements-grading.txt").decode().splitlines()
+    # every package pinned with the sha256 of its wheel (pip's hash-checking mode)
+    digests = {w.name.split("-")[0]: hashlib.sha256(w.read_bytes()).hexdigest() for w in made}
+    assert len(lines) == len(pins)
+    for line in lines:
+        pin, digest = line.split(" --hash=sha256:")
+        assert digests[pin.split("==")[0].replace("-", "_")] == digest
 
 
 def test_an_empty_submission_scores_zero_as_grade_scores_it(built):

@@ -33,6 +33,7 @@ sandbox's container mode (:class:`autograder.sandbox.SandboxConfig`), and ``resu
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -44,7 +45,12 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from importlib import metadata
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import Version
 
 from autograder import settings
 from autograder.course import Course
@@ -64,6 +70,7 @@ __all__ = [
     "Metadata",
     "build_zip",
     "choose_isolation",
+    "resolved",
     "run_submission",
 ]
 
@@ -113,9 +120,14 @@ else
 fi
 apt-get install -y -q bubblewrap || echo "bubblewrap not installed: the container mode will grade"
 "$PYTHON" -m venv /autograder/venv
-FIND_LINKS=()
-if compgen -G "wheels/*.whl" >/dev/null; then FIND_LINKS=(--find-links wheels); fi
-/autograder/venv/bin/python -m pip install -q "${{FIND_LINKS[@]}}" -r {requirements}
+PIP=(/autograder/venv/bin/python -m pip install -q)
+if compgen -G "wheels/*.whl" >/dev/null; then
+    # Every package pinned with its wheel's hash, installed from this zip's wheels only.
+    "${{PIP[@]}}" --no-index --find-links wheels --require-hashes -r {requirements}
+else
+    # Every package pinned to the version the zip was built with, from PyPI.
+    "${{PIP[@]}}" -r {requirements}
+fi
 chmod -R a+rX /autograder/venv
 """
 
@@ -134,17 +146,68 @@ exec "$PYTHON" -m autograder gradescope {problem_set} --run "$ROOT" \\
 """
 
 
-def _requirements(root: Path) -> str:
-    """The pinned lines of ``root/requirements.txt`` for :data:`GRADING_PACKAGES`."""
+def _top_level(root: Path) -> dict[str, str]:
+    """The versions ``root/requirements.txt`` pins for :data:`GRADING_PACKAGES`."""
     pins = {}
     for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*==", line)
+        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*==\s*([^\s;#]+)", line)
         if match:
-            pins[match.group(1).lower()] = line.strip()
-    missing = [p for p in GRADING_PACKAGES if p not in pins]
+            pins[canonicalize_name(match.group(1))] = match.group(2)
+    missing = [p for p in GRADING_PACKAGES if canonicalize_name(p) not in pins]
     if missing:
         raise ValueError(f"{root / 'requirements.txt'} pins no version of {', '.join(missing)}")
-    return "".join(f"{pins[p]}\n" for p in GRADING_PACKAGES)
+    return {canonicalize_name(p): pins[canonicalize_name(p)] for p in GRADING_PACKAGES}
+
+
+def resolved(root: Path) -> dict[str, str]:
+    """Every package grading needs, with its version: :data:`GRADING_PACKAGES` as
+    ``requirements.txt`` pins them and everything they require, as this environment resolved it
+    (requirements of extras left out; markers evaluated for this interpreter).
+
+    Raises
+    ------
+    ValueError
+        If this environment holds another version of a pinned package, or lacks one.
+    """
+    top = _top_level(root)
+    found: dict[str, str] = {}
+    todo = list(top)
+    while todo:
+        name = canonicalize_name(todo.pop())
+        if name in found:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            raise ValueError(f"{name} is not installed in this environment") from None
+        found[name] = dist.version
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+    wrong = [f"{n} {found[n]} (requirements.txt: {v})" for n, v in top.items() if found[n] != v]
+    if wrong:
+        raise ValueError(f"this environment holds other versions: {', '.join(wrong)}")
+    return dict(sorted(found.items()))
+
+
+def _requirements(root: Path, wheels: list[Path]) -> str:
+    """``requirements-grading.txt``: every package of :func:`resolved` pinned, each with the
+    sha256 of its wheels when there are wheels (all must be there)."""
+    hashes: dict[tuple[str, str], list[str]] = {}
+    for wheel in wheels:
+        name, version, _, _ = parse_wheel_filename(wheel.name)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        hashes.setdefault((name, str(version)), []).append(f"--hash=sha256:{digest}")
+    pins = resolved(root)
+    if wheels:
+        missing = [f"{n}=={v}" for n, v in pins.items() if (n, str(Version(v))) not in hashes]
+        if missing:
+            raise ValueError(f"no wheel for {', '.join(missing)}")
+    return "".join(
+        " ".join([f"{n}=={v}", *hashes.get((n, str(Version(v))), [])]) + "\n"
+        for n, v in pins.items()
+    )
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -212,7 +275,7 @@ def build_zip(
     found = sorted(Path(wheels).glob("*.whl")) if wheels is not None else []
     if wheels is not None and not found:
         raise ValueError(f"no *.whl file in {wheels}")
-    requirements = _requirements(root)
+    requirements = _requirements(root, found)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "autograder.zip"
