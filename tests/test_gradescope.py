@@ -378,6 +378,8 @@ def test_results_follow_the_specification_and_equal_grade(gradescope, oracle, bu
     assert results["stdout_visibility"] == "hidden"
     # the container mode says so, and what it does not keep
     assert "container mode" in results["output"] and "network" in results["output"]
+    # the disk a submission writes in the container mode is said to be uncapped, exactly
+    assert "the total disk it writes is not capped" in results["output"]
 
 
 def test_the_cases_score_as_a_student_expects(gradescope, built):
