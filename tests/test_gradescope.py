@@ -25,6 +25,8 @@ pipeline, run on its own as an instructor runs it).
 from __future__ import annotations
 
 import csv
+import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -39,12 +41,14 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import autograder
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
 from autograder.pages.visibility import is_hidden
-from autograder.run.gradescope import GRADING_PACKAGES
+from autograder.run.gradescope import GRADING_PACKAGES, resolved
 from autograder.sandbox import (
     SandboxConfig,
     container_available,
@@ -303,6 +307,11 @@ def test_the_zip_has_gradescope_layout(built):
         assert not [n for n in names if n.endswith((".db", ".pyc"))]
         other = [n for n in names if n.startswith("course/source/") and f"/{PS}/" not in n]
         assert other == []
+        # this problem set's checks only, though the course holds every set's
+        assert len(list((built["course"] / "checks").glob("*.py"))) > 1
+        assert sorted(n for n in names if n.startswith("course/checks/")) == [
+            f"course/checks/{PS}.py"
+        ]
         for script in ("setup.sh", "run_autograder"):  # bash can parse them
             parsed = subprocess.run(["bash", "-n"], input=z.read(script), capture_output=True)
             assert parsed.returncode == 0, parsed.stderr
@@ -311,9 +320,18 @@ def test_the_zip_has_gradescope_layout(built):
         pins = z.read("requirements-grading.txt").decode().split()
         setup = z.read("setup.sh").decode()
         assert "requirements-grading.txt" in setup and "/autograder/venv" in setup
+    # every package pinned (setup.sh may not resolve one itself): the top-level ones as
+    # requirements.txt pins them, and every package each of them requires, at its version here
     listed = (ROOT / "requirements.txt").read_text().split()
-    assert sorted(p.split("==")[0] for p in pins) == sorted(GRADING_PACKAGES)
-    assert set(pins) <= set(listed)
+    pinned = dict(p.split("==") for p in pins)
+    assert set(GRADING_PACKAGES) <= set(pinned)
+    assert {f"{n}=={pinned[n]}" for n in GRADING_PACKAGES} <= set(listed)
+    for name in pinned:
+        for line in importlib.metadata.requires(name) or []:
+            needed = Requirement(line)
+            if needed.marker is None or needed.marker.evaluate({"extra": ""}):
+                assert canonicalize_name(needed.name) in pinned, (name, line)
+        assert importlib.metadata.version(name) == pinned[name]
 
 
 def test_an_unknown_problem_set_is_refused(tmp_path):
@@ -360,6 +378,8 @@ def test_results_follow_the_specification_and_equal_grade(gradescope, oracle, bu
     assert results["stdout_visibility"] == "hidden"
     # the container mode says so, and what it does not keep
     assert "container mode" in results["output"] and "network" in results["output"]
+    # the disk a submission writes in the container mode is said to be uncapped, exactly
+    assert "the total disk it writes is not capped" in results["output"]
 
 
 def test_the_cases_score_as_a_student_expects(gradescope, built):
@@ -371,6 +391,21 @@ def test_the_cases_score_as_a_student_expects(gradescope, built):
     assert scores["late"] == pytest.approx(round(full * (1 - 2 * PERCENT_PER_DAY / 100), 2))
     assert "Late penalty" in gradescope["late"][0]["output"]
     assert "Late penalty" not in gradescope["correct"][0]["output"]
+
+
+def test_the_late_penalty_line_tells_no_hidden_points(gradescope, built):
+    """The visible top-level ``output`` (gradescope/autograder_samples ``docs/specs.md``) names
+    the late penalty as its percentage, never as points: the points taken off would tell the
+    total of the hidden tests, whose own lines stay ``after_published``."""
+    late = gradescope["late"][0]
+    line = next(x for x in late["output"].splitlines() if x.startswith("Late penalty"))
+    assert f"{2 * PERCENT_PER_DAY}%" in line
+    given = sum(t["score"] for t in late["tests"])
+    assert given > 0
+    taken = round(given * 2 * PERCENT_PER_DAY / 100, 2)
+    assert "point" not in line and f"{taken:g}" not in line, line
+    hidden = [t["visibility"] for t in late["tests"] if "(hidden test)" in t["name"]]
+    assert hidden and set(hidden) == {"after_published"}
 
 
 def test_a_hostile_notebook_reaches_nothing_and_leaves_nothing(gradescope):
@@ -481,10 +516,99 @@ def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 2 and "no *.whl file" in refused.stderr
     assert not (tmp_path / "z").exists()  # nothing written
-    wheel = wheels / "example-1.0-py3-none-any.whl"
-    wheel.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: its bytes travel unchanged
+    pins = resolved(ROOT)
+    made = []
+    for i, (name, version) in enumerate(pins.items()):  # a distinct empty zip for each package
+        wheel = wheels / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+        wheel.write_bytes(b"PK\x05\x06" + bytes(16) + i.to_bytes(2, "little"))
+        made.append(wheel)
+    last = made.pop()
+    kept = last.read_bytes()
+    last.unlink()  # one package without its wheel: refused, and named
+    refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and f"no wheel for {last.name.split('-')[0]}" in (
+        refused.stderr.replace("-", "_")
+    ), refused.stderr
+    last.write_bytes(kept)
+    made.append(last)
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
-        assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
-        assert "--find-links wheels" in z.read("setup.sh").decode()
+        for wheel in made:
+            assert z.read(f"wheels/{wheel.name}") == wheel.read_bytes()
+        setup = z.read("setup.sh").decode()
+        assert "--no-index --find-links wheels --require-hashes" in setup
+        lines = z.read("requirements-grading.txt").decode().splitlines()
+    # every package pinned with the sha256 of its wheel (pip's hash-checking mode)
+    digests = {w.name.split("-")[0]: hashlib.sha256(w.read_bytes()).hexdigest() for w in made}
+    assert len(lines) == len(pins)
+    for line in lines:
+        pin, digest = line.split(" --hash=sha256:")
+        assert digests[pin.split("==")[0].replace("-", "_")] == digest
+
+
+def test_an_empty_submission_scores_zero_as_grade_scores_it(built):
+    """A submission with no file at all (Gradescope's ``/autograder/submission/`` is empty,
+    gradescope/autograder_samples ``docs/specs.md``) is graded as ``grade`` grades a student who
+    handed in nothing: a 0 that is final, the files received named (none), exit status 0; and
+    ``submission_metadata.json`` (it holds earlier submissions' results) is left unreadable to
+    the kernel's user."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "correct", ON_TIME)
+    (root / "submission" / NB).unlink()
+    assert not any((root / "submission").iterdir())
+    done = _run_autograder(built, root, "container")
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    assert results["score"] == 0
+    assert "Files received: none." in results["output"], results["output"]
+    assert "not final" not in results["output"], results["output"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "submission_metadata.json").stat().st_mode & 0o077 == 0
+
+
+def test_two_notebooks_say_which_was_graded_and_why_truthfully(built):
+    """Gradescope gives every file of a submission the one ``created_at``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``): with two copies of the
+    notebook, the output names the one graded and says why, and never calls it a newer copy."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "wrong", ON_TIME)
+    other = f"{Path(NB).stem} (1).ipynb"
+    (root / "submission" / other).write_bytes(built["notebooks"]["correct"])
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    output = results["output"]
+    assert "newer copy" not in output, output
+    assert f"Files received: {', '.join(sorted([NB, other]))}." in output, output
+    lines = [x for x in output.splitlines() if other in x and "not graded" in x]
+    assert lines and NB in lines[0].replace(other, "") and "same time" in lines[0], output
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert results["score"] < full  # the wrong notebook, the one named NB, was graded
+
+
+def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
+    """A ``late.toml`` extension granted under the student's Gradescope email holds inside
+    Gradescope: the metadata names each submitter by ``email``, ``id`` and ``name``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``). Work handed in before the
+    extension is on time; the same work without it is late."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    outputs = {}
+    for extended in (False, True):
+        root = _layout(built, "late", LATE)
+        source = root / "source" / "course" / "late.toml"
+        email = json.loads((root / "submission_metadata.json").read_text())["users"][0]["email"]
+        if extended:
+            until = (LATE + timedelta(hours=1)).isoformat()
+            source.write_text(f'{source.read_text()}\n[{PS}.extensions]\n"{email}" = {until}\n')
+        done = _run_autograder(built, root, "container")
+        assert done.returncode == 0, done.stdout + done.stderr
+        outputs[extended] = json.loads((root / "results" / "results.json").read_text())
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" in outputs[False]["output"]
+    assert "Late penalty" not in outputs[True]["output"], outputs[True]["output"]
+    assert outputs[True]["score"] == pytest.approx(full)

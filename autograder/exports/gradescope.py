@@ -14,7 +14,8 @@ full. Hidden checks follow the :class:`autograder.pages.visibility.Visibility` s
 ``after_published`` in full (Gradescope shows them once the instructor publishes the grades).
 A written answer is a test only once it has its hand-graded score (Gradescope's own rubric
 grades it otherwise). The late penalty is taken off the top-level score and named in the
-output. The grader's own log stays with the instructor (``stdout_visibility: hidden``).
+output as a percentage only (its points would tell the hidden tests' total before publication).
+The grader's own log stays with the instructor (``stdout_visibility: hidden``).
 
 Gradescope counts a ``results.json`` only when its own container writes it: inside Gradescope,
 ``run_autograder`` writes it with :func:`results_json` (:mod:`autograder.run.gradescope`). The
@@ -84,9 +85,9 @@ def results_json(
     if summary.pending:
         output.append(f"Written answers graded by hand: {', '.join(summary.pending)}.")
     if penalty:
-        output.append(
-            f"Late penalty: -{number(penalty)} points ({summary.late_days} day(s) "
-            f"late, {number(summary.late_percent)}%)."
+        output.append(  # the percentage only: points would tell the hidden tests' total
+            f"Late penalty: {number(summary.late_percent)}% of the score "
+            f"({summary.late_days} day(s) late)."
         )
     output += [n for n in record.notes if n]
     return {

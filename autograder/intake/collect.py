@@ -576,13 +576,22 @@ def _pick(
     for f in books:
         if f is chosen:
             continue
-        why = (
-            f"{student} handed in a newer copy,"
-            if f in named
-            else f"{student}'s notebook for {notebook} is"
-        )
-        notes.append(f"{f.where}: not graded, {why} {chosen.where}")
+        notes.append(f"{f.where}: not graded, {_why_not(f, chosen, named, student, notebook)}")
     return chosen, ""
+
+
+def _why_not(
+    other: _Entry, chosen: _Entry, named: list[_Entry], student: str, notebook: str
+) -> str:
+    """Why ``other`` is not graded, ``chosen`` is: a newer copy only where its time is later."""
+    if other not in named:
+        return f"{student}'s notebook for {notebook} is {chosen.where}"
+    if (other.mtime or 0.0) < (chosen.mtime or 0.0):
+        return f"{student} handed in a newer copy, {chosen.where}"
+    return (
+        f"{student} handed in another copy, {chosen.where}, at the same time; of copies "
+        "handed in at the same time the one whose path sorts last is graded"
+    )
 
 
 def collect_submissions(path: str | Path, notebook: str, lms: str | None = None) -> Collection:

@@ -33,6 +33,7 @@ sandbox's container mode (:class:`autograder.sandbox.SandboxConfig`), and ``resu
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -44,16 +45,22 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from importlib import metadata
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import Version
 
 from autograder import settings
 from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
+from autograder.intake.collect import Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
-from autograder.run.task import GradingOptions
+from autograder.run.task import GradingOptions, failed_record
 from autograder.status import Status
 
 __all__ = [
@@ -63,6 +70,7 @@ __all__ = [
     "Metadata",
     "build_zip",
     "choose_isolation",
+    "resolved",
     "run_submission",
 ]
 
@@ -88,6 +96,8 @@ PACKAGES = ("autograder", "coursesite", "coursedata", "solutions")
 #: ``--sandbox`` choices: bubblewrap where it can be built else the container mode, or one of them.
 SANDBOXES = ("auto", "bwrap", "container")
 _REQUIREMENTS = "requirements-grading.txt"
+#: The student id the one submission is graded under (its folder in the class ``grade`` reads).
+STUDENT = "submission"
 
 _SETUP = """\
 #!/usr/bin/env bash
@@ -110,9 +120,14 @@ else
 fi
 apt-get install -y -q bubblewrap || echo "bubblewrap not installed: the container mode will grade"
 "$PYTHON" -m venv /autograder/venv
-FIND_LINKS=()
-if compgen -G "wheels/*.whl" >/dev/null; then FIND_LINKS=(--find-links wheels); fi
-/autograder/venv/bin/python -m pip install -q "${{FIND_LINKS[@]}}" -r {requirements}
+PIP=(/autograder/venv/bin/python -m pip install -q)
+if compgen -G "wheels/*.whl" >/dev/null; then
+    # Every package pinned with its wheel's hash, installed from this zip's wheels only.
+    "${{PIP[@]}}" --no-index --find-links wheels --require-hashes -r {requirements}
+else
+    # Every package pinned to the version the zip was built with, from PyPI.
+    "${{PIP[@]}}" -r {requirements}
+fi
 chmod -R a+rX /autograder/venv
 """
 
@@ -131,17 +146,68 @@ exec "$PYTHON" -m autograder gradescope {problem_set} --run "$ROOT" \\
 """
 
 
-def _requirements(root: Path) -> str:
-    """The pinned lines of ``root/requirements.txt`` for :data:`GRADING_PACKAGES`."""
+def _top_level(root: Path) -> dict[str, str]:
+    """The versions ``root/requirements.txt`` pins for :data:`GRADING_PACKAGES`."""
     pins = {}
     for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*==", line)
+        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*==\s*([^\s;#]+)", line)
         if match:
-            pins[match.group(1).lower()] = line.strip()
-    missing = [p for p in GRADING_PACKAGES if p not in pins]
+            pins[canonicalize_name(match.group(1))] = match.group(2)
+    missing = [p for p in GRADING_PACKAGES if canonicalize_name(p) not in pins]
     if missing:
         raise ValueError(f"{root / 'requirements.txt'} pins no version of {', '.join(missing)}")
-    return "".join(f"{pins[p]}\n" for p in GRADING_PACKAGES)
+    return {canonicalize_name(p): pins[canonicalize_name(p)] for p in GRADING_PACKAGES}
+
+
+def resolved(root: Path) -> dict[str, str]:
+    """Every package grading needs, with its version: :data:`GRADING_PACKAGES` as
+    ``requirements.txt`` pins them and everything they require, as this environment resolved it
+    (requirements of extras left out; markers evaluated for this interpreter).
+
+    Raises
+    ------
+    ValueError
+        If this environment holds another version of a pinned package, or lacks one.
+    """
+    top = _top_level(root)
+    found: dict[str, str] = {}
+    todo = list(top)
+    while todo:
+        name = canonicalize_name(todo.pop())
+        if name in found:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            raise ValueError(f"{name} is not installed in this environment") from None
+        found[name] = dist.version
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+    wrong = [f"{n} {found[n]} (requirements.txt: {v})" for n, v in top.items() if found[n] != v]
+    if wrong:
+        raise ValueError(f"this environment holds other versions: {', '.join(wrong)}")
+    return dict(sorted(found.items()))
+
+
+def _requirements(root: Path, wheels: list[Path]) -> str:
+    """``requirements-grading.txt``: every package of :func:`resolved` pinned, each with the
+    sha256 of its wheels when there are wheels (all must be there)."""
+    hashes: dict[tuple[str, str], list[str]] = {}
+    for wheel in wheels:
+        name, version, _, _ = parse_wheel_filename(wheel.name)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        hashes.setdefault((name, str(version)), []).append(f"--hash=sha256:{digest}")
+    pins = resolved(root)
+    if wheels:
+        missing = [f"{n}=={v}" for n, v in pins.items() if (n, str(Version(v))) not in hashes]
+        if missing:
+            raise ValueError(f"no wheel for {', '.join(missing)}")
+    return "".join(
+        " ".join([f"{n}=={v}", *hashes.get((n, str(Version(v))), [])]) + "\n"
+        for n, v in pins.items()
+    )
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -160,10 +226,10 @@ def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
         course.rubric(name),
         course.late_policy_file,
         course.feedback_file,
+        course.checks_module(name),  # this problem set's checks only, never another's
     ]
     folders = [
         course.source_dir / name,
-        course.root / "checks",
         course.release_notebook(name).parent,
     ]
     for path in singles:
@@ -209,7 +275,7 @@ def build_zip(
     found = sorted(Path(wheels).glob("*.whl")) if wheels is not None else []
     if wheels is not None and not found:
         raise ValueError(f"no *.whl file in {wheels}")
-    requirements = _requirements(root)
+    requirements = _requirements(root, found)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "autograder.zip"
@@ -236,11 +302,16 @@ def build_zip(
 @dataclass(frozen=True)
 class Metadata:
     """What ``submission_metadata.json`` says of one submission (all optional). The late due
-    date is read but decides nothing: Gradescope refuses work handed in after it."""
+    date is read but decides nothing: Gradescope refuses work handed in after it.
+
+    ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
+    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    """
 
     created_at: datetime | None = None
     due_date: datetime | None = None
     late_due_date: datetime | None = None
+    users: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -253,10 +324,18 @@ class Metadata:
         def when(value) -> datetime | None:
             return datetime.fromisoformat(value) if value else None
 
+        users = tuple(
+            str(user[key])
+            for user in data.get("users") or []
+            if isinstance(user, dict)
+            for key in ("email", "id")
+            if user.get(key) not in (None, "")
+        )
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
+            users,
         )
 
 
@@ -304,18 +383,26 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
 def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
-    students see there); no rule, no penalty."""
+    students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
+    email or id (the latest, for a group); no rule, no penalty."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
+    granted = [rule.extensions[key] for key in meta.users if key in rule.extensions]
+    extensions = {STUDENT: max(granted)} if granted else {}
     if rule.deadline is not None and meta.due_date is not None:
-        rule = dataclasses.replace(rule, deadline=meta.due_date, extensions={})
+        rule = dataclasses.replace(rule, deadline=meta.due_date)
+    rule = dataclasses.replace(rule, extensions=extensions)
     return LatePolicy({name: rule}, policy.source)
 
 
 def _lock(root: Path) -> None:
     """The container mode's permissions: the kernel's user can neither read the grader, the
-    reference answers and the checks (``source``) nor write the results."""
+    reference answers and the checks (``source``), nor ``submission_metadata.json`` (it holds
+    earlier submissions' results, hidden tests included), nor write the results."""
     (root / "source").chmod(0o700)
+    metadata = root / "submission_metadata.json"
+    if metadata.is_file():
+        metadata.chmod(0o600)
     results = root / "results"
     results.mkdir(exist_ok=True)
     os.chown(results, os.geteuid(), os.getegid())
@@ -343,7 +430,7 @@ def _not_graded(why: str) -> dict:
 def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
     """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
     reads a class), each with the time Gradescope says it was handed in."""
-    folder = scratch / "class" / "submission"
+    folder = scratch / "class" / STUDENT
     folder.mkdir(parents=True)
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
@@ -374,9 +461,15 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         meta = Metadata.read(root / "submission_metadata.json")
         ps = ProblemSet(name, course)
         visibility = load_visibility(name, course=course)
-        with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-            classdir = _stage(root / "submission", Path(tmp), meta.created_at)
-            record = _grade(ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log)
+        read: list[str] = []  # how grade read the files: which was graded, which not and why
+        if not any(_files(root / "submission")):
+            record = _nothing_handed_in(ps)
+        else:
+            with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+                record = _grade(
+                    ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
+                )
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
         _write_results(results, _not_graded("the grader failed on it"))
@@ -386,14 +479,23 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
     received = sorted(
         p.relative_to(root / "submission").as_posix() for p in _files(root / "submission")
     )
-    if record.status == Status.UNMATCHED:
+    if record.status == Status.UNMATCHED or len(received) > 1:
         data["output"] += f"\nFiles received: {', '.join(received) or 'none'}."
+    if read:
+        data["output"] += "\nHow your files were read:\n" + "\n".join(read)
     _write_results(results, data)
     log(f"{record.student_id}: {record.status}, score {data['score']}")
     if record.grader_error:
         log(record.grader_error)
         return 1
     return 0
+
+
+def _nothing_handed_in(ps: ProblemSet) -> Record:
+    """The record ``grade`` writes for a student whose files hold no notebook (``unmatched``,
+    every cell 0), for a submission of no file at all."""
+    sub = Submission(STUDENT, b"", "", None)
+    return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
 def _grade(
@@ -404,8 +506,10 @@ def _grade(
     isolation: Isolation,
     visibility: Visibility,
     log,
+    read: list[str],
 ) -> Record:
-    """The record ``grade`` gives the one submission in ``classdir``."""
+    """The record ``grade`` gives the one submission in ``classdir``; ``read`` receives the notes
+    of how its files were read (the file graded, the others and why not)."""
     from autograder.run.batch import grade_class
 
     records = grade_class(
@@ -419,6 +523,7 @@ def _grade(
         visibility=visibility,
         policy=_late_policy(ps.course, ps.name, meta),
         course=ps.course,
+        collected=lambda found: read.extend(found.notes),
     )
     if len(records) != 1:
         raise RuntimeError(f"expected one record, got {len(records)}")

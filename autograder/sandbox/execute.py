@@ -110,6 +110,9 @@ CONTAINER_GAPS = (
     "the kernel shares the machine's network (no network namespace)",
     "it sees the machine's processes (no pid namespace) and can write where any user may "
     "(/tmp, /dev/shm, /var/tmp: no private, size-capped /tmp)",
+    "the total disk it writes is not capped: only each file is (RLIMIT_FSIZE); the shared "
+    "/tmp, /dev/shm and /var/tmp have no size limit, and its working folder has one only where "
+    "the grader may mount a tmpfs (not in a container without CAP_SYS_ADMIN)",
     "folders are hidden from it by their permissions, not by empty mounts: what others may "
     "read, it may read",
 )
