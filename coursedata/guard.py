@@ -103,7 +103,7 @@ def read_log(path, limit: int = 2**20) -> list[dict]:
             for line in f.read(limit).splitlines():
                 try:
                     entry = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # not JSON, or nested past reading
                     continue
                 if isinstance(entry, dict):
                     out.append(entry)

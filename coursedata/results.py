@@ -54,7 +54,7 @@ def _error(path: Path) -> str:
         message = str(info.get("message", ""))[:500]
         returned = info.get("returned") is True
         memory = "MemoryError" in str(info.get("type", ""))
-    except (ValueError, UnicodeDecodeError, AttributeError):
+    except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
         message, returned, memory = "an error", False, False
     if returned:
         return f"what your function returned is not numbers: {message}"

@@ -128,3 +128,18 @@ def test_a_function_that_ran_out_of_memory_is_told_the_limit(tmp_path, monkeypat
     record("greedy", greedy)
     with pytest.raises(AnswerUnavailable, match=f"may use {MEMORY_MB} MB"):
         read(tmp_path, "greedy")
+
+
+def test_json_nested_past_reading_is_the_students_answer_not_a_fault(tmp_path):
+    """A student's code writes an error file and a rules-log line of 200,000 nested brackets:
+    read as an unreadable answer and a skipped line, never a RecursionError in the grader (which
+    made the submission a grader fault, its zero never recorded)."""
+    from coursedata.guard import read_log
+    from coursedata.results import AnswerUnavailable, read
+
+    (tmp_path / "center.error.json").write_text("[" * 16_000)
+    with pytest.raises(AnswerUnavailable):
+        read(tmp_path, "center")
+    log = tmp_path / "_rules.jsonl"
+    log.write_text('{"event": "installed"}\n' + "[" * 200_000 + "\n")
+    assert read_log(log) == [{"event": "installed"}]

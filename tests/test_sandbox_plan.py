@@ -8,6 +8,7 @@ exercised in ``tests/test_sandbox.py``.
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -144,3 +145,15 @@ def test_without_bubblewrap_the_sandbox_refuses_with_a_reason(argv, monkeypatch)
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(SandboxError, match="bubblewrap"):
         argv()
+
+
+def test_every_project_checkout_on_the_path_is_hidden(tmp_path, monkeypatch):
+    """Another checkout of the project on the interpreter's path (an editable install of it, a
+    PYTHONPATH entry) would show its course sources, gradebook and reference to the kernel: it is
+    hidden whole, as the grader's own checkout is."""
+    from autograder.sandbox import config
+
+    other = tmp_path / "other-checkout"
+    (other / "course" / "source").mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(other)])
+    assert other.resolve() in config._default_hidden_paths()

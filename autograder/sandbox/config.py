@@ -27,9 +27,29 @@ def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path))
 
 
+#: A folder holding one of these is a checkout of a project like this one (the grader, the course
+#: and its reference): hidden whole, wherever the interpreter's path names it.
+_PROJECT_MARKS = ("autograder", "solutions", "course")
+
+
+def _project_trees() -> list[Path]:
+    """Every folder on this interpreter's path that is a project checkout (an editable install of
+    another checkout, a ``PYTHONPATH`` entry), outside the Python installation."""
+    prefixes = {_real(p) for p in (sys.prefix, sys.base_prefix)}
+    found = []
+    for entry in sys.path:
+        folder = _real(entry or ".")
+        if any(folder == p or p in folder.parents for p in prefixes) or folder == Path("/"):
+            continue
+        if any((folder / mark).is_dir() for mark in _PROJECT_MARKS):
+            found.append(folder)
+    return found
+
+
 def _default_hidden_paths() -> tuple[Path, ...]:
     return (
         PROJECT_ROOT,
+        *_project_trees(),
         settings.COURSE_DIR,
         Path.home(),
         Path("/root"),
