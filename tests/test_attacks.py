@@ -71,9 +71,20 @@ def _answer_cell(ps: ProblemSet, function: str) -> tuple[str, str]:
     raise AssertionError(f"no answer cell defines {function}")
 
 
-def _as_student(template: str, function: str, reference: str) -> str:
-    """An answer cell: the reference renamed, then ``template`` defining ``function``."""
+def _visible_cases(ps: ProblemSet) -> list[str]:
+    """The cases recorded by visible cells alone: their inputs are the release's, not hidden."""
+    from autograder.checks.record_calls import record_calls
+
+    calls = record_calls(ps.source)
+    visible = {c.case for c in calls if c.grade_id.endswith("_visible")}
+    return sorted(visible - {c.case for c in calls if not c.grade_id.endswith("_visible")})
+
+
+def _as_student(template: str, function: str, reference: str, visible=()) -> str:
+    """An answer cell: the reference renamed, then ``template`` defining ``function`` (and
+    ``VISIBLE_CASES``, the cases whose inputs the release publishes)."""
     body = template.replace("{function}", function).replace("{{", "{").replace("}}", "}")
+    body = f"VISIBLE_CASES = {list(visible)!r}\n" + body
     return reference + "\n\n" + body
 
 
@@ -125,7 +136,8 @@ def _leak():
     import numpy as np
     folder = os.path.join(os.environ["GRADER_RESULTS_DIR"], "inputs")
     values = {}
-    for name in sorted(os.listdir(folder))[:3]:
+    hidden = [n for n in sorted(os.listdir(folder)) if n[:-len(".npz")] not in VISIBLE_CASES]
+    for name in hidden[:3]:
         with np.load(os.path.join(folder, name)) as z:
             values[name] = [z[k].ravel()[:4].tolist() for k in z.files]
     lines = [x for cell in In for x in cell.splitlines() if x.startswith("record(")
@@ -220,6 +232,23 @@ for c in children:
     c.wait()
 """
 
+#: A student's function that is right when the grader records it and wrong in its visible test,
+#: with the failure silenced: IPython's ``set_custom_exc`` shows no error, so the visible test
+#: seemed to pass.
+SILENCED = """\
+import inspect
+
+
+def {function}(*args, **kwargs):
+    out = _reference(*args, **kwargs)
+    if any(frame.function == "record" for frame in inspect.stack()):
+        return out
+    return out * 2
+
+
+get_ipython().set_custom_exc((Exception,), lambda *args, **kwargs: [])
+"""
+
 OTHERS = {
     "nested_folders": (NESTED, None),
     "memory": (MEMORY, None),
@@ -228,6 +257,7 @@ OTHERS = {
     "flood": (FLOOD, None),
     "forged_file_name": (None, FORGED),
     "introspection": (REACHED, INTROSPECTED),
+    "silenced_failure": (None, SILENCED),
 }
 
 
@@ -249,7 +279,7 @@ def graded():
     sources |= {
         k: (
             extra and extra.format(forbid=[f.split(".")[0] for f in forbid]),
-            answer and {cell: _as_student(answer, function, reference)},
+            answer and {cell: _as_student(answer, function, reference, _visible_cases(ps))},
         )
         for k, (extra, answer) in OTHERS.items()
     }
@@ -384,6 +414,7 @@ def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
     values (as the student's code printed them); the feedback page shows none of them, and
     still says which function raised what."""
     from autograder.checks.declared import case_inputs, declared_cases
+    from autograder.grading.conceal import MIN_DIGITS
     from autograder.grading.pipeline import to_record
     from autograder.pages.feedback import feedback_html
 
@@ -398,9 +429,13 @@ def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
     ]
     assert shown == [], shown
     cases = declared_cases(ps.source)
-    values = [repr(float(v)) for name in sorted(cases)[:3]
+    hidden = [name for name in sorted(cases) if name not in _visible_cases(ps)]
+    values = [repr(float(v)) for name in hidden[:3]
               for v in np.ravel(list(case_inputs(cases, name).values())[0])[:4]]
-    assert values and [v for v in values if v in page] == []
+    # A number of fewer than MIN_DIGITS significant digits (0.0, 5.0, 13.0) is never taken for an
+    # input: it cannot be told apart from any other (autograder.grading.conceal).
+    telling = [v for v in values if len(v.lstrip("-").replace(".", "").strip("0")) >= MIN_DIGITS]
+    assert telling and [v for v in telling if v in page] == []
 
 
 def test_an_output_flood_is_cut_and_said_and_costs_nothing(graded):
@@ -504,3 +539,16 @@ def test_memory_is_limited_for_the_whole_submission(graded):
     alive = int(printed.split("ALIVE ")[-1].split()[0])
     assert alive * 250 < limit, printed[-300:]
     assert [n for n in g.notes if f"memory limit of {limit:,} MB" in n], g.notes
+
+
+def test_a_silenced_failure_of_a_visible_test_still_fails_it(graded):
+    """A function wrong only outside ``record``, its visible test's exception silenced with
+    ``set_custom_exc``: the kernel's reply still says the cell raised, so the visible cell scores
+    0, with the reason, and the run is no grader fault."""
+    ps, _, out, _ = graded
+    g, _ = out["silenced_failure"]
+    _, function = _first_case(ps)
+    visible = [s for s in g.scores if s.grade_id in _cells_of(ps, function)
+               and s.grade_id.endswith("_visible")]
+    assert visible and all(s.points == 0 for s in visible), visible
+    assert g.status != Status.GRADER_ERROR and g.total < _full(ps)

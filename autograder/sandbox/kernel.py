@@ -87,6 +87,8 @@ class _SandboxClient(NotebookClient):
 
     def _note_executed(self, cell, cell_index, execute_reply) -> None:
         content = (execute_reply or {}).get("content", {})
+        if content.get("status") == "error" and content.get("sandbox_token") != self._token:
+            self._note_silenced_error(cell, content)
         if content.get("sandbox_token") == self._token:
             self.cell_timeouts.append(cell_index)
             cell.outputs.append(
@@ -101,6 +103,23 @@ class _SandboxClient(NotebookClient):
             )
             if not self._idle:  # still busy ``iopub_timeout`` seconds after the interrupt
                 raise _KernelStuck(cell_index)
+
+    @staticmethod
+    def _note_silenced_error(cell, content: dict) -> None:
+        """A cell whose reply says it raised but that shows no error: the student's code
+        silenced it (``set_custom_exc``, a replaced ``showtraceback``). The error is kept in the
+        cell's outputs, as any failed cell's is, so a failed test still fails."""
+        if any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
+            return
+        cell.outputs.append(
+            nbformat.v4.new_output(
+                "error",
+                ename=str(content.get("ename") or "Error")[:200],
+                evalue=str(content.get("evalue") or "")[:500]
+                + " (the cell raised this, and its code hid the error)",
+                traceback=[],
+            )
+        )
 
     def _note_dropped(self, outs) -> None:
         if not self.output_truncated:
