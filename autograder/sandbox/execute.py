@@ -21,8 +21,10 @@ import nbformat
 import zmq.asyncio
 from nbclient.exceptions import DeadKernelError
 
-from autograder.sandbox import cgroup, disk
+from autograder.sandbox.cgroup import Group
 from autograder.sandbox.config import ExecutionResult, SandboxConfig, SandboxError, _real
+from autograder.sandbox.disk import cap_folder
+from autograder.sandbox.disk import release as release_folder
 from autograder.sandbox.kernel import (
     _INTERRUPT_GRACE_S,
     _describe_exit,
@@ -245,7 +247,7 @@ async def _run(
     uid: int,
     env: Mapping[str, str],
     zygote: Zygote | None,
-    group: cgroup.Group | None = None,
+    group: Group | None = None,
 ) -> ExecutionResult:
     """Start a kernel (cold by bwrap, or forked by ``zygote``), run the cells, end the sandbox."""
     start = time.perf_counter()
@@ -528,8 +530,8 @@ def execute_notebook(
     tmp = _real(tempfile.mkdtemp(prefix="nbsbx-", dir="/tmp"))
     opened: dict[Path, int] = {}
     # The kernel writes its sockets' folder and its log there: capped as /tmp is inside.
-    capped = disk.cap_folder(tmp, config.tmp_mb, 4096)
-    group = cgroup.Group.create(config.memory_mb, config.max_processes)
+    capped = cap_folder(tmp, config.tmp_mb, 4096)
+    group = Group.create(config.memory_mb, config.max_processes)
     reached: list[str] = []
     try:
         if config.container:  # the kernel's user must reach its folders (no mounts here)
@@ -555,7 +557,7 @@ def execute_notebook(
             reached = group.reached()
             group.remove()
         if capped:
-            disk.release(tmp)
+            release_folder(tmp)
         remove_tree(tmp)
     if reached:
         result.limits_reached = reached
