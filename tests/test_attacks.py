@@ -21,6 +21,7 @@ import nbformat
 import numpy as np
 import pytest
 
+from autograder.grading.conceal import visible_cases
 from autograder.grading.executors import sandbox_executor
 from autograder.grading.pipeline import grade
 from autograder.grading.problemset import ProblemSet
@@ -69,15 +70,6 @@ def _answer_cell(ps: ProblemSet, function: str) -> tuple[str, str]:
             source = re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", "", c.source, flags=re.M)
             return gid, re.sub(rf"^def {function}\(", "def _reference(", source, flags=re.M)
     raise AssertionError(f"no answer cell defines {function}")
-
-
-def _visible_cases(ps: ProblemSet) -> list[str]:
-    """The cases recorded by visible cells alone: their inputs are the release's, not hidden."""
-    from autograder.checks.record_calls import record_calls
-
-    calls = record_calls(ps.source)
-    visible = {c.case for c in calls if c.grade_id.endswith("_visible")}
-    return sorted(visible - {c.case for c in calls if not c.grade_id.endswith("_visible")})
 
 
 def _as_student(template: str, function: str, reference: str, visible=()) -> str:
@@ -279,7 +271,7 @@ def graded():
     sources |= {
         k: (
             extra and extra.format(forbid=[f.split(".")[0] for f in forbid]),
-            answer and {cell: _as_student(answer, function, reference, _visible_cases(ps))},
+            answer and {cell: _as_student(answer, function, reference, sorted(visible_cases(ps)))},
         )
         for k, (extra, answer) in OTHERS.items()
     }
@@ -429,7 +421,7 @@ def test_the_feedback_shows_no_hidden_line_and_no_hidden_input(graded):
     ]
     assert shown == [], shown
     cases = declared_cases(ps.source)
-    hidden = [name for name in sorted(cases) if name not in _visible_cases(ps)]
+    hidden = [name for name in sorted(cases) if name not in visible_cases(ps)]
     values = [repr(float(v)) for name in hidden[:3]
               for v in np.ravel(list(case_inputs(cases, name).values())[0])[:4]]
     # A number of fewer than MIN_DIGITS significant digits (0.0, 5.0, 13.0) is never taken for an

@@ -37,7 +37,7 @@ from autograder.checks.record_calls import record_calls
 from autograder.grading.problemset import ProblemSet
 from coursedata.naming import VISIBLE, test_kind
 
-__all__ = ["HIDDEN", "Secrets", "secrets_of"]
+__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases"]
 
 #: What stands in for a hidden line or value.
 HIDDEN = "[hidden]"
@@ -120,7 +120,7 @@ def _hidden_lines(ps: ProblemSet) -> tuple[str, ...]:
     return tuple(sorted((x for x in lines if len(x) >= 8), key=len, reverse=True))
 
 
-def _visible_cases(ps: ProblemSet) -> set[str]:
+def visible_cases(ps: ProblemSet) -> set[str]:
     """The cases recorded in visible cells only: their inputs are the release's."""
     calls = record_calls(ps.source)
     visible = {c.case for c in calls if test_kind(c.grade_id) == VISIBLE}
@@ -137,7 +137,7 @@ def _input_values(ps: ProblemSet) -> np.ndarray:
     from autograder.checks.declared import declared_cases, generate_case
 
     found = []
-    public = _visible_cases(ps)
+    public = visible_cases(ps)
     for name, case in declared_cases(ps.source).items():
         if name in public:
             continue
