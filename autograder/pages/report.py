@@ -25,7 +25,7 @@ import io
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autograder.grading.record import Record, as_record
@@ -373,7 +373,10 @@ def _timing(records: list[Record], top: int = 10) -> str:
 
 
 def report_html(
-    problem_set: str, records: list[Record | dict], rubric: bool = False, similarity: bool = False
+    problem_set: str,
+    records: Sequence[Record | dict],
+    rubric: bool = False,
+    similarity: bool = False,
 ) -> str:
     """Class report: the most common mistakes, students per status, the grader's faults, the
     distribution of totals, per question the points and the wrong answers, and the time taken.

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Mapping, Set
 from pathlib import Path
 
 from autograder.grades.gradestable import write_grades_csv
@@ -85,7 +86,7 @@ class OutputWriter:
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
         self.visibility = visibility or load_visibility(ps.name, course=ps.course)
         self.policy = policy or load_policy(course=ps.course)
-        self._pending: list[tuple[Record, Submission, dict | None]] = []
+        self._pending: list[tuple[Record, Submission, Mapping[str, bytes | None] | None]] = []
         self._assessed: set[str] = set()  # students whose lateness this run assessed
         self._since = time.monotonic()
 
@@ -175,7 +176,7 @@ class OutputWriter:
     def _records(self) -> list[Record]:
         return load_records(self.out / "records", self.ps.name)
 
-    def finish(self, absent: set[str] = frozenset()) -> list[Record]:
+    def finish(self, absent: Set[str] = frozenset()) -> list[Record]:
         """Write ``grades.csv``, the report and the marking scheme from every record.
 
         ``absent`` students (graded before, no file in this run's input) keep their row, with a
