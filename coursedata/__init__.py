@@ -11,7 +11,7 @@ Students get this package as the course's student kit (``kit/``, built by ``make
 term, so the released notebooks name a new wheel.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 from coursedata.dependencies import explain as _explain
 
@@ -29,6 +29,7 @@ try:
         load_titanic,
         load_wine,
     )
+    from coursedata.variants import variant
 except ModuleNotFoundError as _error:  # numpy or scipy: say so, not "no kit" (dependencies.py)
     raise _explain(_error) from None
 
@@ -45,4 +46,5 @@ __all__ = [
     "load_spam_email",
     "load_titanic",
     "load_wine",
+    "variant",
 ]

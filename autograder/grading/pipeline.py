@@ -326,7 +326,12 @@ def _status(g: Grading) -> Status:
 
 
 def grade(
-    ps: ProblemSet | str, data: bytes, executor: Executor, *, workdir: str | Path | None = None
+    ps: ProblemSet | str,
+    data: bytes,
+    executor: Executor,
+    *,
+    workdir: str | Path | None = None,
+    student: str | None = None,
 ) -> Grading:
     """Run :data:`STEPS` on the notebook ``data``.
 
@@ -344,6 +349,9 @@ def grade(
     workdir : path-like, optional
         Scratch folder for the run (default: a folder of its own below a temporary folder,
         removed afterwards; the sandbox hides the parent).
+    student : str, optional
+        The student's identity from the LMS: a problem set with per-student variants is graded
+        on that student's (:meth:`ProblemSet.for_student`); any other ignores it.
 
     Returns
     -------
@@ -362,6 +370,10 @@ def grade(
             work.mkdir()
             capped = disk.cap_folder(work, settings.WORK_MB, settings.WORK_INODES)
         g = Grading(ps, data, work, executor, capped=capped)
+        try:  # the student's own numbers; a missing course secret is the grader's fault
+            g.ps = ps.for_student(student) if student is not None else ps
+        except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
+            g = _faulted(g, ps)
         for step in STEPS:
             if g.status is not None and step not in (conceal, sanitize):
                 continue
@@ -370,23 +382,29 @@ def grade(
             except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
                 if step is sanitize:
                     raise
-                g = Grading(
-                    ps,
-                    data,
-                    work,
-                    executor,
-                    submitted=g.submitted,
-                    code=g.code,
-                    status=Status.GRADER_ERROR,
-                    scores=zero_scores(ps, GRADER_FAILED),
-                    fault=traceback.format_exc(),
-                    capped=capped,
-                )
+                g = _faulted(g, ps)
     finally:
         if capped:
             disk.release(work)
         remove_tree(tmp)  # whatever the notebook built there (any depth, type or owner)
     return g
+
+
+def _faulted(g: Grading, ps: ProblemSet) -> Grading:
+    """``g`` after a fault of the grader (the exception being handled): ``grader-error``, every
+    autograded cell of ``ps`` 0 with :data:`GRADER_FAILED`, the traceback for the instructor."""
+    return Grading(
+        ps,
+        g.data,
+        g.workdir,
+        g.executor,
+        submitted=g.submitted,
+        code=g.code,
+        status=Status.GRADER_ERROR,
+        scores=zero_scores(ps, GRADER_FAILED),
+        fault=traceback.format_exc(),
+        capped=g.capped,
+    )
 
 
 def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) -> Record:

@@ -190,7 +190,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         forbid = ps.rules.every_forbidden() if ps.rules is not None else ()
         return _executor(options, ps.course, forbid)(nb, workdir, env)
 
-    result = grade(ps, data, execute)
+    result = grade(ps, data, execute, student=student_id)
     return to_record(result, student_id, started_at, time.monotonic() - start)
 
 

@@ -1,0 +1,239 @@
+"""Per-student variants: each student their own numbers, drawn from the course's secret.
+
+A problem set may declare, in its source notebook's metadata beside its rules, that some of its
+numbers differ from student to student::
+
+    "metadata": {"course": {
+      "rules": {...},
+      "variants": {"draw": "course.checks.ps4_map_naive_bayes:draw_variant"}
+    }}
+
+``draw`` names a function of a trusted module (as a declaration's generators,
+:func:`autograder.checks.declaration.resolve`) called with one :class:`numpy.random.Generator`
+and returning the student's parameters, ``{name: number or list of numbers}``. A test cell's
+declaration then reads a parameter wherever it states a value, as ``{"variant": name}``::
+
+    "cases": {"beta_map_student": {"n_ones": {"variant": "heads"}, "n_zeros": {"variant": "tails"},
+                                   "a": 2.0, "b": 2.0},
+              "beta_large": {"x": {"bernoulli": {"seed": {"variant": "seed"}, "n": 500, "p": 0.3}}}}
+
+:func:`personalise` replaces each by the student's value, after which the declaration is an
+ordinary one: the grader writes that student's inputs, computes the reference on them and scores
+against it, with the same code as for a problem set without variants (which it leaves as it is).
+
+The generator's seed is ``HMAC-SHA256(secret, "<problem set>:<student id>")`` cut to 128 bits
+(:func:`seed`): the course's secret is a random key in the course folder (:func:`read_secret`),
+never released and hidden from the sandboxed kernel, so a student's variant is recomputed by the
+grader from the student's identity alone and cannot be derived from another student's. A
+student identity is compared as :func:`coursedata.variants.identity` writes it (spaces around it
+dropped, case folded), so ``" AB123"`` and ``"ab123"`` are one student.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from autograder.checks.declaration import KEY as CHECK_KEY
+from autograder.checks.declaration import DeclarationError, resolve
+from autograder.course import Course
+from coursedata.variants import identity
+
+__all__ = [
+    "KEY",
+    "PARAMETER",
+    "SECRET_BYTES",
+    "VariantSpec",
+    "SecretMissing",
+    "identity",
+    "seed",
+    "read_secret",
+    "draw",
+    "personalise",
+]
+
+#: The key of the source notebook's ``metadata.course`` declaring its variants.
+KEY = "variants"
+#: The key of ``{"variant": name}``, a student's parameter in a test cell's declaration.
+PARAMETER = "variant"
+#: The length of a course's secret, in bytes.
+SECRET_BYTES = 32
+
+
+class SecretMissing(FileNotFoundError):
+    """The course has no secret yet where the grader needs the one its release used."""
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """What a problem set declares of its variants.
+
+    Attributes
+    ----------
+    draw : str
+        ``"module:function"`` of a trusted module: ``function(rng) -> {name: value}``.
+    """
+
+    draw: str
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping) -> VariantSpec | None:
+        """The declaration in a notebook's metadata (``course.variants``), or None.
+
+        Raises
+        ------
+        DeclarationError
+            A declaration other than ``{"draw": "module:function"}``.
+        """
+        course = metadata.get("course", {}) if isinstance(metadata, Mapping) else {}
+        spec = course.get(KEY) if isinstance(course, Mapping) else None
+        if spec is None:
+            return None
+        if (
+            not isinstance(spec, Mapping)
+            or set(spec) != {"draw"}
+            or not isinstance(spec["draw"], str)
+            or ":" not in spec["draw"]
+        ):
+            raise DeclarationError(
+                f'the notebook\'s course.{KEY} must be {{"draw": "module:function"}}; got {spec!r}'
+            )
+        return cls(spec["draw"])
+
+
+def seed(secret: bytes, problem_set: str, student: str) -> int:
+    """The 128-bit seed of a student's variant of a problem set.
+
+    Parameters
+    ----------
+    secret : bytes
+        The course's secret (:func:`read_secret`).
+    problem_set : str
+    student : str
+        The student's identity (normalised by :func:`coursedata.variants.identity`).
+
+    Returns
+    -------
+    int
+        The first 16 bytes of ``HMAC-SHA256(secret, "<problem set>:<student>")``, big-endian.
+    """
+    message = f"{problem_set}:{identity(student)}".encode()
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:16], "big")
+
+
+def _secret_file(course: Course) -> Path:
+    return course.root / "variants.secret"
+
+
+def read_secret(course: Course, *, create: bool = False) -> bytes:
+    """The course's secret, kept in ``<course>/variants.secret`` (never released or published;
+    the repository's ``.gitignore`` names it, and the sandbox hides the course folder).
+
+    Parameters
+    ----------
+    course : Course
+    create : bool
+        Make a new random secret (readable by its owner alone, mode 0600) when there is none:
+        the release does, the grader never (a new secret would give every student other numbers
+        than their notebook's).
+
+    Raises
+    ------
+    SecretMissing
+        No secret and ``create`` is false.
+    ValueError
+        A secret file that is not :data:`SECRET_BYTES` hexadecimal bytes.
+    """
+    path = _secret_file(course)
+    if not path.exists():
+        if not create:
+            raise SecretMissing(
+                f"{path} is missing: it is the key every student's variant is drawn from, made "
+                "by the first release of a problem set with variants. Restore it from your "
+                "backup; a new one would give every student other numbers than their notebook's"
+            )
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(SECRET_BYTES) + "\n")
+    text = path.read_text().strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != SECRET_BYTES:
+        raise ValueError(f"{path} is not a secret of {SECRET_BYTES} hexadecimal bytes")
+    return key
+
+
+def _plain(value, where: str):
+    """``value`` as JSON's plain numbers and lists (numpy's converted), or a DeclarationError."""
+    value = value.tolist() if isinstance(value, np.ndarray | np.generic) else value
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v, where) for v in value]
+    raise DeclarationError(f"{where} is {value!r}: a variant's parameter is numbers or lists")
+
+
+def draw(spec: VariantSpec, problem_set: str, student: str, secret: bytes) -> dict:
+    """A student's parameters: ``spec.draw`` called with a generator seeded by :func:`seed`.
+
+    Returns
+    -------
+    dict
+        ``{name: number or (nested) list of numbers}``, plain JSON values.
+
+    Raises
+    ------
+    DeclarationError
+        The function cannot be found, or returns anything but ``{identifier: numbers}``.
+    """
+    make = resolve(spec.draw)
+    got = make(np.random.default_rng(seed(secret, problem_set, student)))
+    if not isinstance(got, Mapping) or not all(
+        isinstance(k, str) and k.isidentifier() for k in got
+    ):
+        raise DeclarationError(f"{spec.draw} returns {got!r}, not {{name: value}}")
+    return {k: _plain(v, f"{spec.draw}'s {k!r}") for k, v in got.items()}
+
+
+def _substitute(spec, parameters: Mapping, where: str):
+    """``spec`` with each ``{"variant": name}`` in it replaced by the parameter's value."""
+    if isinstance(spec, Mapping):
+        if set(spec) == {PARAMETER}:
+            name = spec[PARAMETER]
+            if name not in parameters:
+                raise DeclarationError(
+                    f"{where}: no variant parameter {name!r}; the draw gives {sorted(parameters)}"
+                )
+            return copy.deepcopy(parameters[name])
+        return {k: _substitute(v, parameters, where) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_substitute(v, parameters, where) for v in spec]
+    return spec
+
+
+def personalise(notebook, parameters: Mapping):
+    """A copy of the source ``notebook`` whose test cells' declarations read ``parameters``
+    (each ``{"variant": name}`` replaced by its value); ``notebook`` is left as it is.
+
+    Raises
+    ------
+    DeclarationError
+        A declaration reads a parameter the draw does not give (the message names the cell).
+    """
+    out = copy.deepcopy(notebook)
+    for cell in out.get("cells", []):
+        course = cell.get("metadata", {}).get("course")
+        if isinstance(course, dict) and CHECK_KEY in course:
+            where = cell["metadata"].get("nbgrader", {}).get("grade_id", "a cell")
+            course[CHECK_KEY] = _substitute(course[CHECK_KEY], parameters, where)
+    return out
