@@ -24,10 +24,14 @@ from pathlib import Path
 
 from coursedata.grading import INPUTS_FOLDER, RESULTS_ENV
 
-__all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "UnknownIdentity"]
+__all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "IDENTITY_CELL", "IDENTITY_NAME",
+           "UnknownIdentity"]
 
 #: The file of the results folder's inputs holding the graded student's parameters.
 VARIANT_FILE = "variant.json"
+#: The ``grade_id`` of the answer cell where the student enters their identity, and its name.
+IDENTITY_CELL = "student_identity"
+IDENTITY_NAME = "STUDENT_ID"
 
 
 class UnknownIdentity(ValueError):

@@ -11,6 +11,7 @@ through the real sandbox. A problem set without variants is graded as before.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import io
@@ -42,7 +43,7 @@ from autograder.run.task import GradingOptions, grade_task
 from autograder.sandbox import sandbox_available, warm
 from autograder.settings import COURSE_DIR
 from autograder.status import Status
-from coursedata.variants import identity
+from coursedata.variants import IDENTITY_CELL, identity
 from tests.environment import require
 
 NAME = "demo"
@@ -63,6 +64,19 @@ SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant
                           "sd": 1.5}}}
 
 
+#: The cells the author adds after the setup: the student's identity, their numbers.
+IDENTITY_SOURCE = 'STUDENT_ID = ""  # your course identity, as the LMS knows you\n'
+VARIANT_SOURCE = ('V = coursedata.variant("demo", STUDENT_ID, "@VARIANTS@")\n'
+                  'print(f"Your sample is centred near {V[\'mean\']}.")\n')
+
+
+def _new_cell(grade_id: str, source: str, solution: bool = False):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": False, "grade_id": grade_id, "locked": not solution,
+                                 "schema_version": 3, "solution": solution, "task": False}
+    return cell
+
+
 def _cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
@@ -77,6 +91,9 @@ def _course(root: Path) -> Path:
     path = course / "source" / NAME / f"{NAME}.ipynb"
     nb = nbformat.read(path, as_version=4)
     nb.metadata.course["variants"] = {"draw": DRAW}
+    at = nb.cells.index(_cell(nb, "setup")) + 1
+    nb.cells[at:at] = [_new_cell(IDENTITY_CELL, IDENTITY_SOURCE, solution=True),
+                       _new_cell("variant", VARIANT_SOURCE)]
     _cell(nb, "gaussian_mle_hidden").metadata.course.check.cases["sample_small"] = SMALL
     nbformat.write(nb, path)
     (course / "checks" / f"{NAME}.py").write_text(CHECKS_MODULE, encoding="utf-8")
@@ -204,17 +221,24 @@ def test_three_students_each_earn_full_marks_on_their_own_numbers_in_the_sandbox
     """Each student's correct notebook through the grader's task (the sandbox, the student's
     identity from the LMS): full marks, and the hidden case scored on that student's inputs."""
     ps = ProblemSet(NAME, Course(course))
-    data = ps.path.read_bytes()  # the reference solution: correct on every variant
-    for student in STUDENTS:
-        record = grade_task(NAME, student, data, GradingOptions(course=str(course)))
+    for student in STUDENTS:  # the reference solution, each with the student's identity
+        record = grade_task(NAME, student, _signed(ps, f" {student.upper()}"),
+                            GradingOptions(course=str(course)))
         assert record.status == Status.AWAITING_MANUAL.value, record.grader_error
         auto = {s.grade_id: s for s in record.scores if s.grade_id.startswith("gaussian")}
         assert all(s.points == s.max_points for s in auto.values()), auto
+        assert record.flags == ()
+        # The notebook's setup met the student's own numbers (printed by the variant cell).
+        printed = [o.get("text", "") for c in nbformat.reads(record.copies["autograded"].decode(), 4).cells
+                   if c.metadata.get("nbgrader", {}).get("grade_id") == "variant"
+                   for o in c.get("outputs", [])]
+        mean = ps.for_student(student).parameters["mean"]
+        assert printed == [f"Your sample is centred near {mean}.\n"], printed
     # A notebook that ignores the student's numbers (it answers another student's sample for
     # that case) loses exactly that case: the grader scores against the student's own inputs.
     other = ps.for_student(STUDENTS[1]).parameters
     x_other = np.random.default_rng(other["seed"]).normal(other["mean"], 1.5, size=3)
-    nb = nbformat.read(ps.path, as_version=4)
+    nb = nbformat.reads(_signed(ps, STUDENTS[0]).decode(), as_version=4)
     _cell(nb, "gaussian_mle").source += (
         "\n\n_right = gaussian_mle\n\n\ndef gaussian_mle(x):\n"
         "    x = np.asarray(x, dtype=float)\n"
@@ -225,6 +249,90 @@ def test_three_students_each_earn_full_marks_on_their_own_numbers_in_the_sandbox
     hidden = next(s for s in record.scores if s.grade_id == "gaussian_mle_hidden")
     assert hidden.points == pytest.approx(hidden.max_points * 2 / 3), hidden.message
     assert "x of shape (3,)" in hidden.message
+
+
+def _signed(ps: ProblemSet, student: str) -> bytes:
+    """The reference solution with ``student`` entered as the notebook's identity."""
+    nb = nbformat.read(ps.path, as_version=4)
+    _cell(nb, IDENTITY_CELL).source = f"STUDENT_ID = {student!r}\n"
+    return nbformat.writes(nb).encode()
+
+
+def test_a_student_who_enters_another_identity_is_reported(course):
+    """Bob hands in a notebook saying it is Ada's (or saying nobody's): graded on Bob's own
+    numbers, with a note and a flag for a person naming both."""
+    ps = ProblemSet(NAME, Course(course))
+    for entered, said in (("ada01", "STUDENT_ID = 'ada01'"), ("", "no STUDENT_ID")):
+        result = grade(ps, _signed(ps, entered), local_executor(), student="bob02")
+        assert result.ps.parameters == ps.for_student("bob02").parameters
+        [flag] = result.flags
+        assert said in flag and "handed in as 'bob02'" in flag, flag
+        assert flag in result.notes
+        assert all(s.points == s.max_points for s in result.scores if s.points is not None)
+    fine = grade(ps, _signed(ps, "Bob02 "), local_executor(), student="bob02")
+    assert fine.flags == []
+
+
+def test_the_kit_looks_a_student_up_in_the_table_or_says_what_is_wrong(tmp_path, monkeypatch):
+    from coursedata.variants import UnknownIdentity, table_key, variant
+
+    table = json.dumps({table_key(NAME, "ada01"): {"mean": 1.5}})
+    assert variant(NAME, " ADA01", table) == {"mean": 1.5}
+    assert table_key(NAME, "ada01") != table_key("ps4", "ada01")  # one key per problem set
+    with pytest.raises(UnknownIdentity, match="'bob02' is not on the roster"):
+        variant(NAME, "bob02", table)
+    with pytest.raises(UnknownIdentity, match="enter your course identity"):
+        variant(NAME, "  ", table)
+    with pytest.raises(UnknownIdentity, match="it is the course's source"):
+        variant(NAME, "ada01", "@VARIANTS@")
+    # Graded: the grader's numbers for the LMS's student, whatever the notebook says.
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "variant.json").write_text('{"mean": -3.0}')
+    monkeypatch.setenv("GRADER_RESULTS_DIR", str(tmp_path))
+    assert variant(NAME, "ada01", table) == {"mean": -3.0}
+
+
+@pytest.mark.slow
+def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_path):
+    """A real nbgrader release with a roster: one notebook for the class, whose table gives each
+    student the numbers the grader draws, lists no identity, and knows no one else."""
+    from autograder.authoring.release import release
+    from coursedata.variants import UnknownIdentity, variant
+
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# the class\n" + "\n".join(STUDENTS) + "\n")
+    assert main(["release", NAME, "--course", str(course), "--roster", str(roster),
+                 "--db-url", f"sqlite:///{tmp_path / 'gradebook.db'}", "--quiet"]) == 0
+    path = course / "release" / NAME / f"{NAME}.ipynb"
+    text = path.read_text()
+    released = nbformat.reads(text, as_version=4)
+    assert "@VARIANTS@" not in text and not any(s in text for s in STUDENTS)
+    assert '{"variant": ' not in json.dumps([c.metadata for c in released.cells])
+    source = _cell(released, "variant").source
+    call = ast.parse(source).body[0].value  # V = coursedata.variant(NAME, STUDENT_ID, table)
+    table = ast.literal_eval(call.args[2])
+    ps = ProblemSet(NAME, Course(course))
+    for student in STUDENTS:
+        assert variant(NAME, student, table) == ps.for_student(student).parameters
+    with pytest.raises(UnknownIdentity, match="not on the roster"):
+        variant(NAME, "eve99", table)
+    # nbgrader's checksum of the changed locked cell is its own again.
+    from nbgrader.utils import compute_checksum
+
+    cell = _cell(released, "variant")
+    assert cell.metadata.nbgrader["checksum"] == compute_checksum(cell)
+    # A visible case is the whole class's: one that reads a parameter is refused.
+    original = ps.path.read_bytes()
+    nb = nbformat.read(ps.path, as_version=4)
+    _cell(nb, "gaussian_mle_visible").metadata.course.check.cases["sample"]["x"]["normal"][
+        "seed"] = {"variant": "seed"}
+    nbformat.write(nb, ps.path)
+    with pytest.raises(ValueError, match="gaussian_mle_visible read a student's parameter"):
+        release(NAME, course, roster=STUDENTS)
+    ps.path.write_bytes(original)
+    # Without a roster there is nothing to release it for.
+    with pytest.raises(ValueError, match="needs the class's roster"):
+        release(NAME, course, db_url=f"sqlite:///{tmp_path / 'empty.db'}")
 
 
 def test_identity_drops_spaces_and_case():

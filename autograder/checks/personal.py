@@ -31,9 +31,11 @@ dropped, case folded), so ``" AB123"`` and ``"ab123"`` are one student.
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import hmac
+import json
 import os
 import secrets
 from collections.abc import Mapping
@@ -43,9 +45,11 @@ from pathlib import Path
 import numpy as np
 
 from autograder.checks.declaration import KEY as CHECK_KEY
-from autograder.checks.declaration import DeclarationError, resolve
+from autograder.checks.declaration import DeclarationError, reads_parameter, resolve
 from autograder.course import Course
-from coursedata.variants import identity
+from coursedata.grading import INPUTS_FOLDER
+from coursedata.naming import VISIBLE, test_kind
+from coursedata.variants import IDENTITY_CELL, IDENTITY_NAME, VARIANT_FILE, identity
 
 __all__ = [
     "KEY",
@@ -58,6 +62,10 @@ __all__ = [
     "read_secret",
     "draw",
     "personalise",
+    "varied_visible_cells",
+    "write_parameters",
+    "entered_identity",
+    "identity_problem",
 ]
 
 #: The key of the source notebook's ``metadata.course`` declaring its variants.
@@ -237,3 +245,69 @@ def personalise(notebook, parameters: Mapping):
             where = cell["metadata"].get("nbgrader", {}).get("grade_id", "a cell")
             course[CHECK_KEY] = _substitute(course[CHECK_KEY], parameters, where)
     return out
+
+
+def entered_identity(notebook) -> str | None:
+    """The identity the student entered in the notebook: the string assigned to
+    ``STUDENT_ID`` (:data:`coursedata.variants.IDENTITY_NAME`) in the answer cell
+    :data:`coursedata.variants.IDENTITY_CELL`, read without running anything; None when there is
+    no such cell or no string assigned."""
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not isinstance(meta, Mapping) or meta.get("grade_id") != IDENTITY_CELL:
+            continue
+        try:
+            tree = ast.parse(cell.get("source", ""))
+        except SyntaxError:
+            return None
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == IDENTITY_NAME for t in node.targets)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                return node.value.value
+    return None
+
+
+def identity_problem(notebook, student: str) -> str | None:
+    """What a person should know when the identity entered in ``notebook`` is not ``student``'s
+    (the LMS's), or None when it is."""
+    entered = entered_identity(notebook)
+    if entered is not None and identity(entered) == identity(student):
+        return None
+    said = f"{IDENTITY_NAME} = {entered!r}" if entered else f"no {IDENTITY_NAME}"
+    return (
+        f"the notebook says {said}, but it was handed in as {student!r}: it was graded on "
+        f"{student!r}'s own numbers, so answers made for another variant lose their points "
+        "(a person should check whose work this is)"
+    )
+
+
+def varied_visible_cells(notebook) -> list[str]:
+    """The ``_visible`` cells whose declarations read a student's parameter. The release gives
+    the whole class's check the visible cases' inputs (:mod:`autograder.authoring.visible`), so
+    a visible case is the same for everyone; a visible test reads the student's numbers from the
+    notebook's ``V`` instead."""
+    found = []
+    for cell in notebook.get("cells", []):
+        course = cell.get("metadata", {}).get("course")
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if (
+            isinstance(course, Mapping)
+            and test_kind(gid) == VISIBLE
+            and reads_parameter(course.get(CHECK_KEY))
+        ):
+            found.append(gid)
+    return found
+
+
+def write_parameters(parameters: Mapping, results_dir) -> Path:
+    """Write a student's parameters to ``results_dir/inputs/variant.json``, where the notebook's
+    setup reads them when it is graded (:func:`coursedata.variants.variant`); return the path."""
+    folder = Path(results_dir) / INPUTS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / VARIANT_FILE
+    path.write_text(json.dumps(dict(parameters), sort_keys=True), encoding="utf-8")
+    return path

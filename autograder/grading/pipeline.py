@@ -59,6 +59,7 @@ import nbformat
 from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
+from autograder.checks.personal import identity_problem, write_parameters
 from autograder.grading.conceal import secrets_of
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
@@ -234,6 +235,8 @@ def execute(g: Grading) -> Grading:
     nb = g.assembly.notebook
     env = {RESULTS_ENV: str(g.results), **kernel_env(g.ps, nb, g.results / LOG_NAME)}
     write_inputs(g.ps.source, g.results)  # the declared cases' inputs, for the hidden cells
+    if g.ps.parameters is not None:  # the student's own numbers, for the notebook's setup
+        write_parameters(g.ps.parameters, g.results)
     g.run = g.executor(nb, g.workdir, env)
     g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source))
     g.timings.update(g.run.timings)
@@ -261,6 +264,11 @@ def judge(g: Grading) -> Grading:
     """Apply the problem set's rules to the notebook that ran (its log in the results folder)."""
     start = time.perf_counter()
     g.verdict = judge_rules(g.ps, g.assembly.notebook, g.results / LOG_NAME)
+    if g.ps.student is not None:  # a problem set with variants: whose identity it says
+        problem = identity_problem(g.assembly.notebook, g.ps.student)
+        if problem is not None:
+            g.verdict.flags.append(problem)
+            g.verdict.notes.append(problem)
     g.timings["score_s"] = time.perf_counter() - start
     return g
 
