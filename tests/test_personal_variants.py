@@ -16,8 +16,12 @@ import hashlib
 import importlib
 import io
 import json
+import re
 import shutil
 import stat
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -39,9 +43,10 @@ from autograder.course import Course
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import load_records
 from autograder.run.task import GradingOptions, grade_task
 from autograder.sandbox import sandbox_available, warm
-from autograder.settings import COURSE_DIR
+from autograder.settings import COURSE_DIR, ROOT
 from autograder.status import Status
 from coursedata.variants import IDENTITY_CELL, identity
 from tests.environment import require
@@ -56,8 +61,15 @@ import numpy as np
 
 
 def draw_variant(rng: np.random.Generator) -> dict:
-    """A student's sample: its seed and its mean."""
-    return {"seed": int(rng.integers(2**31)), "mean": round(float(rng.uniform(-50, 50)), 1)}
+    """A student's sample: its seed (the grader's alone), its mean and its size."""
+    return {"seed": int(rng.integers(2**31)), "mean": round(float(rng.uniform(-50, 50)), 1),
+            "n": int(rng.integers(5, 60))}
+
+
+def expected(parameters: dict) -> dict:
+    """What the written answer states for the student's N: the ratio of the two estimates."""
+    n = parameters["n"]
+    return {"sigma ratio sqrt(N / (N - 1))": float(np.sqrt(n / (n - 1)))}
 '''
 #: The hidden case that reads them.
 SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant": "mean"},
@@ -90,7 +102,8 @@ def _course(root: Path) -> Path:
     assert main(["new", NAME, "--course", str(course)]) == 0
     path = course / "source" / NAME / f"{NAME}.ipynb"
     nb = nbformat.read(path, as_version=4)
-    nb.metadata.course["variants"] = {"draw": DRAW}
+    nb.metadata.course["variants"] = {"draw": DRAW, "hidden": ["seed"],
+                                      "expected": f"course.checks.{NAME}:expected"}
     at = nb.cells.index(_cell(nb, "setup")) + 1
     nb.cells[at:at] = [_new_cell(IDENTITY_CELL, IDENTITY_SOURCE, solution=True),
                        _new_cell("variant", VARIANT_SOURCE)]
@@ -143,7 +156,11 @@ def test_the_secret_is_made_once_for_its_owner_alone_and_never_by_the_grader(tmp
 def test_a_variant_declaration_is_read_strictly():
     assert VariantSpec.from_metadata({"course": {"rules": {}}}) is None
     assert VariantSpec.from_metadata({"course": {"variants": {"draw": DRAW}}}) == VariantSpec(DRAW)
-    for bad in ({"draw": "no_colon"}, {"draw": DRAW, "seed": 3}, [DRAW]):
+    both = {"draw": DRAW, "hidden": ["seed"], "expected": "course.checks.x:f"}
+    assert VariantSpec.from_metadata({"course": {"variants": both}}) == VariantSpec(
+        DRAW, ("seed",), "course.checks.x:f")
+    for bad in ({"draw": "no_colon"}, {"draw": DRAW, "seed": 3}, [DRAW],
+                {"draw": DRAW, "hidden": "seed"}, {"draw": DRAW, "expected": 3}):
         with pytest.raises(DeclarationError, match=r'course.variants must be \{"draw"'):
             VariantSpec.from_metadata({"course": {"variants": bad}})
 
@@ -152,7 +169,8 @@ def test_each_student_gets_their_own_inputs_recomputed_identically(course):
     ps = ProblemSet(NAME, Course(course))
     secret = read_secret(Course(course))
     mine = {s: ps.for_student(s) for s in STUDENTS}
-    assert ps.source.metadata.course["variants"] == {"draw": DRAW}  # the source is untouched
+    # The source is untouched.
+    assert _cell(ps.source, "gaussian_mle_hidden").metadata.course.check.cases.sample_small == SMALL
     files = {s: input_files(p.source) for s, p in mine.items()}
     for student, p in mine.items():
         # The oracle: the draw function called on a generator seeded with the HMAC by hand,
@@ -313,7 +331,9 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
     table = ast.literal_eval(call.args[2])
     ps = ProblemSet(NAME, Course(course))
     for student in STUDENTS:
-        assert variant(NAME, student, table) == ps.for_student(student).parameters
+        mine = ps.for_student(student)
+        assert variant(NAME, student, table) == mine.shown_parameters
+        assert mine.shown_parameters == {k: v for k, v in mine.parameters.items() if k != "seed"}
     with pytest.raises(UnknownIdentity, match="not on the roster"):
         variant(NAME, "eve99", table)
     # nbgrader's checksum of the changed locked cell is its own again.
@@ -333,6 +353,118 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
     # Without a roster there is nothing to release it for.
     with pytest.raises(ValueError, match="needs the class's roster"):
         release(NAME, course, db_url=f"sqlite:///{tmp_path / 'empty.db'}")
+
+
+@pytest.mark.slow
+def test_the_self_check_grades_several_students_variants(course):
+    """``check-problem-set`` on the problem set with variants: the reference, the kit's inputs
+    and the generic wrong answers on three variants, each named with its numbers; the course's
+    own secret is neither read nor made."""
+    (course / "variants.secret").unlink()
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", NAME,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{NAME} is sound" in done.stdout
+    shown = re.findall(r"ok   the reference answers earn full marks \(the variant (\{.*?\})\)",
+                       done.stdout)
+    variants = [json.loads(v) for v in shown]
+    assert len(variants) == 3 and len({v["seed"] for v in variants}) == 3, done.stdout
+    assert done.stdout.count("ok   generic wrong answers lose their points") == 3
+    assert not (course / "variants.secret").exists()
+
+
+def _answered(ps: ProblemSet, student: str, written: str) -> bytes:
+    """The reference solution signed by ``student``, with ``written`` as its written answer."""
+    nb = nbformat.reads(_signed(ps, student).decode(), as_version=4)
+    _cell(nb, "divisor_explanation").source = written
+    return nbformat.writes(nb).encode()
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_a_class_from_a_canvas_download_each_on_their_own_numbers(course, tmp_path):
+    """Three students in a Canvas download (canvas-lms ``lib/content_zipper.rb`` names each
+    file ``<sortable name>_<user id>_<attachment id>_<file>``; the grader names the student
+    ``<name>-<user id>``), graded in the sandbox by
+    ``python -m autograder grade``: each earns every autograded point on their own
+    numbers; the feedback and the marking scheme show each student's numbers and expected value;
+    Bob's written answer, which states Ada's value, is listed on the report and the similarity
+    page with both named; Cyd, who entered Ada's identity, is flagged."""
+    ps = ProblemSet(NAME, Course(course))
+    ada, bob, cyd = "adaada-101", "bobbob-102", "cydcyd-103"
+    mine = {s: ps.for_student(s) for s in (ada, bob, cyd)}
+    [(label, ada_value)] = mine[ada].expected_values.items()
+    own = {s: p.expected_values[label] for s, p in mine.items()}
+    assert len({f"{v:.4f}" for v in own.values()}) == 3, own  # three numbers to tell apart
+    download = tmp_path / "download"
+    download.mkdir()
+    notebooks = {
+        ada: _answered(ps, ada, f"For my N the ratio is {own[ada]:.4f}."),
+        bob: _answered(ps, bob, f"For my N the ratio is {ada_value:.4f}."),  # Ada's answer
+        cyd: _answered(ps, ada, f"The two differ by a factor {own[cyd]:.4f}."),  # Ada's id
+    }
+    for i, (student, data) in enumerate(notebooks.items()):
+        name, user = student.split("-")
+        (download / f"{name}_{user}_{5001 + i}_{NAME}.ipynb").write_bytes(data)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", NAME, str(download),
+                           "--out", str(out), "--workers", "1", "--quiet", "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = {r.student_id: r for r in load_records(out / "records", NAME)}
+    assert sorted(records) == [ada, bob, cyd]
+    for student, r in records.items():
+        assert all(s.points == s.max_points for s in r.scores if s.points is not None), r.scores
+        assert r.variant == mine[student].shown_parameters and "seed" not in r.variant
+        assert r.expected == {label: pytest.approx(own[student])}
+        feedback = (out / "feedback" / student / f"{NAME}.html").read_text()
+        assert f"mean = {r.variant['mean']}" in feedback and f"{own[student]:.6g}" in feedback
+        saved = json.loads((out / "records" / f"{student}.json").read_text())
+        assert saved["variant"] == r.variant
+    assert records[ada].flags == () and records[bob].flags == ()
+    [flag] = records[cyd].flags
+    assert f"STUDENT_ID = {ada!r}" in flag and f"handed in as {cyd!r}" in flag
+    report = (out / "report.html").read_text()
+    similarity = (out / "similarity.html").read_text()
+    for page in (report, similarity):
+        section = page.split("Written answers with another student's numbers")[1].split("</table>")[0]
+        assert f"<td>{bob}</td><td>divisor_explanation</td><td>{ada_value:.4f}</td><td>{ada}</td>" \
+            in section
+        assert f"<td>{ada}</td><td>divisor" not in section and f"<td>{cyd}</td><td>" not in section
+    scheme = (out / "marking-scheme.html").read_text()
+    for student in (ada, bob, cyd):
+        assert f"<td>{student}</td>" in scheme and f"{own[student]:.6g}" in scheme
+
+
+def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp_path):
+    """Gradescope grades in its own container: the zip (for the instructor's upload only) holds
+    the course's secret for a problem set with variants, and is refused without one."""
+    command = [sys.executable, "-m", "autograder", "gradescope", NAME, "--out",
+               str(tmp_path / "z"), "--course", str(course)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
+        assert z.read("course/variants.secret") == (course / "variants.secret").read_bytes()
+    (course / "variants.secret").unlink()
+    refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "variants.secret is missing" in refused.stderr
+
+
+def test_another_secret_grades_every_student_again(course):
+    """The grader's fingerprint (a resumed run regrades what it changed) counts the course's
+    secret for a problem set with variants, and nothing of it for any other."""
+    from autograder.run.task import grader_fingerprint
+
+    ps = ProblemSet(NAME, Course(course))
+    before = grader_fingerprint(ps)
+    assert grader_fingerprint(ProblemSet(NAME, Course(course))) == before
+    (course / "variants.secret").write_text("00" * 32 + "\n")
+    assert grader_fingerprint(ps) != before
+    plain = ProblemSet("ps1_pca", Course(course))
+    fingerprint = grader_fingerprint(plain)
+    (course / "variants.secret").unlink()
+    assert grader_fingerprint(plain) == fingerprint
 
 
 def test_identity_drops_spaces_and_case():

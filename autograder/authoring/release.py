@@ -228,7 +228,7 @@ def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
             "cases, and let the visible test read the student's numbers from V"
         )
     secret = read_secret(ps.course, create=True)
-    return {table_key(ps.name, s): draw(spec, ps.name, s, secret) for s in roster}
+    return {table_key(ps.name, s): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
 
 
 def give_variants(path: Path, table: dict) -> int:

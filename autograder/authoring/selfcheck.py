@@ -26,6 +26,10 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
    graded and must lose points on the cells it names, and one its visible test must catch must
    fail that test in the kernel.
 
+A problem set with per-student variants (:mod:`autograder.checks.personal`) is checked on
+:data:`SAMPLE_STUDENTS` students' variants, drawn with a secret of the run alone: steps 2, 5 and 6
+run once per variant, each named with its numbers, the others on the first.
+
 Each failure names what to change and where. The notebooks run in local kernels (the source is
 the instructor's, not a student's).
 """
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -114,7 +119,9 @@ def _reference(ps: ProblemSet, work: Path):
     return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
 
 
-def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
+def _release(
+    ps: ProblemSet, scratch: Path, roster: tuple[str, ...] = ()
+) -> tuple[list[str], Path | None]:
     from autograder.authoring.release import kit_url, release
 
     course = scratch / "course"
@@ -131,6 +138,7 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
         db_url=f"sqlite:///{scratch / 'gradebook.db'}",
         url=kit_url(),
         validate=False,
+        roster=roster or None,
     )
     notebook = folder / ps.notebook_name
     problems = [
@@ -298,13 +306,38 @@ def _mutant_problems(ps: ProblemSet, mutant, notebook, work: Path) -> list[str]:
     return problems
 
 
+#: How many students' variants the self-check grades a problem set with variants on.
+SAMPLE_STUDENTS = 3
+
+
+def _samples(ps: ProblemSet) -> list[ProblemSet]:
+    """The problem set as the self-check grades it: itself, or for a problem set with variants
+    :data:`SAMPLE_STUDENTS` students' variants, drawn with a secret of this run alone (so each
+    run tries other numbers, and the course's secret is neither needed nor made)."""
+    if ps.variants is None:
+        return [ps]
+    secret = secrets.token_bytes(32)
+    return [ps.for_student(f"sample-{i + 1}", secret) for i in range(SAMPLE_STUDENTS)]
+
+
+def _of(sample: ProblemSet) -> str:
+    """`` (the variant ...)`` naming a sample's parameters, or nothing without variants."""
+    if sample.parameters is None:
+        return ""
+    return f" (the variant {json.dumps(sample.parameters, sort_keys=True)})"
+
+
 def self_check(
     ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, *, mutants: bool = False
 ) -> list[Step]:
     """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends;
-    ``mutants`` also grades the declared mutants."""
+    ``mutants`` also grades the declared mutants. A problem set with per-student variants
+    (:mod:`autograder.checks.personal`) is checked on several students' variants: the steps that
+    grade or read inputs run once per variant, each named with its numbers."""
     steps = []
     ps.course.use_code()
+    samples = _samples(ps)
+    roster = tuple(s.student for s in samples if s.student is not None)
 
     def run(what, fn):
         step = _timed(what, fn)
@@ -316,17 +349,19 @@ def self_check(
         scratch = Path(tmp)
         if (
             run(
-                "the source is consistent (checks, cases, points, marking scheme)",
-                lambda: _consistency(ps),
+                "the source is consistent (checks, cases, points, marking scheme)"
+                + _of(samples[0]),
+                lambda: _consistency(samples[0]),
             ).detail
             == GRADING_FAULT
         ):
             return steps
-        run("the reference answers earn full marks", lambda: _reference(ps, scratch / "reference"))
+        for i, sample in enumerate(samples):
+            _graded(sample, scratch / f"sample{i}", run)
         released: dict = {}
 
         def release_step():
-            problems, released["notebook"] = _release(ps, scratch)
+            problems, released["notebook"] = _release(ps, scratch, roster)
             return problems
 
         run(
@@ -334,21 +369,28 @@ def self_check(
         )
         if released.get("notebook"):
             run(
-                "the blank release earns zero",
-                lambda: _blank(ps, released["notebook"], scratch / "blank"),
-            )
-        run("the kit and the grader see the same inputs", lambda: _kit_inputs(ps, scratch))
-        results = scratch / "reference" / "results"
-        if results.is_dir():
-            run(
-                "generic wrong answers lose their points; equivalent forms keep them",
-                lambda: _variants(ps, results, scratch),
+                "the blank release earns zero" + _of(samples[0]),
+                lambda: _blank(samples[0], released["notebook"], scratch / "blank"),
             )
         if mutants:
             run(
-                "every declared mutant loses points where it says",
-                lambda: _mutants(ps, scratch / "mutants"),
+                "every declared mutant loses points where it says" + _of(samples[0]),
+                lambda: _mutants(samples[0], scratch / "mutants"),
             )
         else:
-            run("the declared mutants can be made", lambda: _mutants(ps))
+            run("the declared mutants can be made", lambda: _mutants(samples[0]))
     return steps
+
+
+def _graded(ps: ProblemSet, scratch: Path, run) -> None:
+    """The steps that grade ``ps`` (one variant, for a problem set with variants) in
+    ``scratch``: the reference, the kit's inputs, the generic wrong answers."""
+    of = _of(ps)
+    run("the reference answers earn full marks" + of, lambda: _reference(ps, scratch / "reference"))
+    run("the kit and the grader see the same inputs" + of, lambda: _kit_inputs(ps, scratch))
+    results = scratch / "reference" / "results"
+    if results.is_dir():
+        run(
+            "generic wrong answers lose their points; equivalent forms keep them" + of,
+            lambda: _variants(ps, results, scratch),
+        )

@@ -5,12 +5,18 @@ numbers differ from student to student::
 
     "metadata": {"course": {
       "rules": {...},
-      "variants": {"draw": "course.checks.ps4_map_naive_bayes:draw_variant"}
+      "variants": {"draw": "course.checks.ps4_map_naive_bayes:draw_variant",
+                   "hidden": ["seed"],
+                   "expected": "course.checks.ps4_map_naive_bayes:expected_values"}
     }}
 
 ``draw`` names a function of a trusted module (as a declaration's generators,
 :func:`autograder.checks.declaration.resolve`) called with one :class:`numpy.random.Generator`
-and returning the student's parameters, ``{name: number or list of numbers}``. A test cell's
+and returning the student's parameters, ``{name: number or list of numbers}``; ``hidden``
+(optional) names the parameters only the grader sees (a hidden case's seed); ``expected``
+(optional) a function of the parameters giving ``{label: number}``, the values the student's
+written answers should state (shown in their feedback and the marking scheme, and looked for in
+the others' written answers: :mod:`autograder.grading.quoted`). A test cell's
 declaration then reads a parameter wherever it states a value, as ``{"variant": name}``::
 
     "cases": {"beta_map_student": {"n_ones": {"variant": "heads"}, "n_zeros": {"variant": "tails"},
@@ -27,6 +33,12 @@ never released and hidden from the sandboxed kernel, so a student's variant is r
 grader from the student's identity alone and cannot be derived from another student's. A
 student identity is compared as :func:`coursedata.variants.identity` writes it (spaces around it
 dropped, case folded), so ``" AB123"`` and ``"ab123"`` are one student.
+
+The student meets their numbers in the one notebook released to the class
+(:func:`autograder.authoring.release.give_variants` writes the roster's table into it), through
+the kit's :func:`coursedata.variants.variant`; when the notebook is graded, the grader writes the
+numbers of the student the LMS names for it to read (:func:`write_parameters`) and flags a
+notebook whose ``STUDENT_ID`` says another student (:func:`identity_problem`).
 """
 
 from __future__ import annotations
@@ -60,6 +72,7 @@ __all__ = [
     "identity",
     "seed",
     "read_secret",
+    "secret_file",
     "draw",
     "personalise",
     "varied_visible_cells",
@@ -88,9 +101,18 @@ class VariantSpec:
     ----------
     draw : str
         ``"module:function"`` of a trusted module: ``function(rng) -> {name: value}``.
+    hidden : tuple of str
+        Parameters for the grader alone (a hidden case's seed): never in the release's table,
+        the notebook or the feedback.
+    expected : str or None
+        ``"module:function"``: ``function(parameters) -> {label: number}``, the values a
+        student's written answers should state for their numbers, shown in their feedback and
+        the marking scheme and looked for in the others' written answers.
     """
 
     draw: str
+    hidden: tuple[str, ...] = ()
+    expected: str | None = None
 
     @classmethod
     def from_metadata(cls, metadata: Mapping) -> VariantSpec | None:
@@ -99,22 +121,56 @@ class VariantSpec:
         Raises
         ------
         DeclarationError
-            A declaration other than ``{"draw": "module:function"}``.
+            A declaration other than ``{"draw": "module:function", "hidden": [name, ...],
+            "expected": "module:function"}`` (the last two optional).
         """
         course = metadata.get("course", {}) if isinstance(metadata, Mapping) else {}
         spec = course.get(KEY) if isinstance(course, Mapping) else None
         if spec is None:
             return None
+        hidden = spec.get("hidden", []) if isinstance(spec, Mapping) else None
+        expected = spec.get("expected") if isinstance(spec, Mapping) else None
         if (
             not isinstance(spec, Mapping)
-            or set(spec) != {"draw"}
-            or not isinstance(spec["draw"], str)
-            or ":" not in spec["draw"]
+            or not set(spec) >= {"draw"}
+            or set(spec) - {"draw", "hidden", "expected"}
+            or not _reference(spec["draw"])
+            or not (isinstance(hidden, list) and all(isinstance(h, str) for h in hidden))
+            or not (expected is None or _reference(expected))
         ):
             raise DeclarationError(
-                f'the notebook\'s course.{KEY} must be {{"draw": "module:function"}}; got {spec!r}'
+                f'the notebook\'s course.{KEY} must be {{"draw": "module:function"}}, with '
+                f'"hidden": [parameter, ...] and "expected": "module:function" if need be; '
+                f"got {spec!r}"
             )
-        return cls(spec["draw"])
+        return cls(spec["draw"], tuple(hidden), expected)
+
+    def shown(self, parameters: Mapping) -> dict:
+        """``parameters`` but the :attr:`hidden` ones: what the student's notebook holds."""
+        return {k: v for k, v in parameters.items() if k not in self.hidden}
+
+    def expected_values(self, parameters: Mapping) -> dict:
+        """``{label: number}`` the written answers should state for ``parameters`` (none when
+        the problem set declares no ``expected``).
+
+        Raises
+        ------
+        DeclarationError
+            The function returns anything but ``{label: number}``.
+        """
+        if self.expected is None:
+            return {}
+        got = resolve(self.expected)(dict(parameters))
+        if not isinstance(got, Mapping) or not all(
+            isinstance(k, str) and isinstance(_plain(v, k), int | float) for k, v in got.items()
+        ):
+            raise DeclarationError(f"{self.expected} returns {got!r}, not {{label: number}}")
+        return {k: _plain(v, k) for k, v in got.items()}
+
+
+def _reference(value) -> bool:
+    """Whether ``value`` is written ``"module:function"``."""
+    return isinstance(value, str) and ":" in value
 
 
 def seed(secret: bytes, problem_set: str, student: str) -> int:
@@ -137,7 +193,8 @@ def seed(secret: bytes, problem_set: str, student: str) -> int:
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:16], "big")
 
 
-def _secret_file(course: Course) -> Path:
+def secret_file(course: Course) -> Path:
+    """Where the course's secret is kept: ``<course>/variants.secret``."""
     return course.root / "variants.secret"
 
 
@@ -160,7 +217,7 @@ def read_secret(course: Course, *, create: bool = False) -> bytes:
     ValueError
         A secret file that is not :data:`SECRET_BYTES` hexadecimal bytes.
     """
-    path = _secret_file(course)
+    path = secret_file(course)
     if not path.exists():
         if not create:
             raise SecretMissing(

@@ -124,6 +124,9 @@ class Grading:
     timings : dict
         Seconds per phase: ``start_s`` and ``execute_s`` (the executor's), ``score_s`` (the
         rules and the checks).
+    expected : dict
+        For a problem set with variants, the values the student's written answers should state
+        for their numbers (:attr:`ProblemSet.expected_values`, made by :func:`judge`).
     fault : str or None
         The traceback of a step that raised: a fault of the grader, for the instructor only.
     capped : bool
@@ -146,6 +149,7 @@ class Grading:
     status: Status | None = None
     copies: dict | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)
     fault: str | None = None
     capped: bool = False
 
@@ -236,7 +240,7 @@ def execute(g: Grading) -> Grading:
     env = {RESULTS_ENV: str(g.results), **kernel_env(g.ps, nb, g.results / LOG_NAME)}
     write_inputs(g.ps.source, g.results)  # the declared cases' inputs, for the hidden cells
     if g.ps.parameters is not None:  # the student's own numbers, for the notebook's setup
-        write_parameters(g.ps.parameters, g.results)
+        write_parameters(g.ps.shown_parameters, g.results)
     g.run = g.executor(nb, g.workdir, env)
     g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source))
     g.timings.update(g.run.timings)
@@ -265,6 +269,7 @@ def judge(g: Grading) -> Grading:
     start = time.perf_counter()
     g.verdict = judge_rules(g.ps, g.assembly.notebook, g.results / LOG_NAME)
     if g.ps.student is not None:  # a problem set with variants: whose identity it says
+        g.expected = g.ps.expected_values
         problem = identity_problem(g.assembly.notebook, g.ps.student)
         if problem is not None:
             g.verdict.flags.append(problem)
@@ -432,6 +437,8 @@ def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) 
         flags=tuple(g.flags),  # for a person to look at (the problem set's rules); no points
         breaches=tuple(g.breaches),  # functions that broke the rules
         recorded=g.signatures,
+        variant=g.ps.shown_parameters,  # the student's numbers, and what their answers state
+        expected=g.expected,
         code=_code(g, student_id),
     )  # for the similarity page; the coordinator's only
 

@@ -163,12 +163,12 @@ class ProblemSet:
         personal`), or None: every student gets the same numbers."""
         return VariantSpec.from_metadata(self.source.metadata)
 
-    def for_student(self, student: str) -> ProblemSet:
+    def for_student(self, student: str, secret: bytes | None = None) -> ProblemSet:
         """This problem set as ``student`` is graded on it.
 
         For a problem set with variants, a copy whose declarations read the student's
-        parameters (drawn from the course's secret and the student's identity:
-        :func:`autograder.checks.personal.draw`); for any other, itself, unchanged.
+        parameters (drawn from the course's secret, or ``secret`` when given, and the student's
+        identity: :func:`autograder.checks.personal.draw`); for any other, itself, unchanged.
 
         Raises
         ------
@@ -178,11 +178,26 @@ class ProblemSet:
         spec = self.variants
         if spec is None:
             return self
-        parameters = draw(spec, self.name, student, read_secret(self.course))
+        key = secret if secret is not None else read_secret(self.course)
+        parameters = draw(spec, self.name, student, key)
         mine = copy.copy(self)
         mine.source = personalise(self.source, parameters)
         mine.student, mine.parameters = identity(student), parameters
         return mine
+
+    @property
+    def shown_parameters(self) -> dict:
+        """The student's numbers as their notebook holds them (the hidden ones left out); empty
+        for a problem set not personalised (:meth:`for_student`)."""
+        spec = self.variants
+        return spec.shown(self.parameters) if spec and self.parameters is not None else {}
+
+    @property
+    def expected_values(self) -> dict:
+        """``{label: number}`` the student's written answers should state; empty for a problem
+        set not personalised or that declares none."""
+        spec = self.variants
+        return spec.expected_values(self.parameters) if spec and self.parameters else {}
 
     @property
     def solution_ids(self) -> list[str]:
