@@ -12,7 +12,7 @@ Students get this package as the course's student kit (``kit/``, built by ``make
 term, so the released notebooks name a new wheel.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 from coursedata.dependencies import explain as _explain
 from coursedata.figures import show_figure
@@ -31,6 +31,7 @@ try:
         load_titanic,
         load_wine,
     )
+    from coursedata.variants import variant
 except ModuleNotFoundError as _error:  # numpy or scipy: say so, not "no kit" (dependencies.py)
     raise _explain(_error) from None
 
@@ -48,4 +49,5 @@ __all__ = [
     "load_titanic",
     "load_wine",
     "show_figure",
+    "variant",
 ]

@@ -11,17 +11,50 @@ Two steps of the author's self-check (:mod:`autograder.authoring.selfcheck`) tha
   graded function) must lose their points, and the declared equivalent forms keep them: a
   tolerance so loose that a wrong answer passes is found here
   (:mod:`autograder.authoring.variants`).
+
+A problem set with per-student variants (:mod:`autograder.checks.personal`) is graded on
+:data:`SAMPLE_STUDENTS` students' variants (:func:`sample_variants`), each problem named with the
+variant's numbers (:func:`variant_label`).
 """
 
 from __future__ import annotations
 
+import json
+import secrets
 import tempfile
 from pathlib import Path
 
 from autograder.grading.problemset import ProblemSet
 from autograder.status import Status
 
-__all__ = ["reference_problems", "variant_problems", "graded_problems"]
+__all__ = [
+    "SAMPLE_STUDENTS",
+    "sample_variants",
+    "variant_label",
+    "reference_problems",
+    "variant_problems",
+    "graded_problems",
+]
+
+#: How many students' variants a problem set with variants is graded on.
+SAMPLE_STUDENTS = 3
+
+
+def sample_variants(ps: ProblemSet) -> list[ProblemSet]:
+    """The problem set as it is graded here: itself, or for a problem set with variants
+    :data:`SAMPLE_STUDENTS` students' variants, drawn with a secret of this run alone (so each
+    run tries other numbers, and the course's secret is neither needed nor made)."""
+    if ps.variants is None or ps.parameters is not None:  # none, or one student's already
+        return [ps]
+    secret = secrets.token_bytes(32)
+    return [ps.for_student(f"sample-{i + 1}", secret) for i in range(SAMPLE_STUDENTS)]
+
+
+def variant_label(sample: ProblemSet) -> str:
+    """`` (the variant ...)`` naming a sample's parameters, or nothing without variants."""
+    if sample.parameters is None:
+        return ""
+    return f" (the variant {json.dumps(sample.parameters, sort_keys=True)})"
 
 
 def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
@@ -74,7 +107,17 @@ def variant_problems(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
 
 
 def graded_problems(ps: ProblemSet) -> list[str]:
-    """Both steps on ``ps``, in a scratch folder: every problem, or none."""
+    """Both steps on ``ps`` (on each of :func:`sample_variants`), in a scratch folder: every
+    problem, each named with its variant, or none."""
+    found: list[str] = []
+    for sample in sample_variants(ps):
+        label = variant_label(sample)
+        found += [p + label for p in _sample_problems(sample)]
+    return found
+
+
+def _sample_problems(ps: ProblemSet) -> list[str]:
+    """Both steps on one problem set (one student's variant), in a scratch folder."""
     with tempfile.TemporaryDirectory(prefix=f"graded-{ps.name}-") as folder:
         scratch = Path(folder)
         found, _ = reference_problems(ps, scratch / "reference")

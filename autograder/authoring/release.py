@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
@@ -71,7 +72,16 @@ __all__ = [
     "strip_declarations",
     "give_visible_checks",
     "substitute",
+    "VARIANTS_PLACEHOLDER",
+    "variant_table",
+    "give_variants",
+    "read_roster",
 ]
+
+#: Where a source notebook's setup names the release's table of variants (a string literal).
+VARIANTS_PLACEHOLDER = "@VARIANTS@"
+#: The identity whose variant the release's checks judge a problem set with variants on.
+_SAMPLE_STUDENT = "release-check"
 
 
 def substitute(path: Path, url: str) -> int:
@@ -109,6 +119,7 @@ def release(
     db_url: str | None = None,
     url: str | None = None,
     validate: bool = True,
+    roster: Sequence[str] | None = None,
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
@@ -119,7 +130,9 @@ def release(
     which replaces ``release/name/`` only once the release is complete (:func:`_swap_in`), so a
     refusal or a failure leaves the published release as it was. ``db_url`` is the gradebook
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
-    ``validate`` False skips the validation (for a caller that ran it already).
+    ``validate`` False skips the validation (for a caller that ran it already). A problem set
+    with per-student variants gets the table of its ``roster``'s variants (default: the
+    gradebook's students; :func:`give_variants`), the course's secret made first if need be.
     """
     from autograder.authoring.gate import gate_problems
     from autograder.authoring.graded import graded_problems
@@ -130,7 +143,10 @@ def release(
             f"unknown problem set {name!r} in {course}; choose one of "
             f"{', '.join(list_problem_sets(course))}"
         )
-    ps = ProblemSet(name, Course(course))
+    source = ProblemSet(name, Course(course))
+    table = variant_table(source, roster if roster is not None else _students(db_url, course))
+    # the static checks below judge one student's declarations; grading samples several
+    ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
     problems_found = declaration_problems(ps)
     if problems_found:
         raise ValueError("; ".join(problems_found))
@@ -138,7 +154,7 @@ def release(
     found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
     if validate and not found:  # what only grading shows (it needs the static checks passed)
         ps.course.use_code()
-        found = graded_problems(ps)
+        found = graded_problems(source)
     if found:
         raise ValueError(refusal(ps, found))
     url = url or kit_url()
@@ -151,11 +167,108 @@ def release(
             raise RuntimeError(f"nbgrader wrote no notebook for {name}")
         for path in notebooks:
             substitute(path, url)
+            if table is not None:
+                give_variants(path, table)
             strip_declarations(path)
             give_visible_checks(path, ps)
         return _swap_in(Path(scratch, name), course / "release" / name)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def read_roster(path: Path) -> list[str]:
+    """The identities of a roster file: one per line (blank lines and ``#`` comments skipped).
+
+    Raises
+    ------
+    ValueError
+        A file with no identity.
+    """
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    found = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not found:
+        raise ValueError(f"{path} names no student: write one identity (as the LMS has it) a line")
+    return found
+
+
+def _students(db_url: str | None, course: Path) -> list[str]:
+    """The students of nbgrader's gradebook (none when it does not exist yet)."""
+    from nbgrader.api import Gradebook
+
+    url = db_url or f"sqlite:///{Path(course).resolve() / 'gradebook.db'}"
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return []
+    with Gradebook(url) as gradebook:
+        return [student.id for student in gradebook.students]
+
+
+def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
+    """``{key: parameters}`` of every student of ``roster`` (:func:`coursedata.variants.
+    table_key`), drawn with the course's secret (made now if the course has none); None for a
+    problem set without variants.
+
+    Raises
+    ------
+    ValueError
+        A problem set with variants and an empty roster, or a visible cell that reads a
+        student's parameter.
+    """
+    from autograder.checks.personal import draw, read_secret, varied_visible_cells
+    from coursedata.variants import table_key
+
+    spec = ps.variants
+    if spec is None:
+        return None
+    if not roster:
+        raise ValueError(
+            f"{ps.name} gives each student their own numbers, so its release needs the class's "
+            "roster: add the students to the gradebook, or give --roster FILE (one identity a "
+            "line, as the LMS has it)"
+        )
+    varied = varied_visible_cells(ps.source)
+    if varied:
+        raise ValueError(
+            f"{', '.join(varied)} read a student's parameter, but a visible cell's cases are "
+            "the whole class's (every student's check gets their inputs): vary the hidden "
+            "cases, and let the visible test read the student's numbers from V"
+        )
+    secret = read_secret(ps.course, create=True)
+    return {table_key(ps.name, s): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+
+
+def give_variants(path: Path, table: dict) -> int:
+    """Replace the string literal ``"@VARIANTS@"`` (:data:`VARIANTS_PLACEHOLDER`) by the JSON of
+    ``table`` in the released notebook ``path`` (updating nbgrader's checksum of a locked cell);
+    return the cells changed.
+
+    Raises
+    ------
+    ValueError
+        No cell names the placeholder (the setup does not look the student's numbers up).
+    """
+    import json
+
+    from nbgrader.utils import compute_checksum, is_locked
+
+    nb = nbformat.read(path, as_version=4)
+    literal = repr(json.dumps(table, sort_keys=True, separators=(",", ":")))
+    changed = 0
+    for cell in nb.cells:
+        quoted = f'"{VARIANTS_PLACEHOLDER}"'
+        if quoted in cell.source:
+            cell.source = cell.source.replace(quoted, literal)
+            meta = cell.metadata.get("nbgrader", {})
+            if "checksum" in meta and is_locked(cell):
+                meta["checksum"] = compute_checksum(cell)
+            changed += 1
+    if not changed:
+        raise ValueError(
+            f'{path}: no cell names "{VARIANTS_PLACEHOLDER}"; the setup of a problem set with '
+            f"variants looks the student's numbers up with coursedata.variant(NAME, "
+            f'STUDENT_ID, "{VARIANTS_PLACEHOLDER}")'
+        )
+    nbformat.write(nb, path)
+    return changed
 
 
 def register(name: str, course: Path, db_url: str) -> None:

@@ -26,6 +26,11 @@ The author's self-check, in a minute or two, on a scratch copy (nothing of the c
    graded and must lose points on the cells it names, and one its visible test must catch must
    fail that test in the kernel.
 
+A problem set with per-student variants (:mod:`autograder.checks.personal`) is checked on
+:data:`autograder.authoring.graded.SAMPLE_STUDENTS` students' variants, drawn with a secret of
+the run alone: steps 2, 5 and 6 run once per variant, each named with its numbers, the others on
+the first.
+
 Each failure names what to change and where. The notebooks run in local kernels (the source is
 the instructor's, not a student's).
 """
@@ -45,7 +50,12 @@ from unittest.mock import patch
 import numpy as np
 
 from autograder.authoring.gate import LEAKS, gate_problems
-from autograder.authoring.graded import reference_problems, variant_problems
+from autograder.authoring.graded import (
+    reference_problems,
+    sample_variants,
+    variant_label,
+    variant_problems,
+)
 from autograder.grading.problemset import ProblemSet
 
 __all__ = ["Step", "LEAKS", "self_check"]
@@ -90,7 +100,9 @@ def _consistency(ps: ProblemSet) -> tuple[list[str], str]:
     return found, GRADING_FAULT if grading else ""
 
 
-def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
+def _release(
+    ps: ProblemSet, scratch: Path, roster: tuple[str, ...] = ()
+) -> tuple[list[str], Path | None]:
     from autograder.authoring.release import kit_url, release
 
     course = scratch / "course"
@@ -107,6 +119,7 @@ def _release(ps: ProblemSet, scratch: Path) -> tuple[list[str], Path | None]:
         db_url=f"sqlite:///{scratch / 'gradebook.db'}",
         url=kit_url(),
         validate=False,
+        roster=roster or None,
     )
     notebook = folder / ps.notebook_name
     problems = [
@@ -258,9 +271,13 @@ def self_check(
     ps: ProblemSet, log: Callable[[Step], None] = lambda step: None, *, mutants: bool = False
 ) -> list[Step]:
     """Run every step (see the module docstring) on ``ps``; ``log`` sees each as it ends;
-    ``mutants`` also grades the declared mutants."""
+    ``mutants`` also grades the declared mutants. A problem set with per-student variants
+    (:mod:`autograder.checks.personal`) is checked on several students' variants: the steps that
+    grade or read inputs run once per variant, each named with its numbers."""
     steps = []
     ps.course.use_code()
+    samples = sample_variants(ps)
+    roster = tuple(s.student for s in samples if s.student is not None)
 
     def run(what, fn):
         step = _timed(what, fn)
@@ -272,20 +289,19 @@ def self_check(
         scratch = Path(tmp)
         if (
             run(
-                "the source is consistent (checks, cases, points, marking scheme)",
-                lambda: _consistency(ps),
+                "the source is consistent (checks, cases, points, marking scheme)"
+                + variant_label(samples[0]),
+                lambda: _consistency(samples[0]),
             ).detail
             == GRADING_FAULT
         ):
             return steps
-        run(
-            "the reference answers earn full marks",
-            lambda: reference_problems(ps, scratch / "reference"),
-        )
+        for i, sample in enumerate(samples):
+            _graded(sample, scratch / f"sample{i}", run)
         released: dict = {}
 
         def release_step():
-            problems, released["notebook"] = _release(ps, scratch)
+            problems, released["notebook"] = _release(ps, scratch, roster)
             return problems
 
         run(
@@ -293,21 +309,31 @@ def self_check(
         )
         if released.get("notebook"):
             run(
-                "the blank release earns zero",
-                lambda: _blank(ps, released["notebook"], scratch / "blank"),
-            )
-        run("the kit and the grader see the same inputs", lambda: _kit_inputs(ps, scratch))
-        results = scratch / "reference" / "results"
-        if results.is_dir():
-            run(
-                "generic wrong answers lose their points; equivalent forms keep them",
-                lambda: variant_problems(ps, results, scratch),
+                "the blank release earns zero" + variant_label(samples[0]),
+                lambda: _blank(samples[0], released["notebook"], scratch / "blank"),
             )
         if mutants:
             run(
-                "every declared mutant loses points where it says",
-                lambda: _mutants(ps, scratch / "mutants"),
+                "every declared mutant loses points where it says" + variant_label(samples[0]),
+                lambda: _mutants(samples[0], scratch / "mutants"),
             )
         else:
-            run("the declared mutants can be made", lambda: _mutants(ps))
+            run("the declared mutants can be made", lambda: _mutants(samples[0]))
     return steps
+
+
+def _graded(ps: ProblemSet, scratch: Path, run) -> None:
+    """The steps that grade ``ps`` (one variant, for a problem set with variants) in
+    ``scratch``: the reference, the kit's inputs, the generic wrong answers."""
+    of = variant_label(ps)
+    run(
+        "the reference answers earn full marks" + of,
+        lambda: reference_problems(ps, scratch / "reference"),
+    )
+    run("the kit and the grader see the same inputs" + of, lambda: _kit_inputs(ps, scratch))
+    results = scratch / "reference" / "results"
+    if results.is_dir():
+        run(
+            "generic wrong answers lose their points; equivalent forms keep them" + of,
+            lambda: variant_problems(ps, results, scratch),
+        )

@@ -24,7 +24,8 @@ Rules every module follows (the self-tests in ``tests/test_problem_sets.py`` enf
 Most cells need no Python: their check is declared next to the question, in the test cell's
 metadata of the source notebook (:mod:`autograder.checks.declared`), and :func:`checks_for`
 gives every cell's check, declared or hand-written (the module's ``CHECKS`` wins, and may be
-empty or absent when every cell is declared). :mod:`autograder.checks.inventory` lists, for a
+empty or absent when every cell is declared; a problem set may give each student their own
+numbers, :mod:`autograder.checks.personal`). :mod:`autograder.checks.inventory` lists, for a
 problem set, each graded cell's check and the cases it records and reads.
 """
 

@@ -253,6 +253,12 @@ def _call(spec: Mapping):
     if len(spec) != 1:
         raise DeclarationError(f"an input is one {{generator: parameters}}; got {dict(spec)}")
     [(name, params)] = spec.items()
+    if reads_parameter(spec):
+        raise DeclarationError(
+            f"{dict(spec)} reads a student's parameter ({{'variant': name}}), but this notebook "
+            "was not made for one student (declare course.variants in its metadata; the grader "
+            "replaces each parameter by the student's value)"
+        )
     make = GENERATORS.get(name) or (resolve(name) if ":" in name else None)
     if make is None:
         raise DeclarationError(
@@ -262,6 +268,14 @@ def _call(spec: Mapping):
         return make(**dict(params or {}))
     except TypeError as exc:
         raise DeclarationError(f"generator {name!r}: {exc}") from None
+
+
+def reads_parameter(spec) -> bool:
+    """Whether ``spec`` holds a student's parameter ``{"variant": name}`` anywhere (the key of
+    :data:`autograder.checks.personal.PARAMETER`), left unreplaced."""
+    if isinstance(spec, Mapping):
+        return set(spec) == {"variant"} or any(reads_parameter(v) for v in spec.values())
+    return isinstance(spec, list) and any(reads_parameter(v) for v in spec)
 
 
 def generate(spec):

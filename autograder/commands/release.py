@@ -11,7 +11,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.authoring.release import kit_url, release, site_url, warn_if_placeholder
+from autograder.authoring.release import (
+    kit_url,
+    read_roster,
+    release,
+    site_url,
+    warn_if_placeholder,
+)
 from autograder.grading.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
 
@@ -32,6 +38,13 @@ def add_parser(sub):
     release.add_argument(
         "--db-url", default=None, help="nbgrader gradebook URL (default: the course's gradebook.db)"
     )
+    release.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="for a problem set with per-student variants: the class's identities, one a line "
+        "(default: the gradebook's students)",
+    )
     release.add_argument("--quiet", action="store_true", help="print nothing on success")
     return release
 
@@ -40,8 +53,9 @@ def main(args) -> int:
     """The ``release`` subcommand (arguments declared by :func:`add_parser`)."""
     try:
         warn_if_placeholder(site_url())
+        roster = read_roster(args.roster) if args.roster is not None else None
         for name in args.names:
-            folder = release(name, args.course, args.db_url)
+            folder = release(name, args.course, args.db_url, roster=roster)
             if not args.quiet:
                 print(f"{name}: released to {folder} (kit: {kit_url()})")
     except (ValueError, RuntimeError) as exc:

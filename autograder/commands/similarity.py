@@ -47,6 +47,7 @@ def add_parser(sub):
 def main(args) -> int:
     """The ``similarity`` subcommand (arguments declared by :func:`add_parser`)."""
     from autograder.grading.problemset import ProblemSet
+    from autograder.grading.quoted import quoted_numbers
     from autograder.intake.collect import collect_submissions
     from autograder.pages.similarity import write_similarity
 
@@ -59,7 +60,8 @@ def main(args) -> int:
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    pairs = write_similarity(ps, found.submissions, args.out, top=args.top)
+    quoted = quoted_numbers(ps, [(s.student_id, s.data) for s in found.submissions])
+    pairs = write_similarity(ps, found.submissions, args.out, top=args.top, quoted=quoted)
     best = f"; most alike: {pairs[0].a} and {pairs[0].b} ({pairs[0].score:.0%})" if pairs else ""
     print(
         f"{len(found.submissions)} submissions compared, {len(pairs)} pairs listed in "

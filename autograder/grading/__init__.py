@@ -9,6 +9,7 @@
 - :mod:`.diagnose`: why answers went missing, said once;
 - :mod:`.recorded`: a short signature of what each hidden part recorded;
 - :mod:`.similarity`: the fingerprints of the code a student wrote;
+- :mod:`.quoted`: written answers stating another student's numbers (per-student variants);
 - :mod:`.sanitize`: the formgrader's copies, made safe to open;
 - :mod:`.record`: the record of one graded submission, the one type every later stage reads.
 """

@@ -60,6 +60,7 @@ import nbformat
 from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
+from autograder.checks.personal import identity_problem, write_parameters
 from autograder.grading.conceal import secrets_of
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
@@ -124,6 +125,9 @@ class Grading:
     timings : dict
         Seconds per phase: ``start_s`` and ``execute_s`` (the executor's), ``score_s`` (the
         rules and the checks).
+    expected : dict
+        For a problem set with variants, the values the student's written answers should state
+        for their numbers (:attr:`ProblemSet.expected_values`, made by :func:`judge`).
     fault : str or None
         The traceback of a step that raised: a fault of the grader, for the instructor only.
     capped : bool
@@ -146,6 +150,7 @@ class Grading:
     status: Status | None = None
     copies: dict | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)
     fault: str | None = None
     capped: bool = False
 
@@ -244,6 +249,8 @@ def execute(g: Grading) -> Grading:
     nb = _filled(g.assembly, "assemble").notebook
     env = {RESULTS_ENV: str(g.results), **kernel_env(g.ps, nb, g.results / LOG_NAME)}
     write_inputs(g.ps.source, g.results)  # the declared cases' inputs, for the hidden cells
+    if g.ps.parameters is not None:  # the student's own numbers, for the notebook's setup
+        write_parameters(g.ps.shown_parameters, g.results)
     g.run = g.executor(nb, g.workdir, env)
     g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source))
     g.timings.update(g.run.timings)
@@ -270,7 +277,14 @@ def sign(g: Grading) -> Grading:
 def judge(g: Grading) -> Grading:
     """Apply the problem set's rules to the notebook that ran (its log in the results folder)."""
     start = time.perf_counter()
-    g.verdict = judge_rules(g.ps, _filled(g.assembly, "assemble").notebook, g.results / LOG_NAME)
+    notebook = _filled(g.assembly, "assemble").notebook
+    g.verdict = judge_rules(g.ps, notebook, g.results / LOG_NAME)
+    if g.ps.student is not None:  # a problem set with variants: whose identity it says
+        g.expected = g.ps.expected_values
+        problem = identity_problem(notebook, g.ps.student)
+        if problem is not None:
+            g.verdict.flags.append(problem)
+            g.verdict.notes.append(problem)
     g.timings["score_s"] = time.perf_counter() - start
     return g
 
@@ -339,7 +353,12 @@ def _status(g: Grading) -> Status:
 
 
 def grade(
-    ps: ProblemSet | str, data: bytes, executor: Executor, *, workdir: str | Path | None = None
+    ps: ProblemSet | str,
+    data: bytes,
+    executor: Executor,
+    *,
+    workdir: str | Path | None = None,
+    student: str | None = None,
 ) -> Grading:
     """Run :data:`STEPS` on the notebook ``data``.
 
@@ -357,6 +376,9 @@ def grade(
     workdir : path-like, optional
         Scratch folder for the run (default: a folder of its own below a temporary folder,
         removed afterwards; the sandbox hides the parent).
+    student : str, optional
+        The student's identity from the LMS: a problem set with per-student variants is graded
+        on that student's (:meth:`ProblemSet.for_student`); any other ignores it.
 
     Returns
     -------
@@ -375,6 +397,10 @@ def grade(
             work.mkdir()
             capped = disk.cap_folder(work, settings.WORK_MB, settings.WORK_INODES)
         g = Grading(ps, data, work, executor, capped=capped)
+        try:  # the student's own numbers; a missing course secret is the grader's fault
+            g.ps = ps.for_student(student) if student is not None else ps
+        except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
+            g = _faulted(g, ps)
         for step in STEPS:
             if g.status is not None and step not in (conceal, sanitize):
                 continue
@@ -383,23 +409,29 @@ def grade(
             except Exception:  # noqa: BLE001 - a grader fault must not lose the batch
                 if step is sanitize:
                     raise
-                g = Grading(
-                    ps,
-                    data,
-                    work,
-                    executor,
-                    submitted=g.submitted,
-                    code=g.code,
-                    status=Status.GRADER_ERROR,
-                    scores=zero_scores(ps, GRADER_FAILED),
-                    fault=traceback.format_exc(),
-                    capped=capped,
-                )
+                g = _faulted(g, ps)
     finally:
         if capped:
             disk.release(work)
         remove_tree(tmp)  # whatever the notebook built there (any depth, type or owner)
     return g
+
+
+def _faulted(g: Grading, ps: ProblemSet) -> Grading:
+    """``g`` after a fault of the grader (the exception being handled): ``grader-error``, every
+    autograded cell of ``ps`` 0 with :data:`GRADER_FAILED`, the traceback for the instructor."""
+    return Grading(
+        ps,
+        g.data,
+        g.workdir,
+        g.executor,
+        submitted=g.submitted,
+        code=g.code,
+        status=Status.GRADER_ERROR,
+        scores=zero_scores(ps, GRADER_FAILED),
+        fault=traceback.format_exc(),
+        capped=g.capped,
+    )
 
 
 def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) -> Record:
@@ -420,6 +452,8 @@ def to_record(g: Grading, student_id: str, started_at: float, elapsed_s: float) 
         flags=tuple(g.flags),  # for a person to look at (the problem set's rules); no points
         breaches=tuple(g.breaches),  # functions that broke the rules
         recorded=g.signatures,
+        variant=g.ps.shown_parameters,  # the student's numbers, and what their answers state
+        expected=g.expected,
         code=_code(g, student_id),
     )  # for the similarity page; the coordinator's only
 

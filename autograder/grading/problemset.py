@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from autograder.checks.declared import strip
+from autograder.checks.personal import VariantSpec, draw, identity, personalise, read_secret
 from autograder.course import Course
 from coursedata.naming import TestKind, question_of, test_kind
 from coursedata.rules import Rules
@@ -121,6 +122,9 @@ class ProblemSet:
 
     name: str
     course: Course = field(default_factory=Course.default)
+    #: The student this copy is personalised for (:meth:`for_student`), and their parameters.
+    student: str | None = field(default=None, init=False)
+    parameters: dict | None = field(default=None, init=False)
 
     def __post_init__(self):
         known = self.course.problem_sets()
@@ -152,6 +156,48 @@ class ProblemSet:
     def rules(self) -> Rules | None:
         """What the answers may not use, as the source declares it (:mod:`coursedata.rules`)."""
         return Rules.from_metadata(self.source.metadata)
+
+    @property
+    def variants(self) -> VariantSpec | None:
+        """Its per-student variants, as the source declares them (:mod:`autograder.checks.
+        personal`), or None: every student gets the same numbers."""
+        return VariantSpec.from_metadata(self.source.metadata)
+
+    def for_student(self, student: str, secret: bytes | None = None) -> ProblemSet:
+        """This problem set as ``student`` is graded on it.
+
+        For a problem set with variants, a copy whose declarations read the student's
+        parameters (drawn from the course's secret, or ``secret`` when given, and the student's
+        identity: :func:`autograder.checks.personal.draw`); for any other, itself, unchanged.
+
+        Raises
+        ------
+        autograder.checks.personal.SecretMissing
+            The course has no secret (no problem set with variants was released from it).
+        """
+        spec = self.variants
+        if spec is None:
+            return self
+        key = secret if secret is not None else read_secret(self.course)
+        parameters = draw(spec, self.name, student, key)
+        mine = copy.copy(self)
+        mine.source = personalise(self.source, parameters)
+        mine.student, mine.parameters = identity(student), parameters
+        return mine
+
+    @property
+    def shown_parameters(self) -> dict:
+        """The student's numbers as their notebook holds them (the hidden ones left out); empty
+        for a problem set not personalised (:meth:`for_student`)."""
+        spec = self.variants
+        return spec.shown(self.parameters) if spec and self.parameters is not None else {}
+
+    @property
+    def expected_values(self) -> dict:
+        """``{label: number}`` the student's written answers should state; empty for a problem
+        set not personalised or that declares none."""
+        spec = self.variants
+        return spec.expected_values(self.parameters) if spec and self.parameters else {}
 
     @property
     def solution_ids(self) -> list[str]:

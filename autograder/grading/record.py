@@ -107,6 +107,11 @@ class Record:
         How late the file is under the course's policy (None where no file was read).
     manual : dict
         ``{grade_id: points}`` given by hand in the gradebook (written answers, overrides).
+    variant : dict
+        For a problem set with per-student variants, the student's numbers as their notebook
+        holds them (:mod:`autograder.checks.personal`); empty for any other.
+    expected : dict
+        ``{label: number}`` the student's written answers should state for their numbers.
     copies : dict or None
         The formgrader's copies of the notebook (sanitised bytes), carried from the worker to
         the writer and never written to ``records/``.
@@ -134,6 +139,8 @@ class Record:
     submitted_at: float | None = None
     late: Lateness | None = None
     manual: Mapping[str, float] = field(default_factory=dict)
+    variant: Mapping[str, object] = field(default_factory=dict)
+    expected: Mapping[str, float] = field(default_factory=dict)
     copies: Mapping[str, bytes | None] | None = field(default=None, compare=False, repr=False)
     code: object | None = field(default=None, compare=False, repr=False)
 
@@ -183,7 +190,9 @@ class Record:
 
     def to_json(self) -> dict:
         """The record as ``records/<student>.json`` holds it (``copies`` and ``code`` left
-        out)."""
+        out; ``variant`` and ``expected`` only for a problem set with variants, so any other's
+        record is as before)."""
+        personal = {"variant": dict(self.variant), "expected": dict(self.expected)}
         return {
             "student_id": self.student_id,
             "problem_set": self.problem_set,
@@ -207,6 +216,7 @@ class Record:
             "submitted_at": self.submitted_at,
             "late": self.late.to_dict() if self.late is not None else None,
             "manual": dict(self.manual),
+            **{k: v for k, v in personal.items() if self.variant},
         }
 
     @classmethod
@@ -273,6 +283,8 @@ class Record:
                 manual={
                     str(k): float(v) for k, v in (data.get("manual") or {}).items() if v is not None
                 },
+                variant={str(k): v for k, v in (data.get("variant") or {}).items()},
+                expected={str(k): float(v) for k, v in (data.get("expected") or {}).items()},
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RecordError(

@@ -57,9 +57,38 @@ def feedback_html(record: Record | dict, visibility=None) -> str:
         f"<b>{_score(record)}</b>.{_totals(record)}</p>"
         f"<p class='note'>{html.escape(record.status.explanation)}</p>"
         + (f"<ul>{notes}</ul>" if notes else "")
+        + _variant(record)
         + "<table><tr><th scope='col'>Question</th><th scope='col'>Points</th>"
         "<th scope='col'>What we found</th></tr>" + "".join(rows) + "</table>",
     )
+
+
+def _numbers(values, digits: bool = False) -> str:
+    """``name = value, ...`` of a variant's parameters as the notebook prints them, or with
+    ``digits`` of expected values to 6 significant digits, for a page."""
+    return ", ".join(f"{k} = {v:.6g}" if digits else f"{k} = {v}" for k, v in values)
+
+
+def _variant(record: Record) -> str:
+    """The student's own numbers (a problem set with per-student variants), and the values
+    their written answers should state for them; nothing for any other problem set."""
+    if not record.variant:
+        return ""
+    out = (
+        "<p>Your numbers in this problem set (your own variant): "
+        f"{html.escape(_numbers(sorted(record.variant.items())))}.</p>"
+    )
+    if record.expected:
+        rows = "".join(
+            f"<tr><td>{html.escape(label)}</td><td>{value:.6g}</td></tr>"
+            for label, value in record.expected.items()
+        )
+        out += (
+            "<table><caption>What your written answers should state, for your numbers"
+            "</caption><tr><th scope='col'>Value</th><th scope='col'>For your numbers</th></tr>"
+            f"{rows}</table>"
+        )
+    return out
 
 
 def _totals(record: Record) -> str:
@@ -92,12 +121,28 @@ def _score(record: Record) -> str:
     return f"{total} / {record.max_auto:g}"
 
 
-def marking_scheme_html(problem_set: str, markdown: str) -> str:
+def marking_scheme_html(problem_set: str, markdown: str, records=()) -> str:
     """The instructor's marking scheme (``course/rubrics/<problem_set>.md``) as a page.
 
     Written beside the report for whoever grades the written answers in formgrader; the rubric is
-    the course's own text (trusted), its formulas are left as TeX source.
+    the course's own text (trusted), its formulas are left as TeX source. For a problem set with
+    per-student variants, a table follows: each student of ``records`` (their records), their
+    numbers and the values their written answers should state.
     """
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    return page(f"Marking scheme: {problem_set}", markdown2html_mistune(markdown))
+    personal = sorted((r for r in map(as_record, records) if r.variant), key=lambda r: r.student_id)
+    rows = "".join(
+        f"<tr><td>{html.escape(r.student_id)}</td>"
+        f"<td>{html.escape(_numbers(sorted(r.variant.items())))}</td>"
+        f"<td>{html.escape(_numbers(r.expected.items(), digits=True))}</td></tr>"
+        for r in personal
+    )
+    table = (
+        "<table><caption>Each student's numbers, and what their written answers should "
+        "state</caption><tr><th scope='col'>Student</th><th scope='col'>Their numbers</th>"
+        f"<th scope='col'>Expected values</th></tr>{rows}</table>"
+        if personal
+        else ""
+    )
+    return page(f"Marking scheme: {problem_set}", markdown2html_mistune(markdown) + table)

@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from autograder.grading.quoted import QuotedNumber
 from autograder.grading.record import Record, as_record
 from autograder.pages.style import cell_title, page
 from autograder.status import RECORDED
@@ -159,6 +160,27 @@ def _rules_section(records: list[Record]) -> str:
         "them. A flag alone costs no points.</p><table><tr><th>student</th>"
         f"<th class='num'>functions scored 0</th><th>what was found</th></tr>{''.join(rows)}"
         "</table>"
+    )
+
+
+def quoted_section(quoted: Sequence[QuotedNumber]) -> str:
+    """The written answers that state another student's numbers, both students named; nothing
+    when there are none (or the problem set has no variants)."""
+    if not quoted:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(q.student)}</td><td>{html.escape(q.cell)}</td>"
+        f"<td>{html.escape(q.quoted)}</td><td>{html.escape(q.other)}</td>"
+        f"<td>{html.escape(q.label)} = {q.value:.6g}</td></tr>"
+        for q in quoted
+    )
+    return (
+        "<h2 id='quoted'>Written answers with another student's numbers</h2><p class='note'>"
+        "Each student has their own numbers; these written answers state a number that is not "
+        "the writer's own expected value but is a classmate's. Evidence for a person to judge, "
+        "never a penalty.</p><table><tr><th scope='col'>student</th><th scope='col'>answer</th>"
+        "<th scope='col'>wrote</th><th scope='col'>whose number it is</th>"
+        f"<th scope='col'>their value</th></tr>{rows}</table>"
     )
 
 
@@ -377,6 +399,7 @@ def report_html(
     records: Sequence[Record | dict],
     rubric: bool = False,
     similarity: bool = False,
+    quoted: Sequence[QuotedNumber] = (),
 ) -> str:
     """Class report: the most common mistakes, students per status, the grader's faults, the
     distribution of totals, per question the points and the wrong answers, and the time taken.
@@ -384,7 +407,8 @@ def report_html(
     The grader's faults are listed with their tracebacks; those submissions count in no
     statistic, and neither do the ones where nothing ran (invalid or unmatched). ``rubric`` and
     ``similarity`` say whether ``marking-scheme.html`` and ``similarity.html`` are beside it, to
-    be linked."""
+    be linked. ``quoted``: numbers of written answers that are another student's
+    (:func:`autograder.grading.quoted.quoted_numbers`), listed for a person."""
     class_records = [as_record(r) for r in records]
     scored = _scored(class_records)
     totals = [r.total for r in scored]
@@ -427,6 +451,7 @@ def report_html(
         f"{_top_mistakes(clusters, len(scored))}"
         f"{_status_section(class_records)}"
         f"{_rules_section(class_records)}"
+        f"{quoted_section(quoted)}"
         f"{_grader_errors(class_records)}"
         f"<h2 id='scores'>Score distribution</h2>{img}"
         f"{_questions(class_records, clusters)}"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.quoted import QuotedNumber
 from autograder.grading.similarity import (
     KNOWN_MIN,
     KNOWN_SHARE,
@@ -29,6 +30,7 @@ from autograder.grading.similarity import (
     starter_lines,
     student_code,
 )
+from autograder.pages.report import quoted_section
 from autograder.pages.style import page
 
 __all__ = ["similarity_html", "write_similarity"]
@@ -99,9 +101,11 @@ def similarity_html(
     pairs: list[Pair],
     known: Sequence[StudentCode] = (),
     known_matches: Sequence[KnownMatch] = (),
+    quoted: Sequence[QuotedNumber] = (),
 ) -> str:
     """The page: the pairs, best first, each with both students' code side by side; then the
-    submissions that take code from the book's published code (``known``)."""
+    submissions that take code from the book's published code (``known``); then the written
+    answers that state another student's numbers (``quoted``, a problem set with variants)."""
     by_student = {c.student: c for c in codes}
     rows = []
     for rank, p in enumerate(pairs, 1):
@@ -128,7 +132,8 @@ def similarity_html(
         f"tokens or more shows) that they have in common; a fingerprint found in more than "
         f"{common_limit(len(codes))} submissions is an idiom and does not count. Open a "
         f"pair to see the code, the shared parts <mark>highlighted</mark>.</p>"
-        f"{body}{_known_rows(codes, list(known), list(known_matches)) if known else ''}",
+        f"{body}{_known_rows(codes, list(known), list(known_matches)) if known else ''}"
+        f"{quoted_section(quoted)}",
         _PAGE_STYLE,
     )
 
@@ -139,6 +144,7 @@ def write_similarity(
     out: Path,
     top: int = 50,
     codes: dict[str, StudentCode] | None = None,
+    quoted: Sequence[QuotedNumber] = (),
 ) -> list[Pair]:
     """Write ``out/similarity.html`` for the submissions of ``problem_set``; return its pairs.
 
@@ -157,6 +163,9 @@ def write_similarity(
     codes : dict of str to StudentCode, optional
         What students wrote, fingerprinted already (by the grading workers,
         :func:`autograder.grading.pipeline.fingerprint_code`); the other submissions are read here.
+    quoted : sequence of QuotedNumber
+        Written answers stating another student's numbers
+        (:func:`autograder.grading.quoted.quoted_numbers`), listed after the code.
     """
     ps = problem_set if isinstance(problem_set, ProblemSet) else ProblemSet(problem_set)
     items = (
@@ -178,7 +187,8 @@ def write_similarity(
     path = out / "similarity.html"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(
-        similarity_html(ps.name, every_code, pairs, known, known_matches), encoding="utf-8"
+        similarity_html(ps.name, every_code, pairs, known, known_matches, quoted),
+        encoding="utf-8",
     )
     os.replace(tmp, path)
     return pairs

@@ -22,6 +22,7 @@ from typing import Any
 
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.quoted import quoted_numbers
 from autograder.grading.record import Record
 from autograder.intake.collect import Collection, Submission, collect_submissions
 from autograder.pages.similarity import write_similarity
@@ -207,9 +208,11 @@ def grade_class(
             bar.close()
             backend.close()
             writer.flush()  # the gradebook's last batch, even when interrupted
-    # Whose code is alike: a page for a person to judge, which changes no grade.
-    write_similarity(ps, subs, out, codes=codes)
-    return writer.finish(absent)
+    # Whose code is alike, and whose written answers state another's numbers (a problem set
+    # with variants): for a person to judge; no grade changes.
+    quoted = quoted_numbers(ps, [(s.student_id, s.data) for s in subs])
+    write_similarity(ps, subs, out, codes=codes, quoted=quoted)
+    return writer.finish(absent, quoted)
 
 
 def extension_notes(rule, found: Collection, previous: set[str]) -> list[str]:

@@ -53,6 +53,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 from autograder import settings
+from autograder.checks.personal import read_secret, secret_file
 from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
@@ -218,7 +219,8 @@ def _files(folder: Path) -> Iterator[Path]:
 
 
 def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
-    """The course's files grading ``ps`` reads, with their names in the zip's ``course/``."""
+    """The course's files grading ``ps`` reads, with their names in the zip's ``course/`` (the
+    course's secret too, for a problem set with per-student variants)."""
     course = ps.course
     name = ps.name
     singles = [
@@ -232,6 +234,9 @@ def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
         course.source_dir / name,
         course.release_notebook(name).parent,
     ]
+    if ps.variants is not None:  # each student's numbers are drawn from it, there too
+        read_secret(course)  # missing: said now, not as every submission's grader error
+        singles.append(secret_file(course))
     for path in singles:
         if path.is_file():
             yield path, path.relative_to(course.root).as_posix()

@@ -22,12 +22,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 
 from autograder.grades.gradestable import write_grades_csv
 from autograder.grades.merge import annotate
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.quoted import QuotedNumber
 from autograder.grading.record import Record, RecordError, load_record, load_records, save_record
 from autograder.intake.collect import Submission, Unmatched
 from autograder.intake.late import LatePolicy, load_policy
@@ -176,11 +177,14 @@ class OutputWriter:
     def _records(self) -> list[Record]:
         return load_records(self.out / "records", self.ps.name)
 
-    def finish(self, absent: Set[str] = frozenset()) -> list[Record]:
+    def finish(
+        self, absent: Set[str] = frozenset(), quoted: Sequence[QuotedNumber] = ()
+    ) -> list[Record]:
         """Write ``grades.csv``, the report and the marking scheme from every record.
 
         ``absent`` students (graded before, no file in this run's input) keep their row, with a
-        note saying so. Returns every record of the problem set in the folder.
+        note saying so; ``quoted``, the written answers stating another student's numbers, are
+        listed in the report. Returns every record of the problem set in the folder.
         """
         self.flush()
         records = self._records()
@@ -205,12 +209,16 @@ class OutputWriter:
         if rubric.is_file():
             write_atomic(
                 self.out / "marking-scheme.html",
-                marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8")),
+                marking_scheme_html(self.ps.name, rubric.read_text(encoding="utf-8"), merged),
             )
         write_atomic(
             self.out / "report.html",
             report_html(
-                self.ps.name, records, rubric.is_file(), (self.out / "similarity.html").is_file()
+                self.ps.name,
+                records,
+                rubric.is_file(),
+                (self.out / "similarity.html").is_file(),
+                quoted,
             ),
         )
         return records

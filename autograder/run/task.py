@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import settings
+from autograder.checks.personal import read_secret
 from autograder.course import Course
 from autograder.grading.executors import local_executor, sandbox_executor
 from autograder.grading.pipeline import grade, to_record, zero_scores
@@ -99,8 +100,9 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
     -------
     str
         16 hex digits over the contents and paths of every file of :data:`GRADE_DECIDING`, of
-        the problem set's source folder and of its course's ``checks/``, and the installed
-        versions of :data:`DATA_PACKAGES`.
+        the problem set's source folder and of its course's ``checks/``, the installed
+        versions of :data:`DATA_PACKAGES` and, for a problem set with per-student variants,
+        the course's secret (hashed).
         A change to any of them makes a resumed run grade every submission again, and a cluster
         worker whose fingerprint differs is refused.
     """
@@ -120,7 +122,19 @@ def grader_fingerprint(problem_set: ProblemSet, root: Path | None = None) -> str
             digest.update(f"{package}=={version(package)}\0".encode())
         except PackageNotFoundError:
             digest.update(f"{package} missing\0".encode())
+    digest.update(_secret_digest(problem_set))
     return digest.hexdigest()[:16]
+
+
+def _secret_digest(problem_set: ProblemSet) -> bytes:
+    """What the course's secret adds to the fingerprint: its hash for a problem set with
+    per-student variants (another secret gives every student other numbers), else nothing."""
+    if problem_set.variants is None:
+        return b""
+    try:
+        return hashlib.sha256(read_secret(problem_set.course)).digest()
+    except (OSError, ValueError):  # no usable secret: every grading says so
+        return b"no secret"
 
 
 def _executor(options: GradingOptions, course: Course, forbid: tuple[str, ...] = ()):
@@ -190,7 +204,7 @@ def grade_task(problem_set: str, student_id: str, data: bytes, options: GradingO
         forbid = ps.rules.every_forbidden() if ps.rules is not None else ()
         return _executor(options, ps.course, forbid)(nb, workdir, env)
 
-    result = grade(ps, data, execute)
+    result = grade(ps, data, execute, student=student_id)
     return to_record(result, student_id, started_at, time.monotonic() - start)
 
 

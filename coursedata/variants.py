@@ -1,0 +1,108 @@
+"""A student's own numbers in a problem set with per-student variants.
+
+The released notebook is one for the whole class. Its setup asks the student once for their
+course identity (``STUDENT_ID = "..."``, in an answer cell) and then calls::
+
+    V = coursedata.variant("ps4_map_naive_bayes", STUDENT_ID, "<the release's table>")
+
+which returns that student's parameters (a dict), used by the question text's numbers and the
+visible tests. The table, written into the notebook by the release for the course's roster, maps
+``SHA-256("<problem set>:<identity>")`` to each student's parameters, so it works offline and in
+the browser; the secret the parameters are drawn from stays with the grader.
+
+When the notebook is graded, the grader writes the parameters of the student the LMS names into
+``$GRADER_RESULTS_DIR/inputs/variant.json`` before it runs, and this returns those, whatever
+``STUDENT_ID`` says (the grader reports an identity that differs from the LMS's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from coursedata.grading import INPUTS_FOLDER, RESULTS_ENV
+
+__all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "IDENTITY_CELL", "IDENTITY_NAME",
+           "UnknownIdentity"]
+
+#: The file of the results folder's inputs holding the graded student's parameters.
+VARIANT_FILE = "variant.json"
+#: The ``grade_id`` of the answer cell where the student enters their identity, and its name.
+IDENTITY_CELL = "student_identity"
+IDENTITY_NAME = "STUDENT_ID"
+
+
+class UnknownIdentity(ValueError):
+    """An identity that is not on the roster the problem set was released for."""
+
+
+def identity(student: str) -> str:
+    """A student's identity as it is compared: without surrounding spaces, case folded.
+
+    >>> identity("  AB123 ")
+    'ab123'
+    """
+    return str(student).strip().casefold()
+
+
+def table_key(problem_set: str, student: str) -> str:
+    """The released table's key of ``student``: SHA-256 of ``"<problem set>:<identity>"`` in
+    hex (the table does not list the class's identities in clear)."""
+    return hashlib.sha256(f"{problem_set}:{identity(student)}".encode()).hexdigest()
+
+
+def _graded_parameters() -> dict | None:
+    """The parameters the grader wrote for this run, if it is one."""
+    folder = os.environ.get(RESULTS_ENV)
+    path = Path(folder, INPUTS_FOLDER, VARIANT_FILE) if folder else None
+    if path is None or not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
+    """The parameters of ``student_id``'s variant of ``problem_set``.
+
+    Parameters
+    ----------
+    problem_set : str
+    student_id : str
+        The student's course identity, as the course's LMS knows it (spaces and case do not
+        matter).
+    table : str or dict
+        The release's table, ``{key: parameters}`` (or its JSON).
+
+    Returns
+    -------
+    dict
+        ``{name: number or list}``; in a graded run, those of the student the LMS names.
+
+    Raises
+    ------
+    UnknownIdentity
+        No identity entered, or one that is not on the roster of the release.
+    """
+    graded = _graded_parameters()
+    if graded is not None:
+        return graded
+    if not str(student_id).strip():
+        raise UnknownIdentity(
+            "enter your course identity (as the course's LMS knows you) in STUDENT_ID above, "
+            "then run this cell again: your numbers in this problem set are your own"
+        )
+    rows = json.loads(table) if isinstance(table, str) and table.startswith("{") else table
+    if not isinstance(rows, dict):
+        raise UnknownIdentity(
+            f"this notebook has no table of variants ({table!r}): it is the course's source, "
+            "not a released problem set; variants are drawn at release and at grading"
+        )
+    found = rows.get(table_key(problem_set, student_id))
+    if found is None:
+        raise UnknownIdentity(
+            f"{student_id!r} is not on the roster this problem set was released for: check "
+            "STUDENT_ID (your identity as the course's LMS knows you); if it is right, ask "
+            "your instructor to release the problem set again with you on the roster"
+        )
+    return dict(found)

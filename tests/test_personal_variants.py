@@ -1,0 +1,471 @@
+"""Per-student variants: every student graded on their own numbers (issue 42).
+
+In a copy of the course, the problem set ``demo`` that ``python -m autograder new`` writes is given
+variants as an author would: a draw function in ``<course>/checks/demo.py`` and, in the source
+notebook, ``course.variants`` beside the rules and ``{"variant": name}`` in a hidden case. The
+seed is compared with HMAC-SHA256 built by hand from its definition (RFC 2104: ``H((K ^ opad) ||
+H((K ^ ipad) || m))``, https://www.rfc-editor.org/rfc/rfc2104), the inputs with numpy's generator
+called directly on the student's parameters, and three students' correct notebooks are graded
+through the real sandbox. A problem set without variants is graded as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import io
+import json
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.__main__ import main
+from autograder.checks.declaration import DeclarationError, input_files
+from autograder.checks.personal import (
+    SECRET_BYTES,
+    SecretMissing,
+    VariantSpec,
+    draw,
+    personalise,
+    read_secret,
+    seed,
+)
+from autograder.course import Course
+from autograder.grading.executors import local_executor
+from autograder.grading.pipeline import grade
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import load_records
+from autograder.run.task import GradingOptions, grade_task
+from autograder.sandbox import sandbox_available, warm
+from autograder.settings import COURSE_DIR, ROOT
+from autograder.status import Status
+from coursedata.variants import IDENTITY_CELL, identity
+from tests.environment import require
+
+NAME = "demo"
+DRAW = f"course.checks.{NAME}:draw_variant"
+STUDENTS = ("ada01", "bob02", "cyd03")
+#: What the author adds to the problem set's own Python: the draw of a student's numbers.
+CHECKS_MODULE = '''"""Problem set demo's own Python: each student's numbers."""
+
+import numpy as np
+
+
+def draw_variant(rng: np.random.Generator) -> dict:
+    """A student's sample: its seed (the grader's alone), its mean and its size."""
+    return {"seed": int(rng.integers(2**31)), "mean": round(float(rng.uniform(-50, 50)), 1),
+            "n": int(rng.integers(5, 60))}
+
+
+def expected(parameters: dict) -> dict:
+    """What the written answer states for the student's N: the ratio of the two estimates."""
+    n = parameters["n"]
+    return {"sigma ratio sqrt(N / (N - 1))": float(np.sqrt(n / (n - 1)))}
+'''
+#: The hidden case that reads them.
+SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant": "mean"},
+                          "sd": 1.5}}}
+
+
+#: The cells the author adds after the setup: the student's identity, their numbers.
+IDENTITY_SOURCE = 'STUDENT_ID = ""  # your course identity, as the LMS knows you\n'
+VARIANT_SOURCE = ('V = coursedata.variant("demo", STUDENT_ID, "@VARIANTS@")\n'
+                  'print(f"Your sample is centred near {V[\'mean\']}.")\n')
+
+
+def _new_cell(grade_id: str, source: str, solution: bool = False):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": False, "grade_id": grade_id, "locked": not solution,
+                                 "schema_version": 3, "solution": solution, "task": False}
+    return cell
+
+
+def _cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _course(root: Path) -> Path:
+    """A copy of the course with ``demo`` (made by ``new``) given variants."""
+    course = root / "course"
+    shutil.copytree(COURSE_DIR, course, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".scratch*",
+        "__pycache__", "variants.secret"))
+    assert main(["new", NAME, "--course", str(course)]) == 0
+    path = course / "source" / NAME / f"{NAME}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.course["variants"] = {"draw": DRAW, "hidden": ["seed"],
+                                      "expected": f"course.checks.{NAME}:expected"}
+    at = nb.cells.index(_cell(nb, "setup")) + 1
+    nb.cells[at:at] = [_new_cell(IDENTITY_CELL, IDENTITY_SOURCE, solution=True),
+                       _new_cell("variant", VARIANT_SOURCE)]
+    _cell(nb, "gaussian_mle_hidden").metadata.course.check.cases["sample_small"] = SMALL
+    nbformat.write(nb, path)
+    (course / "checks" / f"{NAME}.py").write_text(CHECKS_MODULE, encoding="utf-8")
+    return course
+
+
+@pytest.fixture
+def course(tmp_path):
+    root = _course(tmp_path)
+    read_secret(Course(root), create=True)
+    yield root
+    Course.default().use_code()  # the checkout's course's code again, for the next test
+
+
+def _hmac_sha256(key: bytes, message: bytes) -> bytes:
+    """HMAC-SHA256 from RFC 2104's definition, without the hmac module."""
+    key = key.ljust(64, b"\0")  # SHA-256's block is 64 bytes; a 32-byte key is padded
+    inner = hashlib.sha256(bytes(k ^ 0x36 for k in key) + message).digest()
+    return hashlib.sha256(bytes(k ^ 0x5C for k in key) + inner).digest()
+
+
+def test_the_seed_is_the_hmac_of_the_problem_set_and_the_student():
+    key = bytes(range(SECRET_BYTES))
+    for student in STUDENTS:
+        expected = int.from_bytes(_hmac_sha256(key, f"ps4:{student}".encode())[:16], "big")
+        assert seed(key, "ps4", student) == expected
+        assert seed(key, "ps4", f"  {student.upper()} ") == expected  # one student, as typed
+    seeds = {seed(key, ps, s) for ps in ("ps4", "ps5") for s in STUDENTS}
+    assert len(seeds) == 6 and all(0 <= s < 2**128 for s in seeds)
+    assert seed(bytes(SECRET_BYTES), "ps4", "ada01") != seed(key, "ps4", "ada01")
+
+
+def test_the_secret_is_made_once_for_its_owner_alone_and_never_by_the_grader(tmp_path):
+    course = Course(tmp_path)
+    with pytest.raises(SecretMissing, match="variants.secret is missing"):
+        read_secret(course)
+    assert not (tmp_path / "variants.secret").exists()
+    made = read_secret(course, create=True)
+    assert len(made) == SECRET_BYTES
+    assert stat.S_IMODE((tmp_path / "variants.secret").stat().st_mode) == 0o600
+    assert read_secret(course) == made == read_secret(course, create=True)
+    (tmp_path / "variants.secret").write_text("not hex\n")
+    with pytest.raises(ValueError, match="not a secret of 32 hexadecimal bytes"):
+        read_secret(course)
+
+
+def test_a_variant_declaration_is_read_strictly():
+    assert VariantSpec.from_metadata({"course": {"rules": {}}}) is None
+    assert VariantSpec.from_metadata({"course": {"variants": {"draw": DRAW}}}) == VariantSpec(DRAW)
+    both = {"draw": DRAW, "hidden": ["seed"], "expected": "course.checks.x:f"}
+    assert VariantSpec.from_metadata({"course": {"variants": both}}) == VariantSpec(
+        DRAW, ("seed",), "course.checks.x:f")
+    for bad in ({"draw": "no_colon"}, {"draw": DRAW, "seed": 3}, [DRAW],
+                {"draw": DRAW, "hidden": "seed"}, {"draw": DRAW, "expected": 3}):
+        with pytest.raises(DeclarationError, match=r'course.variants must be \{"draw"'):
+            VariantSpec.from_metadata({"course": {"variants": bad}})
+
+
+def test_each_student_gets_their_own_inputs_recomputed_identically(course):
+    ps = ProblemSet(NAME, Course(course))
+    secret = read_secret(Course(course))
+    mine = {s: ps.for_student(s) for s in STUDENTS}
+    # The source is untouched.
+    assert _cell(ps.source, "gaussian_mle_hidden").metadata.course.check.cases.sample_small == SMALL
+    files = {s: input_files(p.source) for s, p in mine.items()}
+    for student, p in mine.items():
+        # The oracle: the draw function called on a generator seeded with the HMAC by hand,
+        # and numpy's normal on those numbers.
+        from course.checks.demo import draw_variant
+
+        key = _hmac_sha256(secret, f"{NAME}:{student}".encode())
+        expected = draw_variant(np.random.default_rng(int.from_bytes(key[:16], "big")))
+        assert p.parameters == expected and p.student == student
+        with np.load(io.BytesIO(files[student]["sample_small"])) as saved:
+            np.testing.assert_array_equal(saved["x"], np.random.default_rng(
+                expected["seed"]).normal(expected["mean"], 1.5, size=3))
+        # Recomputed from scratch (a new load of the problem set, the identity as typed): the
+        # same bytes.
+        again = ProblemSet(NAME, Course(course)).for_student(f" {student.upper()}")
+        assert input_files(again.source) == files[student]
+    small = [files[s]["sample_small"] for s in STUDENTS]
+    assert len(set(small)) == 3  # the varied case differs between students
+    assert len({files[s]["sample_far"] for s in STUDENTS}) == 1  # the others do not
+
+
+def test_a_declaration_reading_an_unknown_parameter_names_its_cell(course):
+    nb = ProblemSet(NAME, Course(course)).source
+    with pytest.raises(DeclarationError, match=r"gaussian_mle_hidden: no variant parameter "
+                                               r"'seed'; the draw gives \['mean'\]"):
+        personalise(nb, {"mean": 1.0})
+    with pytest.raises(DeclarationError, match="was not made for one student"):
+        input_files(nb)  # graded without a student: said, not an unknown generator
+
+
+def test_a_draw_must_return_plain_numbers(course, monkeypatch):
+    ProblemSet(NAME, Course(course))  # the copy's code is the package ``course`` now
+    module = importlib.import_module(f"course.checks.{NAME}")
+    monkeypatch.setattr(module, "draw_variant", lambda rng: {"x": "text"})
+    with pytest.raises(DeclarationError, match="a variant's parameter is numbers or lists"):
+        draw(VariantSpec(DRAW), NAME, "ada01", bytes(SECRET_BYTES))
+    monkeypatch.setattr(module, "draw_variant", lambda rng: {"x": np.arange(3)})
+    assert draw(VariantSpec(DRAW), NAME, "ada01", bytes(SECRET_BYTES)) == {"x": [0, 1, 2]}
+
+
+def test_without_the_secret_the_grade_is_the_graders_fault_not_a_zero(course):
+    (course / "variants.secret").unlink()
+    ps = ProblemSet(NAME, Course(course))
+    result = grade(ps, ps.path.read_bytes(), local_executor(), student="ada01")
+    assert result.status is Status.GRADER_ERROR
+    assert "variants.secret is missing" in result.fault
+    assert result.ps is ps and result.total == 0
+
+
+def test_a_problem_set_without_variants_is_itself_for_every_student():
+    ps = ProblemSet("ps1_pca")
+    assert ps.variants is None
+    assert ps.for_student("ada01") is ps and ps.parameters is None
+
+
+@pytest.fixture
+def no_zygote_left():
+    """The sandbox's warm zygote, started by the grading, stops with the test."""
+    yield
+    warm.stop_zygote()
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_three_students_each_earn_full_marks_on_their_own_numbers_in_the_sandbox(course, no_zygote_left):
+    """Each student's correct notebook through the grader's task (the sandbox, the student's
+    identity from the LMS): full marks, and the hidden case scored on that student's inputs."""
+    ps = ProblemSet(NAME, Course(course))
+    for student in STUDENTS:  # the reference solution, each with the student's identity
+        record = grade_task(NAME, student, _signed(ps, f" {student.upper()}"),
+                            GradingOptions(course=str(course)))
+        assert record.status == Status.AWAITING_MANUAL.value, record.grader_error
+        auto = {s.grade_id: s for s in record.scores if s.grade_id.startswith("gaussian")}
+        assert all(s.points == s.max_points for s in auto.values()), auto
+        assert record.flags == ()
+        # The notebook's setup met the student's own numbers (printed by the variant cell).
+        printed = [o.get("text", "") for c in nbformat.reads(record.copies["autograded"].decode(), 4).cells
+                   if c.metadata.get("nbgrader", {}).get("grade_id") == "variant"
+                   for o in c.get("outputs", [])]
+        mean = ps.for_student(student).parameters["mean"]
+        assert printed == [f"Your sample is centred near {mean}.\n"], printed
+    # A notebook that ignores the student's numbers (it answers another student's sample for
+    # that case) loses exactly that case: the grader scores against the student's own inputs.
+    other = ps.for_student(STUDENTS[1]).parameters
+    x_other = np.random.default_rng(other["seed"]).normal(other["mean"], 1.5, size=3)
+    nb = nbformat.reads(_signed(ps, STUDENTS[0]).decode(), as_version=4)
+    _cell(nb, "gaussian_mle").source += (
+        "\n\n_right = gaussian_mle\n\n\ndef gaussian_mle(x):\n"
+        "    x = np.asarray(x, dtype=float)\n"
+        f"    if x.shape == (3,):\n        x = np.array({json.dumps(x_other.tolist())})\n"
+        "    return _right(x)\n")
+    record = grade_task(NAME, STUDENTS[0], nbformat.writes(nb).encode(),
+                        GradingOptions(course=str(course)))
+    hidden = next(s for s in record.scores if s.grade_id == "gaussian_mle_hidden")
+    assert hidden.points == pytest.approx(hidden.max_points * 2 / 3), hidden.message
+    assert "x of shape (3,)" in hidden.message
+
+
+def _signed(ps: ProblemSet, student: str) -> bytes:
+    """The reference solution with ``student`` entered as the notebook's identity."""
+    nb = nbformat.read(ps.path, as_version=4)
+    _cell(nb, IDENTITY_CELL).source = f"STUDENT_ID = {student!r}\n"
+    return nbformat.writes(nb).encode()
+
+
+def test_a_student_who_enters_another_identity_is_reported(course):
+    """Bob hands in a notebook saying it is Ada's (or saying nobody's): graded on Bob's own
+    numbers, with a note and a flag for a person naming both."""
+    ps = ProblemSet(NAME, Course(course))
+    for entered, said in (("ada01", "STUDENT_ID = 'ada01'"), ("", "no STUDENT_ID")):
+        result = grade(ps, _signed(ps, entered), local_executor(), student="bob02")
+        assert result.ps.parameters == ps.for_student("bob02").parameters
+        [flag] = result.flags
+        assert said in flag and "handed in as 'bob02'" in flag, flag
+        assert flag in result.notes
+        assert all(s.points == s.max_points for s in result.scores if s.points is not None)
+    fine = grade(ps, _signed(ps, "Bob02 "), local_executor(), student="bob02")
+    assert fine.flags == []
+
+
+def test_the_kit_looks_a_student_up_in_the_table_or_says_what_is_wrong(tmp_path, monkeypatch):
+    from coursedata.variants import UnknownIdentity, table_key, variant
+
+    table = json.dumps({table_key(NAME, "ada01"): {"mean": 1.5}})
+    assert variant(NAME, " ADA01", table) == {"mean": 1.5}
+    assert table_key(NAME, "ada01") != table_key("ps4", "ada01")  # one key per problem set
+    with pytest.raises(UnknownIdentity, match="'bob02' is not on the roster"):
+        variant(NAME, "bob02", table)
+    with pytest.raises(UnknownIdentity, match="enter your course identity"):
+        variant(NAME, "  ", table)
+    with pytest.raises(UnknownIdentity, match="it is the course's source"):
+        variant(NAME, "ada01", "@VARIANTS@")
+    # Graded: the grader's numbers for the LMS's student, whatever the notebook says.
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "variant.json").write_text('{"mean": -3.0}')
+    monkeypatch.setenv("GRADER_RESULTS_DIR", str(tmp_path))
+    assert variant(NAME, "ada01", table) == {"mean": -3.0}
+
+
+@pytest.mark.slow
+def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_path):
+    """A real nbgrader release with a roster: one notebook for the class, whose table gives each
+    student the numbers the grader draws, lists no identity, and knows no one else."""
+    from autograder.authoring.release import release
+    from coursedata.variants import UnknownIdentity, variant
+
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# the class\n" + "\n".join(STUDENTS) + "\n")
+    assert main(["release", NAME, "--course", str(course), "--roster", str(roster),
+                 "--db-url", f"sqlite:///{tmp_path / 'gradebook.db'}", "--quiet"]) == 0
+    path = course / "release" / NAME / f"{NAME}.ipynb"
+    text = path.read_text()
+    released = nbformat.reads(text, as_version=4)
+    assert "@VARIANTS@" not in text and not any(s in text for s in STUDENTS)
+    assert '{"variant": ' not in json.dumps([c.metadata for c in released.cells])
+    source = _cell(released, "variant").source
+    call = ast.parse(source).body[0].value  # V = coursedata.variant(NAME, STUDENT_ID, table)
+    table = ast.literal_eval(call.args[2])
+    ps = ProblemSet(NAME, Course(course))
+    for student in STUDENTS:
+        mine = ps.for_student(student)
+        assert variant(NAME, student, table) == mine.shown_parameters
+        assert mine.shown_parameters == {k: v for k, v in mine.parameters.items() if k != "seed"}
+    with pytest.raises(UnknownIdentity, match="not on the roster"):
+        variant(NAME, "eve99", table)
+    # nbgrader's checksum of the changed locked cell is its own again.
+    from nbgrader.utils import compute_checksum
+
+    cell = _cell(released, "variant")
+    assert cell.metadata.nbgrader["checksum"] == compute_checksum(cell)
+    # A visible case is the whole class's: one that reads a parameter is refused.
+    original = ps.path.read_bytes()
+    nb = nbformat.read(ps.path, as_version=4)
+    _cell(nb, "gaussian_mle_visible").metadata.course.check.cases["sample"]["x"]["normal"][
+        "seed"] = {"variant": "seed"}
+    nbformat.write(nb, ps.path)
+    with pytest.raises(ValueError, match="gaussian_mle_visible read a student's parameter"):
+        release(NAME, course, roster=STUDENTS)
+    ps.path.write_bytes(original)
+    # Without a roster there is nothing to release it for.
+    with pytest.raises(ValueError, match="needs the class's roster"):
+        release(NAME, course, db_url=f"sqlite:///{tmp_path / 'empty.db'}")
+
+
+@pytest.mark.slow
+def test_the_self_check_grades_several_students_variants(course):
+    """``check-problem-set`` on the problem set with variants: the reference, the kit's inputs
+    and the generic wrong answers on three variants, each named with its numbers; the course's
+    own secret is neither read nor made."""
+    (course / "variants.secret").unlink()
+    done = subprocess.run([sys.executable, "-m", "autograder", "check-problem-set", NAME,
+                           "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{NAME} is sound" in done.stdout
+    shown = re.findall(r"ok   the reference answers earn full marks \(the variant (\{.*?\})\)",
+                       done.stdout)
+    variants = [json.loads(v) for v in shown]
+    assert len(variants) == 3 and len({v["seed"] for v in variants}) == 3, done.stdout
+    assert done.stdout.count("ok   generic wrong answers lose their points") == 3
+    assert not (course / "variants.secret").exists()
+
+
+def _answered(ps: ProblemSet, student: str, written: str) -> bytes:
+    """The reference solution signed by ``student``, with ``written`` as its written answer."""
+    nb = nbformat.reads(_signed(ps, student).decode(), as_version=4)
+    _cell(nb, "divisor_explanation").source = written
+    return nbformat.writes(nb).encode()
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_a_class_from_a_canvas_download_each_on_their_own_numbers(course, tmp_path):
+    """Three students in a Canvas download (canvas-lms ``lib/content_zipper.rb`` names each
+    file ``<sortable name>_<user id>_<attachment id>_<file>``; the grader names the student
+    ``<name>-<user id>``), graded in the sandbox by
+    ``python -m autograder grade``: each earns every autograded point on their own
+    numbers; the feedback and the marking scheme show each student's numbers and expected value;
+    Bob's written answer, which states Ada's value, is listed on the report and the similarity
+    page with both named; Cyd, who entered Ada's identity, is flagged."""
+    ps = ProblemSet(NAME, Course(course))
+    ada, bob, cyd = "adaada-101", "bobbob-102", "cydcyd-103"
+    mine = {s: ps.for_student(s) for s in (ada, bob, cyd)}
+    [(label, ada_value)] = mine[ada].expected_values.items()
+    own = {s: p.expected_values[label] for s, p in mine.items()}
+    assert len({f"{v:.4f}" for v in own.values()}) == 3, own  # three numbers to tell apart
+    download = tmp_path / "download"
+    download.mkdir()
+    notebooks = {
+        ada: _answered(ps, ada, f"For my N the ratio is {own[ada]:.4f}."),
+        bob: _answered(ps, bob, f"For my N the ratio is {ada_value:.4f}."),  # Ada's answer
+        cyd: _answered(ps, ada, f"The two differ by a factor {own[cyd]:.4f}."),  # Ada's id
+    }
+    for i, (student, data) in enumerate(notebooks.items()):
+        name, user = student.split("-")
+        (download / f"{name}_{user}_{5001 + i}_{NAME}.ipynb").write_bytes(data)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", NAME, str(download),
+                           "--out", str(out), "--workers", "1", "--quiet", "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = {r.student_id: r for r in load_records(out / "records", NAME)}
+    assert sorted(records) == [ada, bob, cyd]
+    for student, r in records.items():
+        assert all(s.points == s.max_points for s in r.scores if s.points is not None), r.scores
+        assert r.variant == mine[student].shown_parameters and "seed" not in r.variant
+        assert r.expected == {label: pytest.approx(own[student])}
+        feedback = (out / "feedback" / student / f"{NAME}.html").read_text()
+        assert f"mean = {r.variant['mean']}" in feedback and f"{own[student]:.6g}" in feedback
+        saved = json.loads((out / "records" / f"{student}.json").read_text())
+        assert saved["variant"] == r.variant
+    assert records[ada].flags == () and records[bob].flags == ()
+    [flag] = records[cyd].flags
+    assert f"STUDENT_ID = {ada!r}" in flag and f"handed in as {cyd!r}" in flag
+    report = (out / "report.html").read_text()
+    similarity = (out / "similarity.html").read_text()
+    for page in (report, similarity):
+        section = page.split("Written answers with another student's numbers")[1].split("</table>")[0]
+        assert f"<td>{bob}</td><td>divisor_explanation</td><td>{ada_value:.4f}</td><td>{ada}</td>" \
+            in section
+        assert f"<td>{ada}</td><td>divisor" not in section and f"<td>{cyd}</td><td>" not in section
+    scheme = (out / "marking-scheme.html").read_text()
+    for student in (ada, bob, cyd):
+        assert f"<td>{student}</td>" in scheme and f"{own[student]:.6g}" in scheme
+
+
+def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp_path):
+    """Gradescope grades in its own container: the zip (for the instructor's upload only) holds
+    the course's secret for a problem set with variants, and is refused without one."""
+    command = [sys.executable, "-m", "autograder", "gradescope", NAME, "--out",
+               str(tmp_path / "z"), "--course", str(course)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "z" / "autograder.zip") as z:
+        assert z.read("course/variants.secret") == (course / "variants.secret").read_bytes()
+    (course / "variants.secret").unlink()
+    refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "variants.secret is missing" in refused.stderr
+
+
+def test_another_secret_grades_every_student_again(course):
+    """The grader's fingerprint (a resumed run regrades what it changed) counts the course's
+    secret for a problem set with variants, and nothing of it for any other."""
+    from autograder.run.task import grader_fingerprint
+
+    ps = ProblemSet(NAME, Course(course))
+    before = grader_fingerprint(ps)
+    assert grader_fingerprint(ProblemSet(NAME, Course(course))) == before
+    (course / "variants.secret").write_text("00" * 32 + "\n")
+    assert grader_fingerprint(ps) != before
+    plain = ProblemSet("ps1_pca", Course(course))
+    fingerprint = grader_fingerprint(plain)
+    (course / "variants.secret").unlink()
+    assert grader_fingerprint(plain) == fingerprint
+
+
+def test_identity_drops_spaces_and_case():
+    assert identity(" Ada01\n") == identity("ADA01") == "ada01"
