@@ -295,7 +295,6 @@ def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
     ]
 
 
-
 def shared_variance_weights_hidden(a: Answers) -> Outcome:
     parts = []
     for case in ("svw", "svw_cancer", "svw_wine"):
@@ -344,7 +343,6 @@ def _ce_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
             ),
         ),
     ]
-
 
 
 def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
@@ -440,7 +438,6 @@ def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
         ),
         (0.2, guarded(loss)),
     ]
-
 
 
 def fit_logistic_regression_hidden(a: Answers) -> Outcome:
