@@ -162,12 +162,26 @@ def _explain(error: dict, report: _Report) -> str:
     return _message(error) + _where(error, report)
 
 
+def _printer(cell: Cell, report: _Report) -> str:
+    """Who printed in ``cell``: an answer cell itself; for any other cell (a test, which the
+    student cannot change), the student's functions it calls (by name, or in its recorded part),
+    named where they are, and the cell."""
+    if cell.kind == "answer":
+        return cell.label
+    called = {f for _, f, _ in report.visible[cell.grade_id].calls} if (
+        cell.grade_id in report.visible) else set()
+    yours = [c.short.replace("your ", "", 1) for c in report.cells if c.kind == "answer"
+             and any(f in called or re.search(rf"\b{re.escape(f)}\b", cell.source)
+                     for f in c.defines)]
+    return f"your {', '.join(yours)}, called by {cell.label}," if yours else cell.label
+
+
 def _on_result(run: CellRun, report: _Report) -> None:
     cell = report.cells[run.index]
     if run.dropped:
-        _say(f"NOTE  {cell.label} printed past the limit of {MAX_OUTPUT:,} characters of output "
-             "per notebook: the rest of the notebook's output was dropped, here and when it is "
-             "graded (print less: a summary, not every value)")
+        _say(f"NOTE  {_printer(cell, report)} printed past the limit of {MAX_OUTPUT:,} "
+             "characters of output per notebook: the rest of the notebook's output was dropped, "
+             "here and when it is graded (print less: a summary, not every value)")
     report.seen.add(run.index)
     report.running = None
     error = run.error

@@ -14,15 +14,16 @@ The files come from untrusted code: they are loaded with ``allow_pickle=False`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from coursedata.compare import Output, compare_output
-from coursedata.grading import CASE_NAME, MEMORY_MB
+from coursedata.grading import CASE_NAME, INPUTS_FOLDER, MEMORY_MB
 
-__all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "read", "unpack", "problems"]
+__all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "called_with", "read", "unpack", "problems"]
 
 #: Recorded result files larger than this (bytes) are refused unread.
 MAX_RESULT_BYTES = 64 * 2**20
@@ -48,7 +49,38 @@ def _real(value: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     return tuple(v.real.copy() if v.dtype.kind == "c" else v for v in value)
 
 
-def _error(path: Path) -> str:
+def called_with(inputs: Mapping[str, object]) -> str:
+    """``x_query (float64, shape (80,)), h=0.61, kernel='uniform'``: a case's inputs in words, as
+    the comparisons' messages name them: arrays by dtype and shape, scalars by value (a hidden
+    value of four significant digits or more is concealed in the feedback, as in every message)."""
+    words = []
+    for name, value in inputs.items():
+        array = np.asarray(value)
+        if array.ndim:
+            words.append(f"{name} ({array.dtype}, shape {array.shape})")
+        elif array.dtype.kind in "fc":
+            words.append(f"{name}={float(array.real):g}")
+        else:
+            words.append(f"{name}={array.item()!r}")
+    return ", ".join(words)
+
+
+def _saved_inputs(results_dir: Path, case: str) -> dict[str, np.ndarray]:
+    """The inputs the grader (or the check) wrote for ``case`` before the notebook ran."""
+    with np.load(results_dir / INPUTS_FOLDER / f"{case}.npz", allow_pickle=False) as z:
+        return {k: np.array(z[k]) for k in z.files}
+
+
+def _on_inputs(inputs: Callable[[], Mapping[str, object]]) -> str:
+    """`` when called with ...`` for a raise, or nothing when the inputs cannot be read."""
+    try:
+        words = called_with(inputs())
+    except Exception:  # noqa: BLE001 - no inputs to name (a case of the kit's, or none written)
+        return ""
+    return f" when called with {words}" if words else ""
+
+
+def _error(path: Path, inputs: Callable[[], Mapping[str, object]]) -> str:
     try:
         info = json.loads(path.read_text())
         message = str(info.get("message", ""))[:500]
@@ -59,16 +91,20 @@ def _error(path: Path) -> str:
     if returned:
         return f"what your function returned is not numbers: {message}"
     limit = f" (each process of a graded notebook may use {MEMORY_MB} MB)" if memory else ""
-    return f"your function raised {message}{limit}"
+    return f"your function raised {message}{_on_inputs(inputs)}{limit}"
 
 
 def read(results_dir, case: str,
-         load: Callable[[Path], tuple[np.ndarray, ...]] | None = None) -> tuple[np.ndarray, ...]:
+         load: Callable[[Path], tuple[np.ndarray, ...]] | None = None,
+         inputs: Callable[[], Mapping[str, object]] | None = None) -> tuple[np.ndarray, ...]:
     """The recorded output of ``case`` in ``results_dir``, as a tuple of arrays.
 
     ``load`` reads the arrays of a results file (default: ``numpy.load`` without pickles); the
     grader's examines the file first (:mod:`autograder.checks.results_file`). A ``ValueError`` it
-    raises is the student's unreadable answer, its message shown.
+    raises is the student's unreadable answer, its message shown. ``inputs`` returns the case's
+    inputs, which the message of a raise names (:func:`called_with`); default: those written in
+    ``results_dir/inputs/`` (the grader passes its own, since the student's code could change
+    that file).
 
     Raises
     ------
@@ -92,7 +128,8 @@ def read(results_dir, case: str,
     if data.is_file():
         raise AnswerUnavailable("your function returned an object too large to grade")
     if error.is_file() and error.stat().st_size <= 16_384:
-        raise AnswerUnavailable(_error(error))
+        raise AnswerUnavailable(_error(error, inputs or partial(_saved_inputs, Path(results_dir),
+                                                                case)))
     raise AnswerUnavailable("your function was not run by this check (was it defined, and did "
                             "the notebook run to this point?)")
 

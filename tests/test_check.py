@@ -478,6 +478,23 @@ def test_the_check_runs_under_the_graders_memory_limit(tmp_path, run):
 
 
 @pytest.mark.slow
+def test_an_output_flood_from_a_function_names_the_function(released, tmp_path, run):
+    """A function that prints a lot on every call, called from later cells: the note names the
+    student's function that printed (the cells that call it are not the student's to change)."""
+    nb = answered(released)
+    _edit(nb, "gamma_log_likelihood", "    x = np.asarray(x, dtype=float)\n",
+          "    x = np.asarray(x, dtype=float)\n    print('.' * 400_000)\n")
+    r = run(_write(nb, tmp_path), "--timeout", "120")
+    status, out = r.finish(limit=300)
+    notes = [line for line in out.splitlines() if line.startswith("NOTE")]
+    assert len(notes) == 1, out
+    assert notes[0].startswith("NOTE  your gamma_log_likelihood (Question "), notes
+    assert ", called by " in notes[0] and "printed past the limit" in notes[0], notes
+    assert status == 0, out
+    r.assert_no_process_left()
+
+
+@pytest.mark.slow
 def test_an_output_flood_is_cut_and_said(released, tmp_path, run):
     """Issue 37: a notebook that printed millions of lines passed the check after half a minute
     and 600 MB, and nothing said so. Now the output past the limit is dropped, the check says

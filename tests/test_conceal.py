@@ -8,14 +8,17 @@ Hidden blocks are nbgrader's (``nbgrader/preprocessors/clearhiddentests.py``: th
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pytest
 
+from autograder.checks.answers import Answers
 from autograder.checks.declared import case_inputs, declared_cases
 from autograder.grading.conceal import HIDDEN, secrets_of, visible_cases
 from autograder.grading.problemset import ProblemSet, list_problem_sets
+from coursedata.results import AnswerUnavailable, read
 
 
 @pytest.fixture(scope="module", params=list_problem_sets())
@@ -68,3 +71,46 @@ def test_the_numbers_the_release_prints_are_kept(ps):
     )
     assert secrets_of(ps).conceal(public) == public
 
+
+
+def test_a_raise_on_a_hidden_case_names_its_inputs_and_no_hidden_value(ps, tmp_path):
+    """A function that raises on a hidden case: the feedback says on which inputs (each array's
+    dtype and shape, each scalar's name), from the grader's own inputs (not the file the student's
+    code could rewrite), and the concealment still clears a hidden value it shows."""
+    cases = declared_cases(ps.source)
+    hidden = sorted(set(cases) - visible_cases(ps))
+    name = max(hidden, key=lambda c: len(case_inputs(cases, c)))  # the most inputs to name
+    given = case_inputs(cases, name)
+    (tmp_path / f"{name}.error.json").write_text(json.dumps(
+        {"type": "ValueError", "message": "ValueError: boom", "returned": False}))
+    (tmp_path / "inputs").mkdir()
+    np.savez(tmp_path / "inputs" / f"{name}.npz", forged=np.zeros(3))
+    with pytest.raises(AnswerUnavailable) as raised:
+        Answers(ps.name, tmp_path, cases).get(name)
+    message = str(raised.value)
+    assert message.startswith("your function raised ValueError: boom when called with "), message
+    for arg, value in given.items():
+        array = np.asarray(value)
+        shown = f"{arg} ({array.dtype}, shape {array.shape})" if array.ndim else f"{arg}="
+        assert shown in message, (shown, message)
+    assert "forged" not in message
+    secrets = secrets_of(ps)
+    cleared = secrets.conceal(message)
+    for arg, value in given.items():
+        digits = f"{value:g}".partition("e")[0].lstrip("-").replace(".", "").lstrip("0") \
+            if np.ndim(value) == 0 and isinstance(value, float) else ""
+        if len(digits) >= 4 and value not in secrets.public:  # as every message's numbers
+            assert f"{arg}={value:g}" not in cleared, cleared
+
+
+def test_a_raise_in_the_check_names_the_inputs_it_wrote(tmp_path):
+    """The student's check reads the same message from the inputs it wrote for the case."""
+    (tmp_path / "c.error.json").write_text(json.dumps(
+        {"type": "TypeError", "message": "TypeError: nope", "returned": False}))
+    (tmp_path / "inputs").mkdir()
+    np.savez(tmp_path / "inputs" / "c.npz", x=np.arange(4.0).reshape(2, 2), h=np.float64(0.7),
+             kernel=np.array("uniform"))
+    with pytest.raises(AnswerUnavailable, match=re.escape(
+            "your function raised TypeError: nope when called with x (float64, shape (2, 2)), "
+            "h=0.7, kernel='uniform'")):
+        read(tmp_path, "c")

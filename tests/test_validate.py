@@ -228,17 +228,23 @@ def test_the_command_prints_each_refusal_and_exits_2(course):
 
 
 def test_a_check_that_reads_an_unrecorded_case_is_named():
-    """A hand-written check with a typo in the case it reads (the cell records it right)."""
-    ps = ProblemSet(PS, Course(COURSE_DIR))
+    """A hand-written check with a typo in the case it reads (the cell records it right): one of
+    problem set 6's hidden checks, which stay Python."""
+    name = "ps6_generative_discriminative"
+    ps = ProblemSet(name, Course(COURSE_DIR))
+    from autograder.checks import load_checks
+    from autograder.checks.record_calls import record_calls
     from autograder.checks.registry import checks_for
 
+    gid = sorted(load_checks(name).CHECKS)[0]
+    case = next(r.case for r in record_calls(ps.source) if r.grade_id == gid)
     checks = dict(checks_for(ps))
-    checks["gamma_score_visible"] = lambda a: a.get("gamma_scor")
+    checks[gid] = lambda a: a.get(case[:-1])
     found = [str(p) for p in problems(ps, checks)]
-    assert found == ["course/checks/ps3_mle.py, check `gamma_score_visible`: it reads case "
-                     "'gamma_scor', which no cell records, so it would take the points of every "
-                     "correct student. Record 'gamma_scor' in the cell `gamma_score_visible` "
-                     "(did you mean `gamma_score`?), or read the case the cell records."]
+    assert found == [f"course/checks/{name}.py, check `{gid}`: it reads case {case[:-1]!r}, "
+                     "which no cell records, so it would take the points of every correct "
+                     f"student. Record {case[:-1]!r} in the cell `{gid}` (did you mean "
+                     f"`{case}`?), or read the case the cell records."]
 
 
 def test_a_python_check_may_read_a_case_a_declared_cell_records():

@@ -31,7 +31,7 @@ from tests.psharness import generate_release
 pytestmark = [pytest.mark.slow, require(sandbox_available(), "bubblewrap is needed to grade")]
 
 PS = ProblemSet("ps5_kde")
-#: A problem set with visible cells whose check is the course's Python (judged only in part).
+#: A problem set whose visible cells of questions 4 to 6 the course's Python used to check.
 PS_HAND = ProblemSet("ps6_generative_discriminative")
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
@@ -188,14 +188,27 @@ def _remembers_its_first_answer(nb):
     return nb
 
 
+def _gradient_in_float32(nb):
+    """The cross-entropy's logits and gradients computed in float32: off by more than the declared
+    ``rtol`` (1e-9 for the loss, 1e-7 for the gradients), and its finite differences too."""
+    cell = _answer(nb, "cross_entropy_and_gradient")
+    cell.source = cell.source.replace("    Z = X @ W.T + b",
+                                      "    X, W, b = (np.float32(v) for v in (X, W, b))\n"
+                                      "    Z = X @ W.T + b")
+    assert "np.float32(v)" in cell.source
+    return nb
+
+
 @pytest.mark.parametrize("change, cell", [(_two_classes_only, "fit_logistic_regression_visible"),
                                           (_remembers_its_first_answer,
-                                           "shared_variance_weights_visible")])
-def test_a_cell_the_check_cannot_compare_still_runs_as_at_grading(answered_hand, tmp_path,
-                                                                   change, cell):
-    """The visible cells whose check is the course's Python: their hidden part runs in the check
-    where and on what it runs at grading, so a raise on the cell's own inputs and a function that
-    answers differently on a second call fail in the check as they lose the point at grading."""
+                                           "shared_variance_weights_visible"),
+                                          (_gradient_in_float32,
+                                           "cross_entropy_and_gradient_visible")])
+def test_a_cell_once_checked_in_python_gets_the_graders_verdict(answered_hand, tmp_path, change,
+                                                                 cell):
+    """Problem set 6's visible cells that the course's Python used to check (questions 4 to 6,
+    now declared): a raise on the cell's own inputs, a function that answers differently on a
+    second call, and values in float32 fail in the check as they lose the point at grading."""
     nb = change(copy.deepcopy(answered_hand))
     said, scores = _check(nb, tmp_path, PS_HAND), _grade(nb, PS_HAND)
     assert scores[cell].points == 0, scores[cell]

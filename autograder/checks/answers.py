@@ -61,7 +61,12 @@ class Answers:
             something that is not numeric.
         """
         if case not in self._cache:
-            self._cache[case] = read(self.results_dir, case, lambda path: self._read(path, case))
+            self._cache[case] = read(
+                self.results_dir,
+                case,
+                lambda path: self._read(path, case),
+                lambda: self.inputs(case),
+            )
         return self._cache[case]
 
     def limits(self, case: str) -> Limits:

@@ -39,6 +39,7 @@ from autograder.checks.declaration import (
     write_inputs,
 )
 from autograder.checks.outcome import Outcome, first_problem, weighted
+from autograder.checks.record_calls import record_calls
 from coursedata.results import problems
 
 __all__ = [
@@ -137,20 +138,23 @@ def build_checks(notebook) -> dict[str, Callable[[Answers], Outcome]]:
 
 def equivalent_forms(notebook) -> dict[tuple, str]:
     """The declared symmetries as the self-tests' ``EQUIVALENT_FORMS``:
-    ``{(function, output, transform): reason}``, the function named as its reference is."""
+    ``{(function, output, transform): reason}``, the function named as the cell that records the
+    case calls it (as its reference is, for a case no cell records)."""
     transform = {
         "rows_up_to_sign": "negated",
         "columns_up_to_sign": "negated",
         "rows_up_to_constant": "shifted",
     }
+    recorded = {r.case: r.function for r in record_calls(notebook)}
     out = {}
     for case in declared_cases(notebook).values():
         if case.reference is None:  # inputs only: no declared comparison
             continue
+        function = recorded.get(case.name, case.reference.partition(":")[2])
         for i, o in enumerate(case.outputs):
             if o.compare in transform:
                 index = None if len(case.outputs) == 1 else i
-                out[(case.reference.partition(":")[2], index, transform[o.compare])] = (
+                out[(function, index, transform[o.compare])] = (
                     f"{o.name}: compared {o.compare.replace('_', ' ')}"
                 )
     return out

@@ -9,16 +9,24 @@ independent oracle, :func:`scipy.stats.norm.logpdf` normalised with the referenc
 (:func:`gaussian_nb_log_posterior`). Closed forms are compared to ``rtol`` 1e-9, far looser than
 double-precision rounding of these small sums and far tighter than any mistake.
 
-Questions 4 to 6 stay here; their inputs are declared in the notebook like the others'
-(``answers.inputs(case)`` reads them):
+Questions 4 to 6 declare their visible cells too, against the references below
+(:func:`shared_variance_parameters`, :func:`cross_entropy_parts`,
+:func:`fitted_logistic_regression`), so the student's check gives those cells the grader's verdict;
+their hidden cells stay here, reading the visible cell's case and their own
+(``answers.inputs(case)``), for these reasons:
 
 - ``shared_variance_weights``: a third part compares the posterior ``softmax(X Wᵀ + w0)`` made
-  from two returned values together, and a declaration compares each returned value alone.
+  from two returned values together, and a declaration compares each returned value alone. The
+  visible cell compares W and w0 (up to a constant) alone: right W and w0 make the posterior
+  right.
 - ``cross_entropy_and_gradient``: the gradients' ``atol`` is a formula of the inputs (each entry
-  is a sum of N terms of size up to max|x|), which a declaration does not state.
+  is a sum of N terms of size up to max|x|), which a declaration does not state; the visible
+  cell declares the formula's value for its one case (rounded down).
 - ``fit_logistic_regression``: compared with the exact minimiser of the loss, not one iteration,
   so any method that converges passes: the fitted probabilities and the penalised loss at the
-  student's weights are functions of both returned values, to tolerances of the descent.
+  student's weights are functions of both returned values, to tolerances of the descent. The
+  visible cell compares W and b (up to a constant) with the minimiser's, to the same tolerances;
+  a run that reaches them is at the minimum's loss to about 1e-10, as its hidden parts require.
 
 Every correct answer is accepted: intercepts of a softmax are compared up to a constant shared by
 all classes (``ln N_c`` and ``ln(N_c / N)`` are both right). A visible cell earns its point only
@@ -45,7 +53,7 @@ import numpy as np
 from scipy.stats import norm
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from autograder.checks.outcome import Outcome, guarded, weighted
 from coursedata.compare import check_shape, compare, rows_up_to_constant
 from solutions.linear_classifiers import (
     LogisticRegression,
@@ -195,6 +203,31 @@ def gaussian_nb_log_posterior(
 # --------------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------------
+# References of the declared visible cells of questions 4 to 6 (the student's signatures)
+# --------------------------------------------------------------------------------------------
+
+
+def shared_variance_parameters(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, w0)`` of Gaussian naive Bayes with one shared variance, fitted on ``X``, ``y``."""
+    ref = SharedVarianceGaussianNB().fit(X, y)
+    return ref.coef_, ref.intercept_
+
+
+def cross_entropy_parts(W, b, X, Y, reg) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(loss, grad_W, grad_b)`` of the penalised softmax cross-entropy, as the student returns
+    them (the reference nests the gradients)."""
+    loss, (gW, gb) = softmax_cross_entropy(W, b, X, Y, reg)
+    return loss, gW, gb
+
+
+def fitted_logistic_regression(X, y, reg, lr, n_iter) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, b)`` of the exact minimiser of the penalised loss (``lr`` and ``n_iter`` set only the
+    student's descent, which reaches it)."""
+    ref = _reference_lr(X, y, reg)
+    return ref.coef_, ref.intercept_
+
+
 def _softmax_of(logits: np.ndarray, what: str) -> tuple[np.ndarray | None, str | None]:
     """The softmax of the logits a student's parameters give, or a message if they overflow."""
     with np.errstate(all="ignore"):
@@ -262,10 +295,6 @@ def _svw_values(a: Answers, case: str) -> list[tuple[float, str | None]]:
     ]
 
 
-def shared_variance_weights_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _svw_values(a, "svw")])
-
-
 def shared_variance_weights_hidden(a: Answers) -> Outcome:
     parts = []
     for case in ("svw", "svw_cancer", "svw_wine"):
@@ -314,10 +343,6 @@ def _ce_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
             ),
         ),
     ]
-
-
-def cross_entropy_and_gradient_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _ce_values(a, "ce", "4 classes")])
 
 
 def cross_entropy_and_gradient_hidden(a: Answers) -> Outcome:
@@ -415,10 +440,6 @@ def _lr_values(a: Answers, case: str, label: str) -> list[tuple[float, str | Non
     ]
 
 
-def fit_logistic_regression_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _lr_values(a, "fit_lr", "3 synthetic classes")])
-
-
 def fit_logistic_regression_hidden(a: Answers) -> Outcome:
     cases = [
         ("fit_lr", "3 synthetic classes"),
@@ -442,10 +463,7 @@ EQUIVALENT_FORMS = {
 }
 
 CHECKS = {
-    "shared_variance_weights_visible": shared_variance_weights_visible,
     "shared_variance_weights_hidden": shared_variance_weights_hidden,
-    "cross_entropy_and_gradient_visible": cross_entropy_and_gradient_visible,
     "cross_entropy_and_gradient_hidden": cross_entropy_and_gradient_hidden,
-    "fit_logistic_regression_visible": fit_logistic_regression_visible,
     "fit_logistic_regression_hidden": fit_logistic_regression_hidden,
 }
