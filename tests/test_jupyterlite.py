@@ -433,17 +433,17 @@ def _open_all_cells(offline, html, app: str, path: str):
 
 def test_accessibility_script_is_loaded_by_every_page_of_the_site(tmp_path):
     site = tmp_path / "lite"
+    site.mkdir()
+    (site / "index.html").write_text("<html><head></head></html>")  # not an app: left alone
+    with pytest.raises(Exception, match="no page"):
+        course_lite.load_accessibility(site)
     for app in ("lab", "notebooks", "tree"):
         (site / app).mkdir(parents=True)
         (site / app / "index.html").write_text(
             '<html><head><script id="jupyter-config-data">{}</script></head><body></body></html>')
-    (site / "index.html").write_text("<html><head></head></html>")  # not an app: left alone
-    with pytest.raises(Exception, match="missing"):
-        course_lite.load_accessibility(site)
-    (site / course_lite.A11Y_SERVED).parent.mkdir(parents=True)
-    (site / course_lite.A11Y_SERVED).write_text("")
     assert len(course_lite.load_accessibility(site)) == 3
     assert course_lite.load_accessibility(site) == []  # once only
+    assert (site / course_lite.A11Y_SERVED).read_bytes() == course_lite.A11Y_SCRIPT.read_bytes()
     for app in ("lab", "notebooks", "tree"):
         page = (site / app / "index.html").read_text()
         assert page.count(f'src="../{course_lite.A11Y_SERVED}"') == 1
@@ -474,12 +474,20 @@ def test_notebook_pages_have_no_wcag_failure_and_named_editors(offline, html, ap
         names = page.evaluate(f"""() => [...document.querySelectorAll('{EDITOR}')].map(e => [
             e.getAttribute('aria-label') || '', e.getAttribute('aria-describedby') || '',
             Number(e.closest('.jp-Cell').dataset.windowedListIndex) + 1])""")
+        # axe's best practices, not WCAG's tags: no positive tabindex, skip links that lead
+        # somewhere (Notebook 7's went to "#first-cell", which no element was).
+        positive = page.evaluate("""() => [...document.querySelectorAll('[tabindex]')]
+            .filter(e => e.tabIndex > 0).map(e => e.outerHTML.slice(0, 80))""")
+        dead_skips = page.evaluate("""() => [...document.querySelectorAll('a.skip-link')]
+            .map(a => a.getAttribute('href')).filter(h => h.length > 1
+                && !document.getElementById(decodeURIComponent(h.slice(1))))""")
         note = page.locator("#course-keyboard-note")
         note_text = note.inner_text() if note.is_visible() else ""
     finally:
         context.close()
     print(f"AXE lite/{app} {path} {json.dumps({v['id']: v['nodes'] for v in violations})}")
     assert violations == [], violations
+    assert positive == [] and dead_skips == [], (positive, dead_skips)
     kinds = {i: {"code": "code", "markdown": "text"}.get(c["cell_type"], "raw")
              for i, c in enumerate(nb["cells"], 1)}
     # The notebook makes a cell's editor as it first comes into view: most are there.
