@@ -26,6 +26,10 @@ prepares what ``jupyterlite_sphinx`` builds into ``<html>/lite/`` at the end of 
   (``disabledExtensions``), and jupyterlite_sphinx's Google-fonts stylesheet (a ``Vibur`` font
   for its "Try it" buttons, which the book does not use) is dropped from every page, so no page
   asks a third-party host for anything (JupyterLite's kernel only asks Pyodide's CDN).
+- **Accessibility**: ``lite/accessibility.js`` (names for the cells' editors, the collapse buttons
+  and the logo link, the cells as a feed's articles, a skip link that leads somewhere, and a note
+  on leaving an editor by keyboard; see its header) is copied into the site's ``static/course/``
+  and loaded by every page of the site (:func:`load_accessibility`, after the site's build).
 - **Launch buttons**: every chapter page gets a "JupyterLite" button (in the theme's launch menu)
   that opens its notebook in ``lite/notebooks/``; the page "Doing the problem sets" links each
   problem set there (``_ext/course_site.py`` reads :func:`lite_link`).
@@ -68,6 +72,10 @@ DISABLED_EXTENSIONS = ["@jupyter/nbgrader"]
 #: What jupyterlite_sphinx adds to every page that the book does not use and that a reader's
 #: browser would fetch from a third party (a font for the "Try it" buttons of its directives).
 UNUSED_THIRD_PARTY_CSS = ("https://fonts.googleapis.com/",)
+#: The script that makes up for JupyterLab's and Notebook 7's accessibility gaps, and where the
+#: site serves it (relative to the site's root).
+A11Y_SCRIPT = Path(__file__).resolve().parents[1] / LITE / "accessibility.js"
+A11Y_SERVED = "static/course/accessibility.js"
 
 _BROWSER_NOTE = """\
 ```{{note}}
@@ -271,6 +279,34 @@ def _launch_button(app, pagename, templatename, context, doctree) -> None:
                      "url": url, "label": "launch-jupyterlite-button"}]})
 
 
+def load_accessibility(site: Path, script: Path = A11Y_SCRIPT) -> list[Path]:
+    """Copy ``script`` to :data:`A11Y_SERVED` in the JupyterLite site at ``site`` (``jupyter lite
+    build`` copies no file of its own from the lite folder but Pyodide's and the contents) and load
+    it in every page of the site, after the page's own configuration script; return the pages
+    changed. A page that loads it already is left as it is."""
+    (site / A11Y_SERVED).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(script, site / A11Y_SERVED)
+    changed = []
+    for page in sorted(site.glob("*/index.html")):
+        html = page.read_text()
+        if 'id="jupyter-config-data"' not in html or A11Y_SERVED in html:
+            continue
+        if "</head>" not in html:
+            raise ExtensionError(f"{page}: no </head> to load {A11Y_SERVED} before")
+        tag = f'<script src="../{A11Y_SERVED}" defer></script>\n'
+        page.write_text(html.replace("</head>", tag + "</head>", 1))
+        changed.append(page)
+    if not changed and not any(A11Y_SERVED in p.read_text() for p in site.glob("*/index.html")):
+        raise ExtensionError(f"{site}: no page of the JupyterLite site to load {A11Y_SERVED} in")
+    return changed
+
+
+def _load_accessibility(app, error) -> None:
+    """After jupyterlite_sphinx built the site (its build-finished handler, priority 500)."""
+    if error is None and app.builder.format == "html":
+        load_accessibility(Path(app.outdir) / LITE)
+
+
 def _drop_third_party_css(app) -> None:
     """Remove the stylesheets of :data:`UNUSED_THIRD_PARTY_CSS` that extensions registered."""
     app.registry.css_files[:] = [(name, attrs) for name, attrs in app.registry.css_files
@@ -287,4 +323,5 @@ def setup(app):
     app.connect("builder-inited", _write_contents)
     # After the theme has made its header buttons (priority 501).
     app.connect("html-page-context", _launch_button, priority=502)
+    app.connect("build-finished", _load_accessibility, priority=600)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

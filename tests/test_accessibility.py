@@ -622,3 +622,56 @@ def test_feedback_gives_every_score_in_words_not_only_in_colour():
     cells = re.findall(r"<td class='(\w*)'>([^<]*)</td>", page)
     assert cells == [("ok", "2 / 2 (full marks)"), ("partial", "1 / 2 (part of the points)"),
                      ("bad", "0 / 3 (no points)"), ("", "– / 4")], cells
+
+
+# --- the heading list and reflow ---------------------------------------------------------------
+
+#: Every heading a screen reader lists (h1-h6 and role=heading, not hidden from it), in order.
+HEADING_LIST_JS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role=heading]')]
+    .filter(h => h.checkVisibility() && !h.closest('[aria-hidden=true]')
+        && !['none', 'presentation'].includes(h.getAttribute('role')))
+    .map(h => [Number(h.getAttribute('aria-level') || h.tagName.slice(1)),
+               h.textContent.trim().slice(0, 60), !!h.closest('article')])"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapters_heading_list_starts_with_its_title(browser, site, chapter):
+    """The first heading a screen reader lists is the chapter's title (its article's h1), not the
+    sidebar's part captions (which the theme marks role=heading, level 2)."""
+    context, page = _open(browser, f"{site}{chapter}.html")
+    try:
+        headings = page.evaluate(HEADING_LIST_JS)
+        title = page.evaluate("document.querySelector('article h1').textContent.trim()")
+        captions = page.locator(".bd-sidebar-primary p.caption").count()
+    finally:
+        context.close()
+    assert captions >= 2  # the sidebar still shows its parts
+    level, text, in_article = headings[0]
+    assert (level, in_article) == (1, True) and title.startswith(text), headings[:6]
+
+
+#: The narrowest width WCAG 1.4.10 (reflow) asks for: 320 CSS pixels.
+REFLOW_WIDTH = 320
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapter_does_not_scroll_sideways_at_320_px(browser, chapter, site):
+    """WCAG 1.4.10: at 320 px the page is no wider than the window (what is wider, a display
+    formula, code or a table, scrolls in its own box)."""
+    context = browser.new_context(viewport={"width": REFLOW_WIDTH, "height": 640})
+    try:
+        page = context.new_page()
+        page.goto(f"{site}{chapter}.html", wait_until="load")
+        page.evaluate("async () => { if (window.MathJax?.startup?.promise) "
+                      "await MathJax.startup.promise; }")
+        wider = page.evaluate("""() => { const root = document.documentElement;
+            return {over: root.scrollWidth - root.clientWidth,
+                    what: [...document.querySelectorAll('article *')]
+                        .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
+                        .filter(e => ![...function* () { for (let a = e.parentElement; a;
+                                a = a.parentElement) yield a; }()]
+                            .some(a => getComputedStyle(a).overflowX !== 'visible'))
+                        .slice(0, 3).map(e => e.outerHTML.slice(0, 100))}; }""")
+    finally:
+        context.close()
+    assert wider["over"] <= 0, f"{chapter} scrolls sideways by {wider['over']} px: {wider['what']}"

@@ -29,6 +29,7 @@ import coursedata
 from autograder.authoring.release import ROOT, kit_wheel_name
 from autograder.grading.problemset import list_problem_sets
 from tests.browser import offline_browser, serve, settle, third_party
+from tests.environment import skip_unless
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import course_lite  # noqa: E402
@@ -395,3 +396,156 @@ def test_lite_site_is_named_after_the_book(html):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     config = json.loads((html / "lite" / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert config["appName"] == title
+
+
+# --- accessible in the browser -----------------------------------------------------------------
+
+#: The pages of issue 40's audit: problem sets and a chapter in the notebook interface, a problem
+#: set in the lab interface.
+LITE_A11Y_PAGES = [("notebooks", "problem-sets/ps1_pca.ipynb"),
+                   ("notebooks", "problem-sets/ps4_map_naive_bayes.ipynb"),
+                   ("notebooks", "chapters/05_density_estimation.ipynb"),
+                   ("lab", "problem-sets/ps1_pca.ipynb")]
+#: WCAG 2.0, 2.1 and 2.2, levels A and AA (axe-core's tags).
+LITE_AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
+EDITOR = ".jp-Notebook .cm-content[role=textbox]"
+
+
+def _open_all_cells(offline, html, app: str, path: str):
+    """A fresh context with ``path`` open in JupyterLite's ``app``, scrolled through until every
+    cell of the notebook's file is on the page (the notebook adds cells as they scroll in)."""
+    cells = len(json.loads((html / "lite" / "files" / path).read_text())["cells"])
+    context = offline["browser"].new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{offline['base']}lite/{app}/index.html?path={path}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    for _ in range(120):
+        page.evaluate("""() => { const o = document.querySelector(
+            '.jp-Notebook .jp-WindowedPanel-outer'); o.scrollTop = o.scrollHeight; }""")
+        page.wait_for_timeout(250)
+        if page.locator(".jp-Notebook .jp-Cell").count() == cells:
+            break
+    assert page.locator(".jp-Notebook .jp-Cell").count() == cells, f"{path}: not all cells shown"
+    page.evaluate("document.querySelector('.jp-Notebook .jp-WindowedPanel-outer').scrollTop = 0")
+    page.wait_for_timeout(500)
+    return context, page
+
+
+def test_accessibility_script_is_loaded_by_every_page_of_the_site(tmp_path):
+    site = tmp_path / "lite"
+    site.mkdir()
+    (site / "index.html").write_text("<html><head></head></html>")  # not an app: left alone
+    with pytest.raises(Exception, match="no page"):
+        course_lite.load_accessibility(site)
+    for app in ("lab", "notebooks", "tree"):
+        (site / app).mkdir(parents=True)
+        (site / app / "index.html").write_text(
+            '<html><head><script id="jupyter-config-data">{}</script></head><body></body></html>')
+    assert len(course_lite.load_accessibility(site)) == 3
+    assert course_lite.load_accessibility(site) == []  # once only
+    assert (site / course_lite.A11Y_SERVED).read_bytes() == course_lite.A11Y_SCRIPT.read_bytes()
+    for app in ("lab", "notebooks", "tree"):
+        page = (site / app / "index.html").read_text()
+        assert page.count(f'src="../{course_lite.A11Y_SERVED}"') == 1
+        assert page.index("jupyter-config-data") < page.index(course_lite.A11Y_SERVED)
+    assert course_lite.A11Y_SERVED not in (site / "index.html").read_text()
+
+
+@pytest.mark.parametrize("app,path", LITE_A11Y_PAGES)
+def test_notebook_pages_have_no_wcag_failure_and_named_editors(offline, html, app, path):
+    """axe-core (the pinned package, as tests/test_accessibility.py runs it) with the rules of
+    WCAG 2.0-2.2 A and AA finds nothing on the notebook page, every cell on the page; every
+    cell's editor (code cells' and the hidden ones of rendered text cells) is named by its number
+    as the status bar counts it ("Cell N/M"), its kind and the section it is in, and is described
+    by the note on leaving it."""
+    from tests.test_accessibility import AXE
+
+    skip_unless(AXE.is_file(), f"{AXE} is missing (make test fetches axe-core from npm)")
+    nb = json.loads((html / "lite" / "files" / path).read_text())
+    context, page = _open_all_cells(offline, html, app, path)
+    try:
+        page.add_script_tag(content=AXE.read_text())
+        violations = page.evaluate("""async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+                                                    resultTypes: ['violations']});
+            return result.violations.map(v => ({id: v.id, nodes: v.nodes.length,
+                first: v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary}));
+        }""", LITE_AXE_TAGS)
+        names = page.evaluate(f"""() => [...document.querySelectorAll('{EDITOR}')].map(e => [
+            e.getAttribute('aria-label') || '', e.getAttribute('aria-describedby') || '',
+            Number(e.closest('.jp-Cell').dataset.windowedListIndex) + 1])""")
+        # axe's best practices, not WCAG's tags: no positive tabindex, skip links that lead
+        # somewhere (Notebook 7's went to "#first-cell", which no element was).
+        positive = page.evaluate("""() => [...document.querySelectorAll('[tabindex]')]
+            .filter(e => e.tabIndex > 0).map(e => e.outerHTML.slice(0, 80))""")
+        dead_skips = page.evaluate("""() => [...document.querySelectorAll('a.skip-link')]
+            .map(a => a.getAttribute('href')).filter(h => h.length > 1
+                && !document.getElementById(decodeURIComponent(h.slice(1))))""")
+        note = page.locator("#course-keyboard-note")
+        note_text = note.inner_text() if note.is_visible() else ""
+    finally:
+        context.close()
+    print(f"AXE lite/{app} {path} {json.dumps({v['id']: v['nodes'] for v in violations})}")
+    assert violations == [], violations
+    assert positive == [] and dead_skips == [], (positive, dead_skips)
+    kinds = {i: {"code": "code", "markdown": "text"}.get(c["cell_type"], "raw")
+             for i, c in enumerate(nb["cells"], 1)}
+    # The notebook makes a cell's editor as it first comes into view: most are there.
+    code = {i for i, k in kinds.items() if k == "code"}
+    assert len(code & {n for _, _, n in names}) >= len(code) / 2, names
+    assert all(re.fullmatch(rf"Cell {n}, {kinds[n]}(, in “[^”]+”)?", name)
+               for name, _, n in names), names[:5]
+    assert sum(", in “" in name for name, _, _ in names) >= len(names) - 1, names[:5]
+    assert {described for _, described, _ in names} == {"course-keyboard-note"}
+    assert "Escape, then Tab" in note_text, note_text
+
+
+def test_keyboard_leaves_an_editor_with_escape_and_tab_reaches_the_cells(offline, html):
+    """Inside a cell's editor Tab indents; Escape, then Tab, leaves it, and Tab comes back to
+    the notebook's cells; the arrow keys choose another cell and Enter edits it (its editor,
+    with its name, has the focus). The skip link leads to the active cell."""
+    context, page = _open_all_cells(offline, html, "notebooks",
+                                    "problem-sets/ps1_pca.ipynb")
+    focus = """() => { const e = document.activeElement;
+        return {editor: !!e.closest('.cm-content'), cell: e.matches('.jp-Notebook .jp-Cell'),
+                name: e.getAttribute('aria-label') || '', text: e.textContent.trim().slice(0, 40),
+                index: e.closest('.jp-Cell')?.dataset.windowedListIndex ?? null}; }"""
+    try:
+        first_code = page.locator(".jp-Notebook .jp-CodeCell").first
+        first_code.locator(".cm-content").click()
+        assert page.evaluate(focus)["editor"]
+        page.keyboard.press("Tab")  # indents: the focus stays in the editor
+        assert page.evaluate(focus)["editor"]
+        page.keyboard.press("Escape")
+        where = page.evaluate(focus)
+        assert where["cell"] and not where["editor"], where
+        start = where["index"]
+        stops = []
+        for _ in range(30):
+            page.keyboard.press("Tab")
+            stops.append(page.evaluate(focus))
+            if stops[-1]["cell"]:
+                break
+        assert not any(s["editor"] for s in stops), stops
+        assert len(stops) > 1 and stops[-1]["cell"], stops  # out of the cell, and back to it
+        assert any(s["text"].startswith("Skip to") for s in stops), stops
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        moved = page.evaluate(focus)
+        assert moved["cell"] and moved["index"] != start, (start, moved)
+        while not page.evaluate("() => document.activeElement.matches('.jp-CodeCell')"):
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        editing = page.evaluate(focus)
+        assert editing["editor"] and editing["name"].startswith(
+            f"Cell {int(editing['index']) + 1}, code"), editing
+        # The skip link, by keyboard, puts the focus on the active cell.
+        page.keyboard.press("Escape")
+        for _ in range(30):
+            page.keyboard.press("Tab")
+            if page.evaluate(focus)["text"].startswith("Skip to"):
+                break
+        page.keyboard.press("Enter")
+        assert page.evaluate(focus)["cell"]
+    finally:
+        context.close()

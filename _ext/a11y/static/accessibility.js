@@ -14,6 +14,8 @@
  *   a pressed-or-not button before the article's first formula puts them back in, so that the
  *   keyboard reaches each formula and MathJax's menu on it (its explorer reads a formula's parts
  *   with the arrow keys once activated there).
+ * - The sidebar's part captions are no headings (the theme's role=heading put six level-2
+ *   headings before the page's title): each names its list of links.
  */
 (() => {
   "use strict";
@@ -108,8 +110,22 @@
     }
   };
 
+  // The sidebar's part captions ("Getting started", ...) are marked headings of level 2 by the
+  // theme, so a page's list of headings starts with them, before its title (h1): here each is
+  // the name of its list of links instead, and no heading.
+  const captionsNameLists = () => {
+    document.querySelectorAll(".bd-sidebar-primary p.caption[role=heading]").forEach((caption, i) => {
+      caption.removeAttribute("role");
+      caption.removeAttribute("aria-level");
+      caption.id = caption.id || `course-sidebar-caption-${i + 1}`;
+      const list = caption.nextElementSibling;
+      if (list && list.matches("ul")) list.setAttribute("aria-labelledby", caption.id);
+    });
+  };
+
   // After the theme's own scripts, which build the toggles on DOMContentLoaded.
   window.addEventListener("load", () => {
+    captionsNameLists();
     nameToggles();
     announceCopies();
     nameCells();
