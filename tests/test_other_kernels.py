@@ -5,7 +5,8 @@ every chapter is executed again, hidden checks included, under two kernels other
 (one that every processor of the architecture runs, ``Prescott`` on x86-64, with NumPy's loops at
 their baseline; and one with wide vectors, ``Haswell`` where the processor has AVX2, with NumPy's
 loops without AVX-512), and every number the text quotes through ``glue`` is
-printed as the page prints it and compared with the default build's (fixture ``html``): a number
+printed as the page prints it and compared with the default build's (fixture ``html``), and so is
+every code cell's printed output (cells tagged ``varies-by-machine``, a timing, excepted): a number
 that reads differently on another machine is a failure. The unit tests (``-m "not slow"``: the
 reference's tests against SciPy and scikit-learn, and the grader's comparisons) run again under
 each kernel too. A kernel the processor cannot run is never silently skipped: another is chosen,
@@ -91,6 +92,65 @@ def differences(text: str, here: dict, there: dict) -> list[str]:
             found.append(f"{key} ({kind}{':' + spec if spec else ''}): {theirs!r} by default, "
                          f"{mine!r} under the other kernel")
     return found
+
+
+#: The tag of a cell whose printed output is meant to differ between machines (a timing).
+VARIES = "varies-by-machine"
+
+
+def printed_outputs(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """``(source, printed text)`` of each code cell: what it printed and the plain text of the
+    values it displayed (figures excluded), as a reader of the page sees them."""
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        parts = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stdout":
+                parts.append(output.get("text", ""))
+            elif output.get("output_type") in ("execute_result", "display_data"):
+                data = output.get("data", {})
+                if not any(m.startswith("image/") for m in data):
+                    parts.append(data.get("text/plain", ""))
+        found.append((cell.source, "".join(parts)))
+    return found
+
+
+def output_differences(here: nbformat.NotebookNode, there: nbformat.NotebookNode) -> list[str]:
+    """Every code cell whose printed output reads differently in two runs of a chapter (cells
+    tagged :data:`VARIES` excepted), with the first line that differs."""
+    tagged = {c.source for c in there.cells if VARIES in c.get("metadata", {}).get("tags", [])}
+    theirs = dict(printed_outputs(there))
+    found = []
+    for source, mine in printed_outputs(here):
+        first = (source.splitlines() or [""])[0][:60]
+        if source not in theirs:
+            found.append(f"the cell starting {first!r} is not in the default build")
+            continue
+        if source in tagged or mine == theirs[source]:
+            continue
+        pairs = zip(theirs[source].splitlines() + [""], mine.splitlines() + [""])
+        default, other = next(((a, b) for a, b in pairs if a != b), (theirs[source], mine))
+        found.append(f"the cell starting {first!r} prints {default!r} by "
+                     f"default, {other!r} under the other kernel")
+    return found
+
+
+def test_a_printed_line_that_moves_is_found_unless_the_cell_says_it_varies():
+    """The printed-output comparison can fail: a changed digit is found; a tagged cell is not."""
+    def run(text, tags=()):
+        cell = nbformat.v4.new_code_cell("print(x)", metadata={"tags": list(tags)})
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    assert output_differences(run("gap 1.4e-15\n"), run("gap 1.4e-15\n")) == []
+    assert output_differences(run("gap 7.8e-16\n"), run("gap 1.4e-15\n")) == [
+        "the cell starting 'print(x)' prints 'gap 1.4e-15' by default, 'gap 7.8e-16' under the "
+        "other kernel"]
+    assert output_differences(run("12.0 ms\n"), run("9.1 ms\n", [VARIES])) == []
+    assert output_differences(run("x"), nbformat.v4.new_notebook(cells=[])) == [
+        "the cell starting 'print(x)' is not in the default build"]
 
 
 def test_a_quoted_number_that_moves_at_its_printed_precision_is_found():
@@ -184,6 +244,11 @@ class _UnderAnotherKernel:
         moved = differences(text, glued(notebook), default)
         assert not moved, (f"{chapter} under OpenBLAS {choice.kernel} ({choice.note}): quoted "
                            "numbers that read differently on another machine:\n" + "\n".join(moved))
+        built = html.parent / "jupyter_execute" / f"{chapter}.ipynb"
+        printed_moved = output_differences(notebook, nbformat.read(built, as_version=4))
+        assert not printed_moved, (f"{chapter} under OpenBLAS {choice.kernel} ({choice.note}): "
+                                   "printed output that reads differently on another machine:\n"
+                                   + "\n".join(printed_moved))
 
     def test_unit_tests_pass(self, kernels, tmp_path):
         choice = kernels[self.SLOT]
