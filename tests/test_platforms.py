@@ -78,14 +78,16 @@ def canvas_anonymous(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dic
     (canvas-lms ``lib/content_zipper.rb``: ``get_filename`` writes ``anon_<anonymous_id>`` for
     the name and the user id when ``anonymize_students?``, ``LATE`` before it for a late
     submission; ``add_upload_submission`` adds ``_<attachment id>_<display name>``). Returns the
-    members and each student's expected id. The member's time is the submission's, as the
-    Canvas tests of tests/test_lms.py have it."""
+    members and each student's expected id. Every member's time is the download's,
+    :data:`DOWNLOADED` (after the deadline): ``add_attachment_to_zip`` calls
+    ``zipfile.get_output_stream(filename)`` with no time, and rubyzip's ``Zip::Entry`` defaults
+    to ``::Zip::DOSTime.now`` (rubyzip ``lib/zip/entry.rb``, ``initialize``)."""
     ids = {"correct": ("Vh2iS", 5001), "blank": ("q8ZkT", 5002), "late": ("Mn3pR", 5003)}
     members, expected = {}, {}
     for who, (kind, when) in STUDENTS.items():
         anonymous, attachment = ids[who]
         late = "LATE_" if when > DEADLINE else ""
-        members[f"{late}anon_{anonymous}_{attachment}_{NB}"] = (notebooks[kind], when)
+        members[f"{late}anon_{anonymous}_{attachment}_{NB}"] = notebooks[kind]
         expected[who] = f"anon-{anonymous}"
     return members, expected
 
@@ -235,6 +237,9 @@ DOWNLOADS = {
 }
 #: Seconds a download's times can be off by (D2L writes the minute).
 PRECISION = {"d2l": 60}
+#: The downloads that give no time (their zip stamps the download's) and mark a late file
+#: instead: one day late by the late policy's words (``autograder/intake/late.py``).
+MARKED = {"canvas-anonymous"}
 #: Students a download gives besides the three (a group's partner), and whose grade they share.
 PARTNERS = {"gradescope": {PARTNER: "correct"}}
 
@@ -270,6 +275,9 @@ def test_each_download_gives_each_student_their_identity_and_time(platform, tmp_
     for who, (kind, when) in STUDENTS.items():
         sub = got[expected[who]]
         assert sub.data == books[kind], who  # the newest attempt, not the older one
+        if platform in MARKED:  # the zip's time is the download's: no evidence
+            assert sub.submitted_at is None and sub.lms.late == (when > DEADLINE), who
+            continue
         assert sub.submitted_at == pytest.approx(when.timestamp(), abs=PRECISION.get(platform, 1))
     canvas = {s.lms.late for s in found.submissions if s.lms.system == "canvas"}
     assert canvas in (set(), {True, False})
@@ -281,6 +289,38 @@ def test_canvas_anonymous_ids_are_kept_for_the_re_upload(tmp_path):
     late = next(s for s in found.submissions if s.student_id == "anon-Mn3pR")
     assert (late.lms.anonymous, late.lms.late, late.lms.attachment_id) == (True, True, "5003")
     assert late.lms.prefix == "anon_Mn3pR_5003_"
+
+
+@pytest.mark.parametrize("platform, evidence, said", [
+    ("blackboard", "lms", "marks no file late"),  # receipts give times, no mark
+    ("blackboard", "both", ""),
+    ("canvas-anonymous", "lms", ""),  # Canvas marks LATE_
+    ("canvas-anonymous", "file-time", "gives no time"),  # its zip's times are the download's
+    ("canvas-anonymous", "both", ""),
+])
+def test_a_policy_that_reads_evidence_the_download_lacks_says_nobody_is_late(
+        tmp_path, platform, evidence, said):
+    """``evidence = "lms"`` reads only the platform's late mark (``autograder/intake/late.py``),
+    which only Canvas writes (``LATE_``: canvas-lms ``lib/content_zipper.rb``); on Blackboard
+    it would make nobody late, and the run says so instead of staying silent."""
+    from autograder.intake.late import load_policy
+    from autograder.run.batch import evidence_notes
+
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    (tmp_path / "late.toml").write_text(f'{POLICY}evidence = "{evidence}"\n')
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    notes = evidence_notes(rule, found)
+    if not said:
+        assert notes == []
+        late = [rule.assess(s.student_id, s.submitted_at, s.lms.late).days
+                for s in found.submissions]
+        assert max(late) > 0  # the evidence is there: the late student is late
+        return
+    (note,) = notes
+    assert said in note and "nobody is counted late" in note and found.platform in note
+    assert all(rule.assess(s.student_id, s.submitted_at, s.lms.late).days == 0
+               for s in found.submissions)
 
 
 def test_a_blackboard_attempt_without_its_receipt_says_how_its_time_was_read(tmp_path):
@@ -385,8 +425,9 @@ def test_every_student_is_graded_as_who_they_are(graded):
               for w in STUDENTS}
     assert points["correct"] == points["late"] == total > points["blank"] == 0
     assert correct["late"]["days"] == blank["late"]["days"] == 0
-    assert late["late"]["days"] == _days_late(LATE) == 2
-    assert late["late"]["percent"] == 20
+    days = 1 if platform in MARKED else _days_late(LATE)  # the mark is one day
+    assert late["late"]["days"] == days and days == (1 if platform in MARKED else 2)
+    assert late["late"]["percent"] == 10 * days
     for partner, who in partners.items():  # a group's member gets the group's grade
         assert rows[partner]["autograded_total"] == rows[expected[who]]["autograded_total"]
         assert records[partner]["late"]["days"] == records[expected[who]]["late"]["days"]
