@@ -323,6 +323,42 @@ def test_a_policy_that_reads_evidence_the_download_lacks_says_nobody_is_late(
                for s in found.submissions)
 
 
+@pytest.mark.parametrize("tz, form, written", [
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %Z", "+08"),  # the default format; %Z is "+08"
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %z", "+0800"),
+    ("America/Sao_Paulo", "%Y-%m-%d %H:%M:%S.%f %Z", "-03"),
+    ("Asia/Singapore", "iso", "+08:00"),
+])
+def test_nbgrader_stamps_with_a_numeric_zone_give_each_student_their_time(
+        tmp_path, tz, form, written):
+    """nbgrader stamps a submission with ``datetime.now(gettz(timezone)).strftime(
+    timestamp_format)`` (nbgrader ``exchange/abc/exchange.py``, ``set_timestamp``; the default
+    format ``"%Y-%m-%d %H:%M:%S.%f %Z"``, any format dateutil reads back is allowed), in the
+    folder's name and in ``timestamp.txt`` (``exchange/default/submit.py``). A zone whose
+    abbreviation is its offset writes ``+08``: the ``+`` in the folder's name splits no
+    student off, and the offset is read."""
+    from dateutil.tz import gettz
+
+    members, whens = {}, {"jdoe": ON_TIME, "aroe": LATE}
+    for who, when in whens.items():
+        local = when.astimezone(gettz(tz))
+        stamp = local.isoformat(" ") if form == "iso" else local.strftime(form)
+        assert stamp.endswith(written), stamp
+        folder = f"inbound/{who}+{PS}+{stamp}+AbCdEfGhIjKl"
+        members[f"{folder}/{NB}"] = who.encode()
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+    found = collect_submissions(_zip(tmp_path / "inbound.zip", members), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(whens)
+    for who, when in whens.items():
+        assert got[who].data == who.encode() and got[who].submitted_at == when.timestamp()
+    del members[next(m for m in members if m.startswith("inbound/aroe") and m.endswith(".txt"))]
+    found = collect_submissions(_zip(tmp_path / "no-txt.zip", members), NB)  # the folder's time
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        w: t.timestamp() for w, t in whens.items()}
+
+
 def test_a_blackboard_attempt_without_its_receipt_says_how_its_time_was_read(tmp_path):
     members, _ = blackboard({"correct": b"1", "blank": b"2"})
     receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
