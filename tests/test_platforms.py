@@ -488,6 +488,10 @@ def test_a_run_that_grades_nobody_exits_1_and_says_why_last(notebooks):
     collection = (base / "out-nobody" / "collection.txt").read_text().splitlines()
     assert collection[0] == "format: a folder per student (as --lms says)"
     assert sum(line.startswith("lost: ") for line in collection) == 4  # 4 notebooks, 3 students
+    dry = _grade(base, download, base / "out-nobody-dry", "--lms", "folder", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr  # a dry run exits as the run would
+    assert dry.stderr.strip().splitlines()[-1].startswith("error: nobody was graded:")
+    assert not (base / "out-nobody-dry" / "collection.txt").exists()  # and writes nothing
 
 
 def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks):
@@ -505,6 +509,10 @@ def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks
     assert f"submitted/{NB}" in last
     with (base / "out-part" / "grades.csv").open(newline="") as f:
         assert [r["student_id"] for r in csv.DictReader(f)] == ["alice"]
+    dry = _grade(base, _zip(base / "part.zip", members), base / "out-part-dry", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr
+    last = dry.stderr.strip().splitlines()[-1]
+    assert last.startswith("warning: not all of the class was graded:") and "dry-run" in last
 
 
 @pytest.mark.parametrize("graded", ["blackboard"], indirect=True)
