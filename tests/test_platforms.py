@@ -359,13 +359,36 @@ def test_nbgrader_stamps_with_a_numeric_zone_give_each_student_their_time(
         w: t.timestamp() for w, t in whens.items()}
 
 
-def test_a_blackboard_attempt_without_its_receipt_says_how_its_time_was_read(tmp_path):
+def test_a_blackboard_attempt_without_its_receipt_is_read_in_the_receipts_zone(tmp_path):
+    """The stamp in an attempt's name is the server's local time (``_attempt_<YYYY-MM-DD-HH-MM-
+    SS>``, kwurst/bb-file-cleanup ``README.md``), the zone the receipts' ``Date Submitted``
+    names (te5in/CodeGra.de ``psef/blackboard.py``): EST here, never UTC."""
     members, _ = blackboard({"correct": b"1", "blank": b"2"})
     receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
     del members[receipt]
     found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
-    assert "jdoe" in {s.student_id for s in found.submissions}
-    assert any("_jdoe_" in n and "read as UTC" in n for n in found.notes)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert any("_jdoe_" in n and "read in EST" in n for n in found.notes), found.notes
+
+
+def test_a_newer_blackboard_attempt_with_another_file_name_is_graded(tmp_path):
+    """Blackboard keeps every attempt, each file under its own name (kwurst/bb-file-cleanup
+    ``README.md``); a student who renamed the notebook in a second attempt is graded on the
+    second, and the first is noted, not graded."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    at = LATE + timedelta(hours=1)
+    eastern = at.astimezone(timezone(timedelta(hours=-5)))
+    prefix = f"PS1 PCA_jdoe_attempt_{eastern:%Y-%m-%d-%H-%M-%S}"
+    renamed = "ps1_pca_final.ipynb"
+    members[f"{prefix}_{renamed}"] = b"final"
+    members[f"{prefix}.txt"] = _receipt("Jane Doe", "jdoe", at, f"{prefix}_{renamed}").encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.data == b"final" and jdoe.submitted_at == at.timestamp()
+    older = next(n for n in members if "_jdoe_" in n and n.endswith(NB) and prefix not in n)
+    assert any(n.startswith(f"{older}: not graded, an older attempt") for n in found.notes)
+    assert not found.lost
 
 
 def test_lms_forces_the_format(tmp_path):
