@@ -135,7 +135,7 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
             claims.note(file, f"read as the {TITLE} receipt of its attempt")
             if receipts[found.group("prefix")] is None:
                 claims.notes[-1] = f"{file.where}: not a {TITLE} receipt (no Name: line); ignored"
-    read = [r for r in receipts.values() if r is not None]
+    parsed = [r for r in receipts.values() if r is not None]
     attempts: dict[str, list[tuple[FileLike, Owner]]] = {}
     for file in files:
         found = _ATTEMPT.match(file.parts[-1])
@@ -145,7 +145,7 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
         user = receipt["user"] if receipt else _user(found.group("prefix"), assignments)
         when = receipt["when"] if receipt else None
         if when is None:
-            when, where = _stamp_time(found.group("stamp"), read)
+            when, where = _stamp_time(found.group("stamp"), parsed)
             why = receipt["why"] if receipt else "its attempt has no receipt"
             how = (
                 f"in {where}, the zone of the receipt nearest in time"

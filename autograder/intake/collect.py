@@ -653,11 +653,8 @@ def _collect(path: Path, notebook: str, lms: str | None, depth: int) -> Collecti
 def _download_times(found: Collection) -> None:
     """Say which LMS's download stamps its own time on every file (so no file's time is when it
     was handed in), and set whether its download marks a late file."""
-    systems = {
-        s.lms.system
-        for s in [*found.submissions, *found.unmatched]
-        if s.lms is not None and s.lms.system in _NAME_MODULES
-    }
+    infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
+    systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
     found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
     for system in sorted(s for s in systems if not _NAME_MODULES[s].FILE_TIME):
         found.notes.insert(
