@@ -359,6 +359,22 @@ def test_nbgrader_stamps_with_a_numeric_zone_give_each_student_their_time(
         w: t.timestamp() for w, t in whens.items()}
 
 
+def test_a_gradescope_student_known_by_an_email_with_a_plus_is_graded(tmp_path):
+    """Gradescope's metadata gives each submitter's ``:sid`` and ``:email`` (hazelgrove/hazel
+    ``src/haz3lschool/Gradescope-Utils-2023.02.17/bin/join.pl``); without an SIS id the email is
+    the student, and an address with a ``+`` (sub-addressing, RFC 5233) is a valid one."""
+    members, _ = gradescope({"correct": b"1", "blank": b"2"})
+    key = "assignment_4242_export/submission_metadata.yml"
+    text = members[key].decode()
+    assert "    :sid: '1002'\n    :email: ann.lee@example.edu" in text
+    members[key] = text.replace("    :sid: '1002'\n    :email: ann.lee@example.edu",
+                                "    :sid: ''\n    :email: ann.lee+ml@example.edu").encode()
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    assert not found.lost, found.notes
+    ann = next(s for s in found.submissions if s.student_id == "ann.lee+ml@example.edu")
+    assert ann.data == b"2"
+
+
 def test_a_blackboard_attempt_without_its_receipt_is_read_in_the_receipts_zone(tmp_path):
     """The stamp in an attempt's name is the server's local time (``_attempt_<YYYY-MM-DD-HH-MM-
     SS>``, kwurst/bb-file-cleanup ``README.md``), the zone the receipts' ``Date Submitted``

@@ -85,7 +85,9 @@ __all__ = [
     "FORMATS",
 ]
 
-_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+#: A student id: letters, digits and ``. _ @ - +`` (an email such as ``jane+ml@uni.edu``, which
+#: Gradescope gives a student without an SIS id, and nbgrader allows in a username).
+_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20
