@@ -716,6 +716,21 @@ def test_a_forced_format_the_files_do_not_fit_invents_nobody(tmp_path, forced):
         assert all("--lms moodle" in why for why in found.lost), found.lost
 
 
+@pytest.mark.parametrize("forced", ["moodle", "canvas"])
+@pytest.mark.parametrize("platform", ["nbgrader-submitted", "d2l"])
+def test_a_name_format_forced_on_folders_invents_no_student(tmp_path, platform, forced):
+    """Canvas writes no folders (canvas-lms ``lib/content_zipper.rb`` puts every file at the
+    zip's top), and Moodle's folders are ``<Full Name>_<id>_assignsubmission_<plugin>`` (moodle
+    ``mod/assign/classes/downloader.php``): forced on nbgrader's ``submitted/<student>/`` or D2L's
+    folders, no folder is a student; every notebook is lost with the reason."""
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "f.zip", members), NB, lms=forced)
+    notebooks = [m for m in members if m.endswith(".ipynb")]
+    assert not found.submissions and not found.unmatched, found.notes
+    assert len(found.lost) == len(notebooks)
+    assert all(f"--lms {forced}" in why for why in found.lost), found.lost
+
+
 def test_a_download_zipped_again_is_read_as_the_download(tmp_path):
     """The class's download zipped once more (a common way to pass it on): the inner archive is
     read as the download itself, with a note; a zip that holds itself ends, as a stated loss."""

@@ -450,8 +450,9 @@ def _by_student(
     entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES, forced: str = ""
 ) -> tuple[dict[str, list[_Entry]], str]:
     """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
-    the format recognised, in words. With a format ``forced`` (``--lms``), a flat file its names
-    do not read belongs to nobody (it is never split at its first ``_``)."""
+    the format recognised, in words. With a format ``forced`` (``--lms``), a file its names do
+    not read belongs to nobody (it is never split at its first ``_``, nor its folder taken for a
+    student)."""
     entries = _unwrapped(entries)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
@@ -461,7 +462,7 @@ def _by_student(
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
-        elif flat and forced and names:
+        elif forced and names:  # a name format forced: no folder is taken for a student
             _lose(entry, f"its name is not one --lms {forced} reads", notes, lost)
             continue
         elif flat and names:
