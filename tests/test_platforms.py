@@ -449,6 +449,21 @@ def test_github_classroom_clones_are_on_time_by_their_last_commit(tmp_path):
         assert got[expected[who]].submitted_at == when.timestamp()  # not the file's time
 
 
+def test_clones_given_as_their_submissions_folder_keep_the_usernames(tmp_path):
+    """``gh classroom clone student-repos`` clones into ``<slug>-submissions/<slug>-<username>/``
+    (github/gh-classroom ``cmd/gh-classroom/clone/student-repos/student-repos.go``); given that
+    folder itself, the slug is its name's, so usernames that begin alike (``mary-ann``,
+    ``mary-jo``) keep their first word."""
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, _ = github_clones(books, tmp_path)
+    users = {"janedoe": "mary-ann", "ann-lee": "mary-jo", "jroe42": "mary-lou"}
+    for old, new in users.items():
+        (folder / f"ps1-pca-{old}").rename(folder / f"ps1-pca-{new}")
+    found = collect_submissions(folder, NB)
+    assert found.platform == GITHUB
+    assert {s.student_id for s in found.submissions} == set(users.values()), found.notes
+
+
 def test_a_zip_of_clones_gives_no_time_and_the_policy_says_so(tmp_path):
     from autograder.intake.late import load_policy
 
