@@ -84,7 +84,7 @@ def _folders_above(
 ) -> dict[tuple[str, ...], str]:
     """The name of the folder on disk that holds each clone given as the download itself (the
     ``<slug>-submissions`` folder, which the files' paths do not include)."""
-    above = {}
+    above: dict[tuple[str, ...], str] = {}
     for file in files:
         disk, repo = getattr(file, "disk", None), repo_of[file.where]
         if disk is not None and len(repo) == 1 and len(file.parts) > 1:
