@@ -108,12 +108,24 @@ def test_a_folder_without_files_is_refused(tmp_path):
         collect_submissions(tmp_path / "empty", NB)
 
 
+#: When the instructor downloaded the Canvas zip below: the time Canvas stamps on every member.
+DOWNLOADED = (2026, 11, 25, 16, 40, 0)
+
+
+def _canvas_download(path: Path, members: dict[str, bytes]) -> Path:
+    """A Canvas "Download Submissions" zip as Canvas writes it: ``add_attachment_to_zip``
+    (canvas-lms ``lib/content_zipper.rb``) calls ``zipfile.get_output_stream(filename)`` with no
+    time, so rubyzip stamps each member with ``::Zip::DOSTime.now`` (rubyzip
+    ``lib/zip/entry.rb``, ``Entry#initialize``), a DOS time with no extended timestamp: every
+    member carries the moment of the download."""
+    return _zip(path, members, dict.fromkeys(members, DOWNLOADED))
+
+
 def test_canvas_names_give_the_lms_ids_and_the_late_mark(tmp_path):
-    found = collect_submissions(_zip(tmp_path / "canvas.zip", {
+    found = collect_submissions(_canvas_download(tmp_path / "canvas.zip", {
         "doejane_101_5001_ps3_mle.ipynb": b"jane",
         "roejohn_LATE_102_5002_ps3_mle-1.ipynb": b"john",
-        "smithann_103_homework.ipynb": b"ann"}, {
-        "roejohn_LATE_102_5002_ps3_mle-1.ipynb": (2026, 11, 3, 8, 30, 0)}), NB)
+        "smithann_103_homework.ipynb": b"ann"}), NB)
     subs = {s.student_id: s for s in found.submissions}
     jane, john, ann = subs["doejane-101"], subs["roejohn-102"], subs["smithann-103"]
     assert (jane.lms.system, jane.lms.user_id, jane.lms.attachment_id, jane.lms.late) == (
@@ -122,8 +134,53 @@ def test_canvas_names_give_the_lms_ids_and_the_late_mark(tmp_path):
     assert (john.lms.user_id, john.lms.attachment_id, john.lms.late) == ("102", "5002", True)
     assert john.lms.prefix == "roejohn_102_5002_"  # Canvas's re-upload reads no LATE
     assert (ann.lms.user_id, ann.lms.attachment_id) == ("103", None)
-    from datetime import datetime
-    assert datetime.fromtimestamp(john.submitted_at) == datetime(2026, 11, 3, 8, 30, 0)
+    # the zip's time is the download's, not the student's: no evidence of when it was handed in
+    assert (jane.submitted_at, john.submitted_at, ann.submitted_at) == (None, None, None)
+    assert "Canvas's LATE mark" in found.notes[0]
+    assert found.marks_late
+
+
+def test_a_canvas_download_made_after_the_deadline_makes_only_the_marked_student_late(tmp_path):
+    """Every member of a Canvas zip carries the download's time (see :func:`_canvas_download`),
+    here days after the deadline; with the default ``evidence = "both"`` only the student Canvas
+    marked ``LATE`` is late, the others are on time."""
+    from datetime import datetime, timezone
+
+    from autograder.intake.late import LateRule
+
+    deadline = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+    assert datetime(*DOWNLOADED, tzinfo=timezone.utc) > deadline
+    found = collect_submissions(_canvas_download(tmp_path / "canvas.zip", {
+        "doejane_101_5001_ps3_mle.ipynb": b"jane",
+        "roejohn_LATE_102_5002_ps3_mle.ipynb": b"john"}), NB)
+    rule = LateRule(deadline, percent_per_day=10)
+    late = {s.student_id: rule.assess(s.student_id, s.submitted_at, s.lms.late)
+            for s in found.submissions}
+    assert (late["doejane-101"].days, late["roejohn-102"].days) == (0, 1)
+    assert late["roejohn-102"].reason == "marked late by the LMS"
+    assert late["doejane-101"].percent == 0 and late["roejohn-102"].percent == 10
+
+
+def test_a_moodle_download_gives_no_file_time(tmp_path):
+    """Moodle's "Download all submissions" streams each file through ``zip_writer::
+    add_file_from_stored_file`` (moodle ``files/classes/local/archive_writer/zip_writer.php``,
+    called by ``mod/assign/classes/downloader.php``, ``download_zip``), which gives ZipStream no
+    time, so ZipStream stamps ``new DateTime()`` (moodle ``lib/zipstream/src/Option/File.php``,
+    ``defaultTo``): the download's time, which says nothing of the student. Moodle marks nothing
+    late, so the late policy has no evidence and says so."""
+    from datetime import datetime, timezone
+
+    from autograder.intake.late import LateRule
+
+    members = {"Jane Doe_123_assignsubmission_file/ps3_mle.ipynb": b"jane"}
+    found = collect_submissions(
+        _zip(tmp_path / "moodle.zip", members, dict.fromkeys(members, DOWNLOADED)), NB)
+    (jane,) = found.submissions
+    assert jane.submitted_at is None and not found.marks_late
+    assert "Moodle marks nothing late" in found.notes[0]
+    late = LateRule(datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)).assess(
+        jane.student_id, jane.submitted_at, jane.lms.late)
+    assert late.days == 0 and "no evidence" in late.reason
 
 
 def test_moodle_folders_and_flat_files_give_participant_ids(tmp_path):

@@ -55,10 +55,15 @@ deadline = {DEADLINE.isoformat()}
 percent_per_day = 10
 cap_percent = 30
 """
-#: Canvas file names: on time, marked LATE (and two days late by its time), a wrong answer.
-CANVAS = {"doejane_101_5001_ps3_mle.ipynb": ("correct", (2026, 11, 20, 20, 0, 0)),
-          "roejohn_LATE_102_5002_ps3_mle.ipynb": ("correct", (2026, 11, 22, 10, 0, 0)),
-          "leeann_103_5003_PS3_MLE (1).ipynb": ("wrong", (2026, 11, 19, 9, 0, 0))}
+#: When the Canvas zip was downloaded, after the deadline: Canvas stamps every member with it
+#: (canvas-lms ``lib/content_zipper.rb`` writes each file with ``get_output_stream(filename)``,
+#: no time, and rubyzip's ``Zip::Entry`` defaults to ``::Zip::DOSTime.now``, rubyzip
+#: ``lib/zip/entry.rb``), so only Canvas's ``LATE`` mark says who is late.
+DOWNLOADED = (2026, 11, 24, 10, 0, 0)
+#: Canvas file names: on time, marked LATE (one day late by the mark), a wrong answer.
+CANVAS = {"doejane_101_5001_ps3_mle.ipynb": ("correct", DOWNLOADED),
+          "roejohn_LATE_102_5002_ps3_mle.ipynb": ("correct", DOWNLOADED),
+          "leeann_103_5003_PS3_MLE (1).ipynb": ("wrong", DOWNLOADED)}
 MOODLE = {"Jane Doe_201_assignsubmission_file/ps3_mle.ipynb": "correct",
           "Ann Lee_203_assignsubmission_file/ps3_mle.ipynb": "wrong"}
 
@@ -147,10 +152,11 @@ def test_the_batch_has_late_and_wrong_students(batch):
     _, _, records, _ = batch
     by = {r["student_id"]: summarize(r) for r in records}
     assert set(by) == {"doejane-101", "roejohn-102", "leeann-103"}
-    assert (by["doejane-101"].late_days, by["roejohn-102"].late_days, by["leeann-103"].late_days) == (0, 2, 0)
-    assert by["roejohn-102"].late_percent == 20
+    assert datetime(*DOWNLOADED, tzinfo=timezone.utc) > DEADLINE  # every file's time is late
+    assert (by["doejane-101"].late_days, by["roejohn-102"].late_days, by["leeann-103"].late_days) == (0, 1, 0)
+    assert by["roejohn-102"].late_percent == 10
     assert by["doejane-101"].auto == by["roejohn-102"].auto > by["leeann-103"].auto
-    assert by["roejohn-102"].final == round((by["roejohn-102"].auto + 5.5) * 0.8, 2)
+    assert by["roejohn-102"].final == round((by["roejohn-102"].auto + 5.5) * 0.9, 2)
     assert by["doejane-101"].final == by["doejane-101"].auto + 5.5
 
 

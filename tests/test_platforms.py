@@ -78,14 +78,16 @@ def canvas_anonymous(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dic
     (canvas-lms ``lib/content_zipper.rb``: ``get_filename`` writes ``anon_<anonymous_id>`` for
     the name and the user id when ``anonymize_students?``, ``LATE`` before it for a late
     submission; ``add_upload_submission`` adds ``_<attachment id>_<display name>``). Returns the
-    members and each student's expected id. The member's time is the submission's, as the
-    Canvas tests of tests/test_lms.py have it."""
+    members and each student's expected id. Every member's time is the download's,
+    :data:`DOWNLOADED` (after the deadline): ``add_attachment_to_zip`` calls
+    ``zipfile.get_output_stream(filename)`` with no time, and rubyzip's ``Zip::Entry`` defaults
+    to ``::Zip::DOSTime.now`` (rubyzip ``lib/zip/entry.rb``, ``initialize``)."""
     ids = {"correct": ("Vh2iS", 5001), "blank": ("q8ZkT", 5002), "late": ("Mn3pR", 5003)}
     members, expected = {}, {}
     for who, (kind, when) in STUDENTS.items():
         anonymous, attachment = ids[who]
         late = "LATE_" if when > DEADLINE else ""
-        members[f"{late}anon_{anonymous}_{attachment}_{NB}"] = (notebooks[kind], when)
+        members[f"{late}anon_{anonymous}_{attachment}_{NB}"] = notebooks[kind]
         expected[who] = f"anon-{anonymous}"
     return members, expected
 
@@ -235,6 +237,9 @@ DOWNLOADS = {
 }
 #: Seconds a download's times can be off by (D2L writes the minute).
 PRECISION = {"d2l": 60}
+#: The downloads that give no time (their zip stamps the download's) and mark a late file
+#: instead: one day late by the late policy's words (``autograder/intake/late.py``).
+MARKED = {"canvas-anonymous"}
 #: Students a download gives besides the three (a group's partner), and whose grade they share.
 PARTNERS = {"gradescope": {PARTNER: "correct"}}
 
@@ -270,6 +275,9 @@ def test_each_download_gives_each_student_their_identity_and_time(platform, tmp_
     for who, (kind, when) in STUDENTS.items():
         sub = got[expected[who]]
         assert sub.data == books[kind], who  # the newest attempt, not the older one
+        if platform in MARKED:  # the zip's time is the download's: no evidence
+            assert sub.submitted_at is None and sub.lms.late == (when > DEADLINE), who
+            continue
         assert sub.submitted_at == pytest.approx(when.timestamp(), abs=PRECISION.get(platform, 1))
     canvas = {s.lms.late for s in found.submissions if s.lms.system == "canvas"}
     assert canvas in (set(), {True, False})
@@ -283,13 +291,120 @@ def test_canvas_anonymous_ids_are_kept_for_the_re_upload(tmp_path):
     assert late.lms.prefix == "anon_Mn3pR_5003_"
 
 
-def test_a_blackboard_attempt_without_its_receipt_says_how_its_time_was_read(tmp_path):
+@pytest.mark.parametrize("platform, evidence, said", [
+    ("blackboard", "lms", "marks no file late"),  # receipts give times, no mark
+    ("blackboard", "both", ""),
+    ("canvas-anonymous", "lms", ""),  # Canvas marks LATE_
+    ("canvas-anonymous", "file-time", "gives no time"),  # its zip's times are the download's
+    ("canvas-anonymous", "both", ""),
+])
+def test_a_policy_that_reads_evidence_the_download_lacks_says_nobody_is_late(
+        tmp_path, platform, evidence, said):
+    """``evidence = "lms"`` reads only the platform's late mark (``autograder/intake/late.py``),
+    which only Canvas writes (``LATE_``: canvas-lms ``lib/content_zipper.rb``); on Blackboard
+    it would make nobody late, and the run says so instead of staying silent."""
+    from autograder.intake.late import load_policy
+    from autograder.run.batch import evidence_notes
+
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    (tmp_path / "late.toml").write_text(f'{POLICY}evidence = "{evidence}"\n')
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    notes = evidence_notes(rule, found)
+    if not said:
+        assert notes == []
+        late = [rule.assess(s.student_id, s.submitted_at, s.lms.late).days
+                for s in found.submissions]
+        assert max(late) > 0  # the evidence is there: the late student is late
+        return
+    (note,) = notes
+    assert said in note and "nobody is counted late" in note and found.platform in note
+    assert all(rule.assess(s.student_id, s.submitted_at, s.lms.late).days == 0
+               for s in found.submissions)
+
+
+@pytest.mark.parametrize("tz, form, written", [
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %Z", "+08"),  # the default format; %Z is "+08"
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %z", "+0800"),
+    ("America/Sao_Paulo", "%Y-%m-%d %H:%M:%S.%f %Z", "-03"),
+    ("Asia/Singapore", "iso", "+08:00"),
+])
+def test_nbgrader_stamps_with_a_numeric_zone_give_each_student_their_time(
+        tmp_path, tz, form, written):
+    """nbgrader stamps a submission with ``datetime.now(gettz(timezone)).strftime(
+    timestamp_format)`` (nbgrader ``exchange/abc/exchange.py``, ``set_timestamp``; the default
+    format ``"%Y-%m-%d %H:%M:%S.%f %Z"``, any format dateutil reads back is allowed), in the
+    folder's name and in ``timestamp.txt`` (``exchange/default/submit.py``). A zone whose
+    abbreviation is its offset writes ``+08``: the ``+`` in the folder's name splits no
+    student off, and the offset is read."""
+    from dateutil.tz import gettz
+
+    members, whens = {}, {"jdoe": ON_TIME, "aroe": LATE}
+    for who, when in whens.items():
+        local = when.astimezone(gettz(tz))
+        stamp = local.isoformat(" ") if form == "iso" else local.strftime(form)
+        assert stamp.endswith(written), stamp
+        folder = f"inbound/{who}+{PS}+{stamp}+AbCdEfGhIjKl"
+        members[f"{folder}/{NB}"] = who.encode()
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+    found = collect_submissions(_zip(tmp_path / "inbound.zip", members), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(whens)
+    for who, when in whens.items():
+        assert got[who].data == who.encode() and got[who].submitted_at == when.timestamp()
+    del members[next(m for m in members if m.startswith("inbound/aroe") and m.endswith(".txt"))]
+    found = collect_submissions(_zip(tmp_path / "no-txt.zip", members), NB)  # the folder's time
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        w: t.timestamp() for w, t in whens.items()}
+
+
+def test_a_gradescope_student_known_by_an_email_with_a_plus_is_graded(tmp_path):
+    """Gradescope's metadata gives each submitter's ``:sid`` and ``:email`` (hazelgrove/hazel
+    ``src/haz3lschool/Gradescope-Utils-2023.02.17/bin/join.pl``); without an SIS id the email is
+    the student, and an address with a ``+`` (sub-addressing, RFC 5233) is a valid one."""
+    members, _ = gradescope({"correct": b"1", "blank": b"2"})
+    key = "assignment_4242_export/submission_metadata.yml"
+    text = members[key].decode()
+    assert "    :sid: '1002'\n    :email: ann.lee@example.edu" in text
+    members[key] = text.replace("    :sid: '1002'\n    :email: ann.lee@example.edu",
+                                "    :sid: ''\n    :email: ann.lee+ml@example.edu").encode()
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    assert not found.lost, found.notes
+    ann = next(s for s in found.submissions if s.student_id == "ann.lee+ml@example.edu")
+    assert ann.data == b"2"
+
+
+def test_a_blackboard_attempt_without_its_receipt_is_read_in_the_receipts_zone(tmp_path):
+    """The stamp in an attempt's name is the server's local time (``_attempt_<YYYY-MM-DD-HH-MM-
+    SS>``, kwurst/bb-file-cleanup ``README.md``), the zone the receipts' ``Date Submitted``
+    names (te5in/CodeGra.de ``psef/blackboard.py``): EST here, never UTC."""
     members, _ = blackboard({"correct": b"1", "blank": b"2"})
     receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
     del members[receipt]
     found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
-    assert "jdoe" in {s.student_id for s in found.submissions}
-    assert any("_jdoe_" in n and "read as UTC" in n for n in found.notes)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert any("_jdoe_" in n and "read in EST" in n for n in found.notes), found.notes
+
+
+def test_a_newer_blackboard_attempt_with_another_file_name_is_graded(tmp_path):
+    """Blackboard keeps every attempt, each file under its own name (kwurst/bb-file-cleanup
+    ``README.md``); a student who renamed the notebook in a second attempt is graded on the
+    second, and the first is noted, not graded."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    at = LATE + timedelta(hours=1)
+    eastern = at.astimezone(timezone(timedelta(hours=-5)))
+    prefix = f"PS1 PCA_jdoe_attempt_{eastern:%Y-%m-%d-%H-%M-%S}"
+    renamed = "ps1_pca_final.ipynb"
+    members[f"{prefix}_{renamed}"] = b"final"
+    members[f"{prefix}.txt"] = _receipt("Jane Doe", "jdoe", at, f"{prefix}_{renamed}").encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.data == b"final" and jdoe.submitted_at == at.timestamp()
+    older = next(n for n in members if "_jdoe_" in n and n.endswith(NB) and prefix not in n)
+    assert any(n.startswith(f"{older}: not graded, an older attempt") for n in found.notes)
+    assert not found.lost
 
 
 def test_lms_forces_the_format(tmp_path):
@@ -332,6 +447,21 @@ def test_github_classroom_clones_are_on_time_by_their_last_commit(tmp_path):
     for who, (kind, when) in STUDENTS.items():
         assert got[expected[who]].data == books[kind]
         assert got[expected[who]].submitted_at == when.timestamp()  # not the file's time
+
+
+def test_clones_given_as_their_submissions_folder_keep_the_usernames(tmp_path):
+    """``gh classroom clone student-repos`` clones into ``<slug>-submissions/<slug>-<username>/``
+    (github/gh-classroom ``cmd/gh-classroom/clone/student-repos/student-repos.go``); given that
+    folder itself, the slug is its name's, so usernames that begin alike (``mary-ann``,
+    ``mary-jo``) keep their first word."""
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, _ = github_clones(books, tmp_path)
+    users = {"janedoe": "mary-ann", "ann-lee": "mary-jo", "jroe42": "mary-lou"}
+    for old, new in users.items():
+        (folder / f"ps1-pca-{old}").rename(folder / f"ps1-pca-{new}")
+    found = collect_submissions(folder, NB)
+    assert found.platform == GITHUB
+    assert {s.student_id for s in found.submissions} == set(users.values()), found.notes
 
 
 def test_a_zip_of_clones_gives_no_time_and_the_policy_says_so(tmp_path):
@@ -385,8 +515,9 @@ def test_every_student_is_graded_as_who_they_are(graded):
               for w in STUDENTS}
     assert points["correct"] == points["late"] == total > points["blank"] == 0
     assert correct["late"]["days"] == blank["late"]["days"] == 0
-    assert late["late"]["days"] == _days_late(LATE) == 2
-    assert late["late"]["percent"] == 20
+    days = 1 if platform in MARKED else _days_late(LATE)  # the mark is one day
+    assert late["late"]["days"] == days and days == (1 if platform in MARKED else 2)
+    assert late["late"]["percent"] == 10 * days
     for partner, who in partners.items():  # a group's member gets the group's grade
         assert rows[partner]["autograded_total"] == rows[expected[who]]["autograded_total"]
         assert records[partner]["late"]["days"] == records[expected[who]]["late"]["days"]
@@ -411,6 +542,10 @@ def test_a_run_that_grades_nobody_exits_1_and_says_why_last(notebooks):
     collection = (base / "out-nobody" / "collection.txt").read_text().splitlines()
     assert collection[0] == "format: a folder per student (as --lms says)"
     assert sum(line.startswith("lost: ") for line in collection) == 4  # 4 notebooks, 3 students
+    dry = _grade(base, download, base / "out-nobody-dry", "--lms", "folder", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr  # a dry run exits as the run would
+    assert dry.stderr.strip().splitlines()[-1].startswith("error: nobody was graded:")
+    assert not (base / "out-nobody-dry" / "collection.txt").exists()  # and writes nothing
 
 
 def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks):
@@ -428,6 +563,10 @@ def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks
     assert f"submitted/{NB}" in last
     with (base / "out-part" / "grades.csv").open(newline="") as f:
         assert [r["student_id"] for r in csv.DictReader(f)] == ["alice"]
+    dry = _grade(base, _zip(base / "part.zip", members), base / "out-part-dry", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr
+    last = dry.stderr.strip().splitlines()[-1]
+    assert last.startswith("warning: not all of the class was graded:") and "dry-run" in last
 
 
 @pytest.mark.parametrize("graded", ["blackboard"], indirect=True)
@@ -590,6 +729,21 @@ def test_a_forced_format_the_files_do_not_fit_invents_nobody(tmp_path, forced):
     else:
         assert not students and len(found.lost) == len(members), found.notes
         assert all("--lms moodle" in why for why in found.lost), found.lost
+
+
+@pytest.mark.parametrize("forced", ["moodle", "canvas"])
+@pytest.mark.parametrize("platform", ["nbgrader-submitted", "d2l"])
+def test_a_name_format_forced_on_folders_invents_no_student(tmp_path, platform, forced):
+    """Canvas writes no folders (canvas-lms ``lib/content_zipper.rb`` puts every file at the
+    zip's top), and Moodle's folders are ``<Full Name>_<id>_assignsubmission_<plugin>`` (moodle
+    ``mod/assign/classes/downloader.php``): forced on nbgrader's ``submitted/<student>/`` or D2L's
+    folders, no folder is a student; every notebook is lost with the reason."""
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "f.zip", members), NB, lms=forced)
+    notebooks = [m for m in members if m.endswith(".ipynb")]
+    assert not found.submissions and not found.unmatched, found.notes
+    assert len(found.lost) == len(notebooks)
+    assert all(f"--lms {forced}" in why for why in found.lost), found.lost
 
 
 def test_a_download_zipped_again_is_read_as_the_download(tmp_path):

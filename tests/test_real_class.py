@@ -157,7 +157,8 @@ def test_each_course_folder_grades_with_its_own_points_policies_and_rubric(
     (tmp_path / "download").mkdir()
     download = tmp_path / "download" / "canvas.zip"
     with zipfile.ZipFile(download, "w") as z:
-        for name, kind in (("doejane_101_5001_ps3_mle.ipynb", "correct"),
+        # marked late by Canvas (whose zip times are the download's, after the deadline too)
+        for name, kind in (("doejane_LATE_101_5001_ps3_mle.ipynb", "correct"),
                            ("leeann_103_5003_ps3_mle.ipynb", "wrong")):
             z.writestr(zipfile.ZipInfo(name, (2026, 11, 20, 12, 0, 0)), notebooks[kind])
     tables, pages = {}, {}

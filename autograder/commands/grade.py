@@ -5,7 +5,8 @@ Grades every submission in parallel, with its code in a sandboxed kernel, and wr
 (:func:`autograder.run.batch.grade_class`); with ``--gradebook`` the scores also go into the course's
 nbgrader gradebook (never from a trial run that did not ask). Re-running skips unchanged
 submissions and prints the students whose scores changed (:mod:`autograder.run.regrade`); with
-``--dry-run`` it prints them and writes nothing. With ``--scheduler tcp://HOST:8786`` (or
+``--dry-run`` it prints them and writes nothing, and exits as the run would (not 0 when a
+file would end without a row or the grader would fail). With ``--scheduler tcp://HOST:8786`` (or
 ``local:N``) the notebooks are graded on a Dask cluster's workers instead of local processes
 (:mod:`autograder.run.cluster`); this process still writes every result. A folder exported before is
 exported again with the same settings (:func:`autograder.run.export.export_again`).
@@ -250,20 +251,28 @@ def main(args) -> int:
     counts = Counter(r.status for r in records)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(records)} submissions in {args.out}/grades.csv ({summary})")
+    return _status(args, counts, found[0] if found else None)
+
+
+def _status(args, counts: Counter, found, dry: bool = False) -> int:
+    """The exit status of a run whose records have ``counts`` of each status: 3 when the grader
+    failed on one, 1 when not all of the class was graded, else 0; the reason on the last line
+    (``dry``: a dry run, whose outputs are not written)."""
     if counts[Status.GRADER_ERROR]:
+        where = "the run's output" if dry else f"{args.out}/report.html"
         print(
             f"error: the grader failed on {counts[Status.GRADER_ERROR]} submission(s); their "
-            f"tracebacks are in {args.out}/report.html. Fix the grader and run the same "
+            f"tracebacks are in {where}. Fix the grader and run the same "
             f"command again: only those are graded again.",
             file=sys.stderr,
         )
         return 3
-    return _incomplete(args, counts, found[0] if found else None)
+    return _incomplete(args, counts, found, dry)
 
 
-def _incomplete(args, counts: Counter, found) -> int:
+def _incomplete(args, counts: Counter, found, dry: bool = False) -> int:
     """1, with the reason as the last line, when not all of the class was graded; else 0
-    (``found``: the run's collection, None when it reported none)."""
+    (``found``: the run's collection, None when it reported none; ``dry``: a dry run)."""
     lost = (
         f"{len(found.lost)} notebook(s) in the download belong to no student ({found.platform}: "
         f"{found.lost[0]}{'; ...' if len(found.lost) > 1 else ''})"
@@ -277,7 +286,11 @@ def _incomplete(args, counts: Counter, found) -> int:
         for s in (Status.UNMATCHED, Status.UNREADABLE)
         if counts[s]
     ] + ([lost] if lost else [])
-    where = f"see {args.out}/collection.txt and {args.out}/grades.csv"
+    where = (
+        "run without --dry-run for collection.txt and grades.csv"
+        if dry
+        else f"see {args.out}/collection.txt and {args.out}/grades.csv"
+    )
     if found is not None and not found.submissions:
         why = "; ".join(attention) or "the submissions hold no notebook"
         print(f"error: nobody was graded: {why}; {where}", file=sys.stderr)
@@ -307,6 +320,7 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
         notebook_timeout_s=settings.NOTEBOOK_CELLS * args.timeout,
         unsafe=args.unsafe,
     )
+    found: list = []  # the collection, as grade_class reports it
     with tempfile.TemporaryDirectory(prefix="regrade-") as scratch:
         if (args.out / "records").is_dir():
             shutil.copytree(args.out / "records", Path(scratch) / "records")
@@ -324,6 +338,7 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
             policy=policy,
             course=course,
             lms=args.lms,
+            collected=found.append,
         )
     changes = diff_records(before, {r.student_id: r for r in records})
     print(format_diff(changes, len(records) - len(changes)))
@@ -331,4 +346,5 @@ def _dry_run(args, course, before: dict, policy, visibility) -> int:
         f"dry run: nothing written (run the same command without --dry-run to write "
         f"{args.out} and{' the gradebook' if args.gradebook else ' no gradebook'})"
     )
-    return 0
+    counts = Counter(r.status for r in records)
+    return _status(args, counts, found[0] if found else None, dry=True)

@@ -24,14 +24,16 @@ te5in/CodeGra.de ``psef/blackboard.py``). The username in the receipt's ``Name:`
 student (the one the Grade Center's upload matches on, :mod:`autograder.exports.blackboard`);
 without a receipt it is the part of the file name before ``_attempt_``. The receipt's ``Date
 Submitted`` is the time, in the zone it names; without a receipt, the attempt's stamp in the name,
-whose zone Blackboard does not write (read as UTC, and said so). Of several attempts the newest
-is graded.
+whose zone Blackboard does not write: it is the server's, which the other receipts name (the
+zone of the receipt nearest in time is used, and said so; UTC when no receipt names one). Of
+several attempts the newest (with a notebook) is graded, whatever its file's name; the older
+attempts' files are noted, not graded.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
 
@@ -59,18 +61,18 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return all(matches) and any(m.group("receipt") for m in matches if m)
 
 
-def _when(text: str) -> tuple[float | None, str]:
-    """A receipt's ``Date Submitted`` as POSIX seconds, or None and why not."""
+def _when(text: str) -> tuple[float | None, str, str]:
+    """A receipt's ``Date Submitted`` as POSIX seconds (or None and why not), and its zone."""
     words = text.replace(" o'clock", "").rsplit(" ", 1)
     if len(words) != 2 or zone(words[1]) is None:
-        return None, f"its time {text!r} names no time zone this grader knows"
+        return None, f"its time {text!r} names no time zone this grader knows", ""
     for form in _FORMATS:
         try:
             naive = datetime.strptime(words[0], form)
         except ValueError:
             continue
-        return naive.replace(tzinfo=zone(words[1])).timestamp(), ""
-    return None, f"its time {text!r} is in no format this grader reads"
+        return naive.replace(tzinfo=zone(words[1])).timestamp(), "", words[1]
+    return None, f"its time {text!r} is in no format this grader reads", ""
 
 
 def _receipt(data: bytes | None) -> dict | None:
@@ -80,7 +82,7 @@ def _receipt(data: bytes | None) -> dict | None:
     person, date = _NAME_LINE.search(text), _DATE_LINE.search(text)
     if person is None:
         return None
-    when, why = _when(date.group("when")) if date else (None, "it has no Date Submitted")
+    when, why, where = _when(date.group("when")) if date else (None, "it has no Date Submitted", "")
     files = {m.group("name"): m.group("original") for m in _FILES.finditer(text)}
     assignment = _ASSIGNMENT_LINE.search(text)
     return {
@@ -89,8 +91,24 @@ def _receipt(data: bytes | None) -> dict | None:
         "name": person.group("name"),
         "when": when,
         "why": why,
+        "zone": where,
         "files": files,
     }
+
+
+def _stamp_time(stamp: str, receipts: list[dict]) -> tuple[float, str]:
+    """The time of an attempt's stamp (``YYYY-MM-DD-HH-MM-SS``, in the server's zone, which
+    Blackboard does not write): in the zone of the receipt nearest in time, else UTC; and the
+    zone's name."""
+    naive = datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
+    known = [r for r in receipts if r["when"] is not None]
+    if not known:
+        return naive.replace(tzinfo=timezone.utc).timestamp(), ""
+    guess = naive.replace(tzinfo=timezone.utc).timestamp()
+    nearest = min(known, key=lambda r: abs(r["when"] - guess))
+    where: tzinfo | None = zone(nearest["zone"])
+    assert where is not None  # a receipt's time is read only in a zone this grader knows
+    return naive.replace(tzinfo=where).timestamp(), nearest["zone"]
 
 
 def _user(prefix: str, assignments: set[str]) -> str:
@@ -117,6 +135,8 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
             claims.note(file, f"read as the {TITLE} receipt of its attempt")
             if receipts[found.group("prefix")] is None:
                 claims.notes[-1] = f"{file.where}: not a {TITLE} receipt (no Name: line); ignored"
+    parsed = [r for r in receipts.values() if r is not None]
+    attempts: dict[str, list[tuple[FileLike, Owner]]] = {}
     for file in files:
         found = _ATTEMPT.match(file.parts[-1])
         if not found or found.group("receipt"):
@@ -125,16 +145,40 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
         user = receipt["user"] if receipt else _user(found.group("prefix"), assignments)
         when = receipt["when"] if receipt else None
         if when is None:
-            stamp = datetime.strptime(found.group("stamp"), "%Y-%m-%d-%H-%M-%S")
-            when = stamp.replace(tzinfo=timezone.utc).timestamp()
+            when, where = _stamp_time(found.group("stamp"), parsed)
             why = receipt["why"] if receipt else "its attempt has no receipt"
+            how = (
+                f"in {where}, the zone of the receipt nearest in time"
+                if where
+                else "as UTC, no receipt naming a zone"
+            )
             claims.notes.append(
-                f"{file.where}: {why}; the time in its name is read as UTC (Blackboard does "
-                f"not write its zone)"
+                f"{file.where}: {why}; the time in its name is read {how} (Blackboard does "
+                f"not write the zone in the name)"
             )
         original = (receipt or {}).get("files", {}).get(file.parts[-1], found.group("file"))
         info = LmsInfo(
             NAME, user, receipt["name"] if receipt else user, False, None, found.group("prefix")
         )
-        claims.own(file, Owner(user, info, when, original))
+        attempts.setdefault(user, []).append((file, Owner(user, info, when, original)))
+    for owned in attempts.values():
+        _newest(claims, owned)
     return claims
+
+
+def _newest(claims: Claims, owned: list[tuple[FileLike, Owner]]) -> None:
+    """Give a student the files of their newest attempt that holds a notebook (all of theirs
+    when none does), whatever its files are named; note the older attempts' files."""
+    books = [o for f, o in owned if f.parts[-1].lower().endswith(".ipynb")]
+    newest = max(
+        books or [o for _, o in owned], key=lambda o: (o.submitted_at or 0.0, o.info.prefix)
+    )
+    for file, owner in owned:
+        if owner.info.prefix == newest.info.prefix or not books:
+            claims.own(file, owner)
+        else:
+            claims.note(
+                file,
+                f"not graded, an older attempt of {owner.student}'s; their newest attempt with a "
+                f"notebook, {newest.info.prefix}, is graded",
+            )

@@ -12,6 +12,12 @@ Canvas's "re-upload submissions" feature reads the first two all-digit parts of 
 the user id and the attachment id (canvas-lms ``app/models/assignment.rb``,
 ``infer_comment_context_from_filename``), so both are kept, with the ``LATE`` mark. The sortable
 name has no underscore.
+
+Canvas's zip says nothing of when a file was handed in: every member carries the time the
+download was made. ``add_attachment_to_zip`` (``lib/content_zipper.rb``) writes each file with
+``zipfile.get_output_stream(filename)``, giving no time, and rubyzip's ``Zip::Entry`` then takes
+its default, ``time: ::Zip::DOSTime.now`` (rubyzip ``lib/zip/entry.rb``, ``initialize``). So
+:data:`FILE_TIME` is False: the late policy reads Canvas's ``LATE`` mark, never the file's time.
 """
 
 from __future__ import annotations
@@ -20,7 +26,12 @@ import re
 
 from autograder.intake.lms import LmsInfo
 
-__all__ = ["parse_name"]
+__all__ = ["FILE_TIME", "MARKS_LATE", "parse_name"]
+
+#: Whether a file's time in the download is when it was handed in: no, the download's own time.
+FILE_TIME = False
+#: Whether the download marks a late file: ``LATE_`` in its name.
+MARKS_LATE = True
 
 _CANVAS = re.compile(
     r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?:(?P<attachment>\d+)_)?"

@@ -85,13 +85,17 @@ __all__ = [
     "FORMATS",
 ]
 
-_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+#: A student id: letters, digits and ``. _ @ - +`` (an email such as ``jane+ml@uni.edu``, which
+#: Gradescope gives a student without an SIS id, and nbgrader allows in a username).
+_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20
 #: The LMSs whose download names are read, tried in order (Moodle's names would also match
 #: Canvas's pattern): one module each in :mod:`autograder.intake`.
 LMS_NAMES = (moodle.parse_name, canvas.parse_name)
+#: The modules of :data:`LMS_NAMES`, by the ``system`` of the names they read.
+_NAME_MODULES = {"canvas": canvas, "moodle": moodle}
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
 #: recognised by what its download holds, tried in order before the names above.
 PLATFORMS = (gradescope, nbexchange, blackboard, d2l, github)
@@ -122,7 +126,8 @@ class Submission:
     folder), ``submitted_at`` when it was handed in (POSIX seconds), for the late policy: the
     platform's own record where its download has one (a receipt, ``timestamp.txt``, metadata,
     a commit), else the file's time in the archive or the file system; None when the platform
-    gives no time.
+    gives no time, and for Canvas and Moodle, whose zips stamp every file with the time of the
+    download (:data:`autograder.intake.canvas.FILE_TIME`).
     """
 
     student_id: str
@@ -169,6 +174,9 @@ class Collection:
     lost : list of str
         The notebooks that reached no student (their names say nobody), each with why: a run
         that leaves one is not complete.
+    marks_late : bool
+        Whether the download marks a late file (Canvas's ``LATE_``), which the late policy's
+        ``evidence = "lms"`` reads; on any other platform that evidence is absent.
     """
 
     submissions: list[Submission] = field(default_factory=list)
@@ -176,6 +184,7 @@ class Collection:
     notes: list[str] = field(default_factory=list)
     platform: str = ""
     lost: list[str] = field(default_factory=list)
+    marks_late: bool = False
 
 
 @dataclass(frozen=True)
@@ -441,8 +450,9 @@ def _by_student(
     entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES, forced: str = ""
 ) -> tuple[dict[str, list[_Entry]], str]:
     """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
-    the format recognised, in words. With a format ``forced`` (``--lms``), a flat file its names
-    do not read belongs to nobody (it is never split at its first ``_``)."""
+    the format recognised, in words. With a format ``forced`` (``--lms``), a file its names do
+    not read belongs to nobody (it is never split at its first ``_``, nor its folder taken for a
+    student)."""
     entries = _unwrapped(entries)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
@@ -452,7 +462,7 @@ def _by_student(
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
-        elif flat and forced and names:
+        elif forced and names:  # a name format forced: no folder is taken for a student
             _lose(entry, f"its name is not one --lms {forced} reads", notes, lost)
             continue
         elif flat and names:
@@ -638,7 +648,28 @@ def _collect(path: Path, notebook: str, lms: str | None, depth: int) -> Collecti
     found.platform += " (as --lms says)" if lms else ""
     for student in sorted(groups):
         _collect_one(found, student, groups[student], notebook)
+    if platform is None:
+        _download_times(found)
     return found
+
+
+def _download_times(found: Collection) -> None:
+    """Say which LMS's download stamps its own time on every file (so no file's time is when it
+    was handed in), and set whether its download marks a late file."""
+    infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
+    systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
+    found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
+    for system in sorted(s for s in systems if not _NAME_MODULES[s].FILE_TIME):
+        found.notes.insert(
+            0,
+            f"{system.title()}'s download stamps every file with the time of the download, not "
+            f"when it was handed in: the late policy reads "
+            + (
+                f"{system.title()}'s LATE mark, not the files' times"
+                if _NAME_MODULES[system].MARKS_LATE
+                else f"no time from it ({system.title()} marks nothing late)"
+            ),
+        )
 
 
 def _collect_one(found: Collection, student: str, files: list[_Entry], notebook: str) -> None:
@@ -663,9 +694,18 @@ def _collect_one(found: Collection, student: str, files: list[_Entry], notebook:
             Unmatched(student, (chosen.where,), str(exc), Status.UNREADABLE, _lms_info(chosen))
         )
         return
+    info = _lms_info(chosen)
     found.submissions.append(
-        Submission(student, data, chosen.where, _lms_info(chosen), chosen.mtime)
+        Submission(student, data, chosen.where, info, _handed_in(chosen, info))
     )
+
+
+def _handed_in(entry: _Entry, info: LmsInfo | None) -> float | None:
+    """When ``entry`` was handed in: the platform's own time, or the file's time; None where the
+    LMS's download stamps every file with the time of the download (Canvas, Moodle)."""
+    if entry.lms is None and info is not None and info.system in _NAME_MODULES:
+        return entry.mtime if _NAME_MODULES[info.system].FILE_TIME else None
+    return entry.mtime
 
 
 def _lms_info(entry: _Entry) -> LmsInfo | None:

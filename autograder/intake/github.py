@@ -79,14 +79,33 @@ def _root(parts: tuple[str, ...]) -> int:
     return wrapper + 1 if wrapper is not None and wrapper + 1 < len(parts) - 1 else 0
 
 
-def _usernames(repos: set[tuple[str, ...]]) -> dict[tuple[str, ...], str]:
-    """Each repository's student: its name without the assignment slug."""
+def _folders_above(
+    files: list[FileLike], repo_of: dict[str, tuple[str, ...]]
+) -> dict[tuple[str, ...], str]:
+    """The name of the folder on disk that holds each clone given as the download itself (the
+    ``<slug>-submissions`` folder, which the files' paths do not include)."""
+    above: dict[tuple[str, ...], str] = {}
+    for file in files:
+        disk, repo = getattr(file, "disk", None), repo_of[file.where]
+        if disk is not None and len(repo) == 1 and len(file.parts) > 1:
+            above[repo] = Path(disk).parents[len(file.parts) - 1].name
+    return above
+
+
+def _usernames(
+    repos: set[tuple[str, ...]], above: dict[tuple[str, ...], str]
+) -> dict[tuple[str, ...], str]:
+    """Each repository's student: its name without the assignment slug (from the
+    ``-submissions`` folder around it, in the download or on disk, else what all the
+    repositories' names share)."""
     names = {r[-1] for r in repos}
     shared = commonprefix(sorted(names)) if len(names) > 1 else ""
     shared = shared[: shared.rfind("-") + 1]
     users = {}
     for repo in repos:
-        wrapper = next((p for p in repo[:-1] if p.endswith(_SUBMISSIONS)), "")
+        wrapper = next(
+            (p for p in (*repo[:-1], above.get(repo, "")) if p.endswith(_SUBMISSIONS)), ""
+        )
         prefix = wrapper[: -len(_SUBMISSIONS)] + "-" if wrapper else shared
         name = repo[-1]
         users[repo] = name[len(prefix) :] if prefix and name.startswith(prefix) else name
@@ -97,7 +116,7 @@ def claim(files: list[FileLike], read: Reader) -> Claims:
     """Each clone's files, owned by its username at its last commit."""
     claims = Claims()
     repo_of = {file.where: file.parts[: _root(file.parts) + 1] for file in files}
-    users = _usernames({r for r in repo_of.values() if len(r) >= 1})
+    users = _usernames({r for r in repo_of.values() if len(r) >= 1}, _folders_above(files, repo_of))
     times: dict[tuple[str, ...], float | None] = {}
     for file in files:
         repo = repo_of[file.where]

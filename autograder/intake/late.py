@@ -20,7 +20,8 @@ work is late. A table per problem set, or ``[default]`` for every problem set wi
 How lateness is decided (``evidence``):
 
 - ``"file-time"``: days late = ceil((file time − deadline − grace) / 1 day), the file time being
-  the one the LMS's download (or the file system) gives the notebook;
+  when the platform says the notebook was handed in (or the file system's time of a plain
+  folder);
 - ``"lms"``: a file the LMS marked late (Canvas's ``LATE`` in its name) is one day late, unless
   the student has an extension (the LMS does not know it) and the file time is within it;
 - ``"both"``: the file time decides when it is known; a file the LMS marked late whose time
@@ -28,7 +29,13 @@ How lateness is decided (``evidence``):
 
 The file time is the platform's own record when its download has one (Blackboard's receipt,
 nbgrader's ``timestamp.txt``, Gradescope's metadata, a clone's last commit); a submission with no
-time at all is not counted late, and its reason says there was no evidence.
+time at all is not counted late, and its reason says there was no evidence. Canvas's and
+Moodle's zips give no time: they stamp every file with the moment of the download
+(:mod:`autograder.intake.canvas`, :mod:`autograder.intake.moodle`), so on Canvas only its ``LATE``
+mark makes a file late, and a Moodle download (no mark either) makes nobody late. A run whose
+download lacks the evidence its policy reads (``"lms"`` on a platform that marks nothing late,
+``"file-time"`` where no file has a time, ``"both"`` with neither) says so in a note on its output
+and in ``collection.txt``: nobody is counted late by it.
 
 The penalty is ``min(cap, days × percent_per_day)`` percent of the points earned (autograded and
 hand-graded together), shown as its own column in ``grades.csv``, the exports and the feedback.

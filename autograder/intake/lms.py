@@ -204,11 +204,12 @@ ABBREVIATIONS: dict[str, float] = {
 
 def zone(name: str) -> tzinfo | None:
     """The time zone a platform's time names (``UTC``, ``EST``, ``CST``, ``Europe/Paris``,
-    ``+0100``), or None when this grader does not know it."""
-    offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", name)
+    ``+0100``, ``+01:00``, ``+01``: ``strftime``'s ``%Z`` of a zone whose abbreviation is its
+    offset, such as ``Asia/Singapore``), or None when this grader does not know it."""
+    offset = re.fullmatch(r"([+-])(\d\d)(?::?(\d\d))?", name)
     if offset:
         sign = 1 if offset.group(1) == "+" else -1
-        minutes = int(offset.group(2)) * 60 + int(offset.group(3))
+        minutes = int(offset.group(2)) * 60 + int(offset.group(3) or 0)
         return timezone(sign * timedelta(minutes=minutes))
     if name.upper() in ABBREVIATIONS:
         return timezone(timedelta(hours=ABBREVIATIONS[name.upper()]), name.upper())

@@ -7,14 +7,17 @@
 ``exchange/default/submit.py``: ``assignment_filename = '{}+{}+{}+{}'.format(student_id,
 assignment_id, timestamp, random_str)``; ``exchange/default/collect.py``; the timestamp is
 ``strftime("%Y-%m-%d %H:%M:%S.%f %Z")`` in the exchange's zone, ``exchange/abc/exchange.py``, read
-back by ``utils.parse_utc``). The student is nbgrader's student id; the time is
+back by ``utils.parse_utc``). In a zone whose abbreviation is its offset (``Asia/Singapore``
+writes ``+08``) or with a ``%z`` format (``+0800``) the timestamp holds a ``+``; nbgrader's
+random string (``base64.urlsafe_b64encode(os.urandom(9))``) never does, and its student id may
+(``collect.py`` splits from the right), so the folder is split where the rest reads as a
+timestamp. The student is nbgrader's student id; the time is
 ``timestamp.txt`` (the folder name's timestamp without it), never the copy's file time. Of several
 submissions of one student the newest is graded, as ``nbgrader collect`` does.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
@@ -23,7 +26,6 @@ __all__ = ["NAME", "TITLE", "recognise", "claim", "parse_timestamp"]
 
 NAME = "nbgrader"
 TITLE = "nbgrader (exchange inbound or submitted)"
-_INBOUND = re.compile(r"^(?P<student>[^+]+)\+(?P<ps>[^+]+)\+(?P<stamp>[^+]+)(?:\+[^+]+)?$")
 _STAMP = "timestamp.txt"
 
 
@@ -43,13 +45,21 @@ def parse_timestamp(text: str) -> float | None:
     return (when if when.tzinfo else when.replace(tzinfo=where)).timestamp()
 
 
+def _inbound(name: str) -> tuple[str, str] | None:
+    """An inbound folder's student and timestamp (``<student>+<ps>+<timestamp>[+<random>]``),
+    or None when ``name`` is not one."""
+    parts = name.split("+")
+    for end in (len(parts), len(parts) - 1):  # without nbgrader's random string, then with it
+        for start in range(2, end):
+            stamp = "+".join(parts[start:end])
+            if all(parts[: start - 1]) and parts[start - 1] and parse_timestamp(stamp):
+                return "+".join(parts[: start - 1]), stamp
+    return None
+
+
 def _anchor(parts: tuple[str, ...]) -> int | None:
     """The index of the submission's folder in ``parts``: an inbound folder's name."""
-    for i, part in enumerate(parts[:-1]):
-        found = _INBOUND.match(part)
-        if found and parse_timestamp(found.group("stamp")) is not None:
-            return i
-    return None
+    return next((i for i, part in enumerate(parts[:-1]) if _inbound(part)), None)
 
 
 def recognise(paths: list[tuple[str, ...]]) -> bool:
@@ -63,9 +73,9 @@ def _folders(files: list[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
     for file in files:
         index = _anchor(file.parts)
         if index is not None:
-            found = _INBOUND.match(file.parts[index])
+            found = _inbound(file.parts[index])
             assert found is not None
-            folders[file.parts[: index + 1]] = (found.group("student"), found.group("stamp"))
+            folders[file.parts[: index + 1]] = found
         elif len(file.parts) >= 3 and file.parts[-1] == _STAMP:
             folders.setdefault(file.parts[:-1], (file.parts[-3], ""))
     return folders

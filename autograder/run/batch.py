@@ -153,7 +153,8 @@ def grade_class(
     subs = found.submissions
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
-    roster += extension_notes(writer.policy.for_problem_set(ps.name), found, writer.students())
+    rule = writer.policy.for_problem_set(ps.name)
+    roster += extension_notes(rule, found, writer.students()) + evidence_notes(rule, found)
     heading = [f"format: {found.platform}"] + [f"lost: {n}" for n in found.lost]
     for note in found.notes + roster:
         log(f"note: {note}")
@@ -234,6 +235,36 @@ def extension_notes(rule, found: Collection, previous: set[str]) -> list[str]:
         + (f", e.g. {example!r}" if example else "")
         + ")"
         for name in stray
+    ]
+
+
+def evidence_notes(rule, found: Collection) -> list[str]:
+    """A note when the late policy (``rule``, a :class:`autograder.intake.late.LateRule` with a
+    deadline) reads evidence this download does not hold: ``evidence = "lms"`` on a platform that
+    marks no file late, ``"file-time"`` where no file has a time, ``"both"`` with neither. Nobody
+    is then counted late, and the instructor is told so rather than left to believe the class was
+    on time."""
+    if rule.deadline is None or not (found.submissions or found.unmatched):
+        return []
+    marks = rule.evidence in ("lms", "both") and found.marks_late
+    times = rule.evidence in ("file-time", "both") and any(
+        s.submitted_at is not None for s in found.submissions
+    )
+    if marks or times:
+        return []
+    missing = {
+        "lms": f"{found.platform} marks no file late",
+        "file-time": f"{found.platform} gives no time of handing in",
+        "both": f"{found.platform} marks no file late and gives no time of handing in",
+    }[rule.evidence]
+    return [
+        f'late policy: evidence = "{rule.evidence}", but {missing}: nobody is counted late '
+        f"by this download"
+        + (
+            ' (evidence = "both" or "file-time" reads the times it gives)'
+            if rule.evidence == "lms" and any(s.submitted_at is not None for s in found.submissions)
+            else ""
+        )
     ]
 
 
