@@ -2,7 +2,8 @@
 
 - Its main path (:mod:`tests.chapterform`) is readable in one sitting: at most
   :data:`MAIN_PATH_WORDS` words of prose; what goes further sits in "Going further" sections.
-- Its Overview and its Summary point the reader to the Going-further sections it has.
+- Its Overview and its Summary point the reader to the Going-further sections it has, and every
+  ``{ref}`` link in them points to a label the book defines.
 - It has a "Common mistakes" box.
 - The options of its code cells are valid YAML without a repeated key (a repeated ``image:`` or
   ``alt:`` silently drops the first, and with it a figure's alternative text).
@@ -79,6 +80,32 @@ def test_overview_and_summary_point_to_what_goes_further(chapter):
     for name, part in (("Overview", overview.group(1)), ("Summary", summary[0])):
         mentions = part.lower().count("going further")
         assert not further or mentions, f"{chapter.name}: the {name} does not name {further}"
+
+
+_LABEL = re.compile(r"^\(([\w:-]+)\)=$|^:label:\s*([\w:-]+)\s*$", re.MULTILINE)
+_REF = re.compile(r"\{ref\}`(?:[^`<]*<([^`>]+)>|([^`<]+))`")
+
+
+def book_labels() -> set[str]:
+    """The section labels ``(name)=`` and directive labels ``:label: name`` of every chapter."""
+    return {a or b for chapter in CHAPTERS
+            for a, b in _LABEL.findall(chapter.read_text(encoding="utf-8"))}
+
+
+def test_a_ref_link_is_read_with_or_without_its_text():
+    found = [a or b for a, b in _REF.findall("see {ref}`sec-x` and {ref}`the y <sec-y>`")]
+    assert found == ["sec-x", "sec-y"]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_overview_and_summary_links_resolve(chapter):
+    text = chapter.read_text(encoding="utf-8")
+    overview = _OVERVIEW.search(text)
+    summary = re.search(r"^## Summary\n(.*?)(?=^## |\Z)", text, flags=re.DOTALL | re.MULTILINE)
+    boxes = "\n".join(found.group(1) for found in (overview, summary) if found)
+    targets = [a or b for a, b in _REF.findall(boxes)]
+    missing = sorted(set(targets) - book_labels())
+    assert not missing, f"{chapter.name}: Overview or Summary links to undefined labels {missing}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)

@@ -501,3 +501,25 @@ def test_not_fitted():
     for method in (est.pdf, est.score_samples, est.score):
         with pytest.raises(ValueError, match="not fitted yet"):
             method([0.0])
+
+
+def test_a_forgotten_one_over_h_makes_leave_one_out_choose_the_largest_bandwidth():
+    """Without 1/h the leave-one-out score is the correct one plus N log h and, with the Gaussian
+    kernel, rises with h: the search ends at the top of the grid (ps5, Q7 part 1)."""
+    from coursedata import load_faithful
+
+    faithful = load_faithful()
+    x = faithful.X[:, faithful.feature_names.index("eruptions")]
+    grid = np.geomspace(0.02, 5, 40)
+    gaps = x[:, None] - x[None, :]
+
+    def forgotten(h):
+        values = gaussian_kernel(gaps / h)
+        np.fill_diagonal(values, 0.0)
+        return float(np.sum(np.log(values.sum(axis=1) / (x.size - 1))))
+
+    wrong = np.array([forgotten(h) for h in grid])
+    right = np.array([loo_log_likelihood(x, h) for h in grid])
+    assert np.allclose(wrong, right + x.size * np.log(grid))
+    assert np.all(np.diff(wrong) > 0) and wrong[-1] < x.size * np.log(gaussian_kernel(0.0))
+    assert 0.05 < grid[np.argmax(right)] < 0.2                       # the correct score peaks inside

@@ -299,3 +299,22 @@ def test_softmax_cross_entropy_value_errors():
         softmax_cross_entropy(W, b, X, Y[:3])
     with pytest.raises(ValueError, match="reg must be finite and >= 0"):
         softmax_cross_entropy(W, b, X, Y, reg=-0.1)
+
+
+def test_l2_penalty_splits_the_weight_of_copied_columns_evenly():
+    """Ten copies of a column under the penalty (lambda/2)||W||^2 give each copy s/10, and the fit is
+    the one-copy fit with that column times sqrt(10), total weight s = sqrt(10) u (ps6, Q8)."""
+    rng = np.random.default_rng(0)
+    y = (rng.random(300) < 0.4).astype(int)
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 0.5, -0.5]])[y] + rng.standard_normal((300, 3))
+    copied = LogisticRegression(reg=1.0, tol=1e-10, max_iter=5000).fit(
+        np.column_stack([X] + [X[:, [0]]] * 9), y)
+    X_scaled = X * np.array([np.sqrt(10), 1.0, 1.0])
+    scaled = LogisticRegression(reg=1.0, tol=1e-10, max_iter=5000).fit(X_scaled, y)
+    one = LogisticRegression(reg=1.0, tol=1e-10, max_iter=5000).fit(X, y)
+    w, u, w_one = (m.coef_[1] - m.coef_[0] for m in (copied, scaled, one))
+    copies = w[[0, *range(3, 12)]]
+    assert np.allclose(copies, copies[0], rtol=1e-6)                    # an even split
+    assert np.isclose(copies.sum(), np.sqrt(10) * u[0], rtol=1e-5)     # s = sqrt(10) u
+    assert np.allclose(w[1:3], u[1:], rtol=1e-5)
+    assert abs(copies.sum()) > abs(w_one[0])                           # less shrinkage here
