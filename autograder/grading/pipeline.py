@@ -60,7 +60,7 @@ import nbformat
 from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
-from autograder.grading.conceal import secrets_of
+from autograder.grading.conceal import secrets_of, without_error_messages
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
@@ -76,6 +76,7 @@ from autograder.sandbox.config import ExecutionResult
 from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
+from coursedata.naming import HIDDEN, test_kind
 
 __all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores", "GRADER_FAILED"]
 
@@ -299,8 +300,15 @@ def conceal(g: Grading) -> Grading:
     source and hidden inputs' values, whatever text the student's code put there
     (:mod:`autograder.grading.conceal`)."""
     secrets = secrets_of(g.ps)
-    g.scores = [dataclasses.replace(s, message=secrets.conceal(s.message)) for s in g.scores]
-    g.notes = [secrets.conceal(n) for n in g.notes]
+    hidden = [c.grade_id for c in g.ps.grade_cells if test_kind(c.grade_id) == HIDDEN]
+
+    def clear(text: str, of_hidden: bool) -> str:
+        return secrets.conceal(without_error_messages(text) if of_hidden else text)
+
+    g.scores = [
+        dataclasses.replace(s, message=clear(s.message, s.grade_id in hidden)) for s in g.scores
+    ]
+    g.notes = [clear(n, any(f"'{gid}'" in n for gid in hidden)) for n in g.notes]
     return g
 
 
