@@ -22,11 +22,13 @@ every note):
   gives them to the student's check (:mod:`autograder.authoring.visible`).
 
 This clears what the hidden parts are, quoted as text; it cannot recognise an input re-encoded by
-the student's code (base64, digits reversed). So the text of an exception raised while a hidden
-test ran is not shown at all (:func:`without_error_messages`): the feedback of a hidden cell, and
-a note on one, keep the exception's type and the line it names, never its message. A visible
-cell's message stays: the student sees it in their own notebook. The grader's own messages name
-the inputs by shape and scalar value, as :mod:`autograder.checks.declared` words them.
+the student's code (base64, digits reversed). So the text of an exception raised once a hidden
+test has run is not shown at all (:func:`without_error_messages`): the feedback of a hidden cell
+and of every graded cell after the first hidden one (IPython's ``In`` then holds hidden source),
+and a note on one, keep the exception's type and the line it names, never its message. A cell
+before the first hidden one keeps its message: the student sees it in their own notebook. The
+grader's own messages name the inputs by shape and scalar value, as
+:mod:`autograder.checks.declared` words them.
 """
 
 from __future__ import annotations

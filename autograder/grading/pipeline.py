@@ -300,15 +300,19 @@ def conceal(g: Grading) -> Grading:
     source and hidden inputs' values, whatever text the student's code put there
     (:mod:`autograder.grading.conceal`)."""
     secrets = secrets_of(g.ps)
-    hidden = [c.grade_id for c in g.ps.grade_cells if test_kind(c.grade_id) == HIDDEN]
+    ids = [c.grade_id for c in g.ps.grade_cells]
+    kinds = [test_kind(i) == HIDDEN for i in ids]
+    # Once a hidden cell ran, IPython's ``In`` holds its source: any later exception may carry
+    # it, re-encoded. Only a text on a graded cell before the first hidden one keeps its message.
+    before = set(ids[: kinds.index(True)]) if any(kinds) else set(ids)
 
-    def clear(text: str, of_hidden: bool) -> str:
-        return secrets.conceal(without_error_messages(text) if of_hidden else text)
+    def clear(text: str, early: bool) -> str:
+        return secrets.conceal(text if early else without_error_messages(text))
 
     g.scores = [
-        dataclasses.replace(s, message=clear(s.message, s.grade_id in hidden)) for s in g.scores
+        dataclasses.replace(s, message=clear(s.message, s.grade_id in before)) for s in g.scores
     ]
-    g.notes = [clear(n, any(f"'{gid}'" in n for gid in hidden)) for n in g.notes]
+    g.notes = [clear(n, any(f"'{gid}'" in n for gid in before)) for n in g.notes]
     return g
 
 
