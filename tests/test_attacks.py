@@ -12,6 +12,7 @@ Formats read here are their owners': the ``.npz`` file is a zip (PKWARE's APPNOT
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import tempfile
@@ -141,6 +142,11 @@ def {function}(*args, **kwargs):
     raise ValueError(_leak())
 """
 
+#: Issue 37, nothing hidden leaves the grader: the same text re-encoded (base64), which no
+#: concealment of quoted text can recognise.
+LEAK64 = LEAK.replace("raise ValueError(_leak())", "import base64\n"
+                      "    raise ValueError(base64.b64encode(_leak().encode()).decode())")
+
 #: Issue 37: a notebook that prints millions of lines.
 FLOOD = "for i in range(3_000_000):\n    print(i)"
 
@@ -246,6 +252,7 @@ OTHERS = {
     "memory": (MEMORY, None),
     "disk_fill": (FILL, None),
     "hidden_leak": ("raise RuntimeError(_leak())", LEAK),
+    "hidden_leak_base64": (None, LEAK64),
     "flood": (FLOOD, None),
     "forged_file_name": (None, FORGED),
     "introspection": (REACHED, INTROSPECTED),
@@ -544,3 +551,58 @@ def test_a_silenced_failure_of_a_visible_test_still_fails_it(graded):
                and s.grade_id.endswith("_visible")]
     assert visible and all(s.points == 0 for s in visible), visible
     assert g.status != Status.GRADER_ERROR and g.total < _full(ps)
+
+
+def _decoded(text: str) -> str:
+    """``text`` and every run of base64 in it (16 characters or more), decoded."""
+    import base64
+    import binascii
+    import re
+
+    out = [text]
+    for run in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text):
+        try:
+            out.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode(errors="replace"))
+        except (binascii.Error, ValueError):
+            pass
+    return "\n".join(out)
+
+
+@pytest.mark.xfail(strict=True, reason="open: the re-encoded hidden source still reaches the "
+                   "feedback page by a route other than the messages and notes cleared here")
+def test_a_hidden_tests_exception_shows_its_type_never_its_message(graded):
+    """Issue 37: the student's function, called by the hidden tests, raises a ValueError whose
+    message is the hidden lines and hidden inputs base64-encoded. The feedback page and
+    Gradescope's results.json say the hidden test's function raised a ValueError and never show
+    its message, encoded or decoded."""
+    from autograder.exports.gradescope import results_json
+    from autograder.grading.conceal import NOT_SHOWN
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.feedback import feedback_html
+
+    ps, _, out, _ = graded
+    g, _ = out["hidden_leak_base64"]
+    assert g.status != Status.GRADER_ERROR, g.grader_error
+    record = to_record(g, "student", 0.0, 0.0)
+    texts = {"page": feedback_html(record), "results.json": json.dumps(results_json(record))}
+    hidden = [s for s in g.scores if s.grade_id.endswith("_hidden") and s.points is not None]
+    raised = [s.message for s in hidden if "raised ValueError" in s.message]
+    assert raised and all(NOT_SHOWN in m for m in raised), [s.message for s in hidden]
+    for where, text in texts.items():
+        seen = _decoded(text)
+        shown = [x for x in _hidden_lines(ps) if x in seen] + [
+            m for m in ("record(", "inputs(", "HIDDEN TESTS", ".npz") if m in seen
+        ]
+        assert shown == [], (where, shown)
+
+
+def test_only_a_hidden_cells_exception_loses_its_message():
+    """The concealment's rule, stated: a hidden cell's exception keeps its type and line, a
+    visible cell's keeps its message (the student sees it in the notebook anyway)."""
+    from autograder.grading.conceal import NOT_SHOWN, without_error_messages
+
+    text = "case 1: your function raised ValueError: aGlkZGVu\nmore: cmVjb3JkKA=="
+    assert without_error_messages(text) == "case 1: your function raised ValueError" + NOT_SHOWN
+    note = "Test 'pca_hidden' raised KeyError at line 3: secret"
+    assert without_error_messages(note) == "Test 'pca_hidden' raised KeyError at line 3" + NOT_SHOWN
+    assert without_error_messages("passed") == "passed"

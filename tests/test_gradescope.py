@@ -612,3 +612,75 @@ def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
     assert "Late penalty" in outputs[False]["output"]
     assert "Late penalty" not in outputs[True]["output"], outputs[True]["output"]
     assert outputs[True]["score"] == pytest.approx(full)
+
+
+# ------------------------------------------------------------------------------------------------
+# The fields of results.json the specification defines
+
+
+def _record_of_two_checks():
+    """A record of one visible and one hidden check (names as the course writes them), failed."""
+    from autograder.grading.record import Record
+    from autograder.grading.scoring import CellScore
+    from autograder.status import Status
+
+    hidden = next(c for c in ProblemSet(PS).grade_cells if is_hidden(c.grade_id))
+    visible = next(c for c in ProblemSet(PS).grade_cells
+                   if c.autograded and not is_hidden(c.grade_id))
+    return Record("s1", PS, Status.GRADED, (
+        CellScore(visible.grade_id, visible.points, visible.points, "<b>all passed</b>"),
+        CellScore(hidden.grade_id, 0.0, hidden.points, "expected 1.5, got <i>2</i>"),
+    ))
+
+
+def test_results_fields_are_those_the_specification_defines():
+    """gradescope/autograder_samples ``docs/specs.md`` (commit ed9a351): a test's ``status`` is
+    ``passed`` or ``failed`` ("By default, test cases where the student was awarded the
+    max_score points are marked as passing"); ``output_format``, ``test_output_format``,
+    ``test_name_format`` and a test's ``output_format``/``name_format`` are one of ``text``,
+    ``html``, ``simple_format``, ``md``, ``ansi``, and the top-level default ``simple_format``
+    renders HTML: every text here is ``text``, so a message's markup stays text; ``extra_data``
+    is an object ("extra data to be stored": the specification says not who reads it, so it
+    holds nothing the output does not say)."""
+    from autograder.exports.gradescope import results_json
+    from autograder.pages.visibility import Visibility
+
+    data = results_json(_record_of_two_checks(), Visibility("full"))
+    jsonschema.validate(data, GRADESCOPE_SCHEMA)
+    assert [t["status"] for t in data["tests"]] == ["passed", "failed"]
+    assert {data["output_format"], data["test_output_format"], data["test_name_format"]} == {"text"}
+    assert {t["output_format"] for t in data["tests"]} == {t["name_format"] for t in data["tests"]} \
+        == {"text"}
+    assert data["tests"][0]["output"] == "<b>all passed</b>"  # as text, not rendered
+    assert data["extra_data"] == {"status": "graded", "late_percent": 0}
+    assert "Status: graded." in data["output"]
+
+
+def test_withheld_hidden_checks_are_after_due_date_only_where_that_keeps_the_release_date():
+    """``after_due_date``: "test case will be shown after the assignment's due date has passed.
+    If late submission is allowed, then test will be shown only after the late due date"
+    (gradescope/autograder_samples ``docs/specs.md``, commit ed9a351). A hidden check withheld
+    until ``release_at`` (``course/feedback.toml``) is ``after_due_date`` when Gradescope shows it
+    no earlier than that (the late due date where there is one, else the due date), else
+    ``after_published``; a visible check stays ``visible``."""
+    from autograder.exports.gradescope import results_json
+    from autograder.pages.visibility import Visibility
+
+    record = _record_of_two_checks()
+    release = DUE + timedelta(days=2)
+    withheld = Visibility("none", release)
+    before = DUE - timedelta(days=1)  # graded before the release: the message is withheld
+
+    def shown(visibility, shown_from):
+        data = results_json(record, visibility, now=before, shown_from=shown_from)
+        jsonschema.validate(data, GRADESCOPE_SCHEMA)
+        return [t["visibility"] for t in data["tests"]]
+
+    late_due = DUE + timedelta(days=3)
+    assert shown(withheld, late_due) == ["visible", "after_due_date"]  # shown 3 days after DUE
+    assert shown(withheld, DUE) == ["visible", "after_published"]  # too early: 2 days before
+    assert shown(withheld, release) == ["visible", "after_due_date"]  # exactly then
+    assert shown(withheld, None) == ["visible", "after_published"]  # no due date known
+    assert shown(Visibility("none"), late_due) == ["visible", "after_published"]  # no date
+    hidden_test = results_json(record, withheld, now=before, shown_from=late_due)["tests"][1]
+    assert hidden_test["output"] == record.scores[1].message  # Gradescope withholds it

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -363,3 +364,48 @@ def test_student_code_computes_with_the_graders_openblas_kernel(tmp_path, monkey
     default = execute_notebook(notebook(source), _workdir(tmp_path / "default"),
                                SandboxConfig(**FAST))
     assert probe(default, 0) == blas.reported(None)["openblas"] != list(kernel.reports)
+
+
+def test_packages_installed_in_a_private_temporary_folder_reach_the_kernel(tmp_path):
+    """A checkout cloned into ``mktemp -d`` (mode 0700, under ``/tmp``) keeps its virtual
+    environment there: the interpreter finds its packages through a ``.pth`` file naming that
+    ``site-packages`` folder, which the sandbox's own private ``/tmp`` would otherwise hide, so that
+    the kernel could not import ipykernel and the sandbox looked unavailable. Every folder of
+    installed packages on the interpreter's path is bound back read-only, wherever it lives."""
+    private = Path(tempfile.mkdtemp(prefix="private-checkout-"))  # as mktemp -d: mode 0700
+    try:
+        site = private / "project" / ".venv" / "lib" / "site-packages"
+        site.mkdir(parents=True)
+        site.chmod(0o755)
+        (site / "privately_installed.py").write_text("VALUE = 'found'\n")
+        python = _interpreter_reading(tmp_path / "venv", [site])
+        script = (
+            "import json, tempfile\nfrom pathlib import Path\n"
+            "from autograder.sandbox import SandboxConfig, execute_notebook\n"
+            "import nbformat\n"
+            "work = Path(tempfile.mkdtemp()) / 'student'\nwork.mkdir()\n"
+            "nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("
+            "'import privately_installed\\nprint(privately_installed.VALUE)')])\n"
+            "result = execute_notebook(nb, work, SandboxConfig(cell_timeout_s=20, warm=False))\n"
+            "print(json.dumps([result.status, [o.get('text', o.get('ename')) "
+            "for o in result.notebook.cells[0].outputs]]))\n"
+        )
+        done = subprocess.run([str(python), "-c", script], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        status, outputs = json.loads(done.stdout.strip().splitlines()[-1])
+        assert (status, outputs) == ("ok", ["found\n"]), outputs
+    finally:
+        shutil.rmtree(private)
+
+
+def _interpreter_reading(venv: Path, extra: list[Path]) -> Path:
+    """A virtual environment of the system's Python whose ``.pth`` names this environment's
+    folders of packages and then ``extra``."""
+    base = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    require(base.is_file(), f"no {base} to build a virtual environment from")
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python*/site-packages")
+    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (site / "environment.pth").write_text("".join(f"{p}\n" for p in [*ours, *map(str, extra)]))
+    return venv / "bin" / "python"

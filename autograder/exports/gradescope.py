@@ -11,7 +11,17 @@ one of ``text``, ``html``, ``simple_format``, ``md``, ``ansi``.
 One test per graded cell, in notebook order. Visible checks are ``visible`` with their message in
 full. Hidden checks follow the :class:`autograder.pages.visibility.Visibility` setting: ``full`` →
 ``visible`` in full, ``pass-fail`` → ``visible`` with passed/failed only, ``none`` →
-``after_published`` in full (Gradescope shows them once the instructor publishes the grades).
+``after_published`` in full (Gradescope shows them once the instructor publishes the grades), or
+``after_due_date`` in full when ``release_at`` falls at or before the date Gradescope shows such
+tests from (the due date, or the late due date where late work is allowed: ``docs/specs.md``),
+so that they are never shown before the course's release date.
+
+The other fields as ``docs/specs.md`` (gradescope/autograder_samples, commit ed9a351) defines
+them: every text is ``text`` (``output_format``; the top-level default, ``simple_format``, would
+render HTML that a student's exception message may carry), each test's ``status`` is ``passed``
+at full marks and ``failed`` otherwise (the specification's own default, written out), and
+``extra_data`` ("extra data to be stored": the specification says no more, not who may read it)
+holds only what the visible ``output`` already says: the status and the late percentage.
 A written answer is a test only once it has its hand-graded score (Gradescope's own rubric
 grades it otherwise). The late penalty is taken off the top-level score and named in the
 output as a percentage only (its points would tell the hidden tests' total before publication).
@@ -40,10 +50,28 @@ __all__ = ["results_json", "write_gradescope", "VISIBILITIES"]
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
 
+def _withheld(visibility: Visibility, shown_from: datetime | None) -> str:
+    """Gradescope's visibility of a hidden check whose message is withheld (mode ``none``):
+    ``after_due_date`` when Gradescope shows such tests (from ``shown_from``) no earlier than the
+    course's ``release_at``, else ``after_published``."""
+    release = visibility.release_at
+    if release is not None and shown_from is not None and release <= shown_from:
+        return "after_due_date"
+    return "after_published"
+
+
 def results_json(
-    record: Record | dict, visibility: Visibility = Visibility(), now: datetime | None = None
+    record: Record | dict,
+    visibility: Visibility = Visibility(),
+    now: datetime | None = None,
+    shown_from: datetime | None = None,
 ) -> dict:
-    """The ``results.json`` object of one record (or of its JSON object)."""
+    """The ``results.json`` object of one record (or of its JSON object).
+
+    ``shown_from`` is when Gradescope shows an ``after_due_date`` test: the assignment's late
+    due date where late work is allowed, else its due date (``submission_metadata.json``);
+    without it no test is ``after_due_date``.
+    """
     record = as_record(record)
     summary = summarize(record)
     if summary.auto is None:  # the grader failed: no test result is the student's
@@ -66,7 +94,7 @@ def results_json(
         given += points
         hidden = is_hidden(score.grade_id)
         if hidden and mode == "none":
-            shown, message = "after_published", score.message
+            shown, message = _withheld(visibility, shown_from), score.message
         else:
             shown, message = "visible", visibility.message(score, now)
         tests.append(
@@ -78,6 +106,7 @@ def results_json(
                 "status": "passed" if points >= score.max_points else "failed",
                 "output": message,
                 "output_format": "text",
+                "name_format": "text",
                 "visibility": shown,
             }
         )
@@ -96,8 +125,11 @@ def results_json(
         "execution_time": int(round(record.elapsed_s)),
         "output": "\n".join(output),
         "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
+        "extra_data": {"status": str(summary.status), "late_percent": summary.late_percent},
         "tests": tests,
     }
 

@@ -22,8 +22,13 @@ every note):
   gives them to the student's check (:mod:`autograder.authoring.visible`).
 
 This clears what the hidden parts are, quoted as text; it cannot recognise an input re-encoded by
-the student's code (base64, digits reversed). The grader's own messages name the inputs by shape
-and scalar value, as :mod:`autograder.checks.declared` words them.
+the student's code (base64, digits reversed). So the text of an exception raised once a hidden
+test has run is not shown at all (:func:`without_error_messages`): the feedback of a hidden cell
+and of every graded cell after the first hidden one (IPython's ``In`` then holds hidden source),
+and a note on one, keep the exception's type and the line it names, never its message. A cell
+before the first hidden one keeps its message: the student sees it in their own notebook. The
+grader's own messages name the inputs by shape and scalar value, as
+:mod:`autograder.checks.declared` words them.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from autograder.checks.record_calls import record_calls
 from autograder.grading.problemset import ProblemSet
 from coursedata.naming import VISIBLE, test_kind
 
-__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases"]
+__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases", "without_error_messages"]
 
 #: What stands in for a hidden line or value.
 HIDDEN = "[hidden]"
@@ -54,6 +59,20 @@ MAX_VALUES = 2**22
 CHANCE = 0.05
 #: The window (in units of the number's last digit) over which that density is measured.
 _SPREAD = 100
+
+
+#: An exception as the feedback states it (``your function raised ValueError: ...``, ``raised
+#: ValueError at line 3: ...``): its message is all that follows, to the end of the text.
+_RAISED = re.compile(r"(\braised [A-Za-z_][\w.]*(?: at line \d+)?): .*", re.S)
+#: What stands in for the message of an exception raised in a hidden test.
+NOT_SHOWN = " (its message is not shown for a hidden test)"
+
+
+def without_error_messages(text: str) -> str:
+    """``text`` with the message of every exception it states cut off: the type and the line
+    stay (for the feedback of a hidden cell, whose exception text the student's code wrote on
+    hidden inputs)."""
+    return _RAISED.sub(lambda m: m.group(1) + NOT_SHOWN, text)
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
 from autograder.checks.personal import identity_problem, write_parameters
-from autograder.grading.conceal import secrets_of
+from autograder.grading.conceal import secrets_of, without_error_messages
 from autograder.grading.diagnose import explain
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
@@ -77,6 +77,7 @@ from autograder.sandbox.config import ExecutionResult
 from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
+from coursedata.naming import HIDDEN, test_kind
 
 __all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores", "GRADER_FAILED"]
 
@@ -313,8 +314,19 @@ def conceal(g: Grading) -> Grading:
     source and hidden inputs' values, whatever text the student's code put there
     (:mod:`autograder.grading.conceal`)."""
     secrets = secrets_of(g.ps)
-    g.scores = [dataclasses.replace(s, message=secrets.conceal(s.message)) for s in g.scores]
-    g.notes = [secrets.conceal(n) for n in g.notes]
+    ids = [c.grade_id for c in g.ps.grade_cells]
+    kinds = [test_kind(i) == HIDDEN for i in ids]
+    # Once a hidden cell ran, IPython's ``In`` holds its source: any later exception may carry
+    # it, re-encoded. Only a text on a graded cell before the first hidden one keeps its message.
+    before = set(ids[: kinds.index(True)]) if any(kinds) else set(ids)
+
+    def clear(text: str, early: bool) -> str:
+        return secrets.conceal(text if early else without_error_messages(text))
+
+    g.scores = [
+        dataclasses.replace(s, message=clear(s.message, s.grade_id in before)) for s in g.scores
+    ]
+    g.notes = [clear(n, any(f"'{gid}'" in n for gid in before)) for n in g.notes]
     return g
 
 

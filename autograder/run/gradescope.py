@@ -479,7 +479,7 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         log(traceback.format_exc())
         _write_results(results, _not_graded("the grader failed on it"))
         return 1
-    data = results_json(record, visibility)
+    data = results_json(record, visibility, shown_from=meta.late_due_date or meta.due_date)
     data["output"] = f"{data['output']}\n\n{isolation.note}".strip()
     received = sorted(
         p.relative_to(root / "submission").as_posix() for p in _files(root / "submission")

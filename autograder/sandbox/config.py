@@ -62,12 +62,25 @@ def _default_hidden_paths() -> tuple[Path, ...]:
     )
 
 
+#: The names of the folders installed packages live in (a virtual environment's, the system's).
+_SITE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def _site_folders() -> list[Path]:
+    """Every folder of installed packages on this interpreter's path, wherever it lives: a
+    virtual environment's ``site-packages`` named by a ``.pth`` file or lying under ``/tmp`` or
+    a hidden folder (a checkout's own ``.venv`` in a private temporary folder) is bound back, or
+    the kernel would not find ipykernel there."""
+    return [Path(p) for p in sys.path if p and Path(p).name in _SITE_FOLDERS and Path(p).is_dir()]
+
+
 def _default_visible_paths() -> tuple[Path, ...]:
     return (
         Path(sys.prefix),
         Path(sys.base_prefix),
         Path(sys.exec_prefix),
         Path(sys.base_exec_prefix),
+        *_site_folders(),
         PROJECT_ROOT / "coursedata",
     )
 
@@ -138,7 +151,9 @@ class SandboxConfig:
         Top-level packages whose installed folder is hidden wherever it is.
     visible_paths : tuple of Path
         Folders bound back read-only at their own path, even under a hidden folder: by default
-        the virtual environment, the Python installation and the ``coursedata`` package.
+        the virtual environment, the Python installation, every folder of installed packages on
+        the interpreter's path (``site-packages``, ``dist-packages``) and the ``coursedata``
+        package.
     python_path : tuple of Path, default (PROJECT_ROOT,)
         ``PYTHONPATH`` inside the sandbox, so that packages bound back from the project root
         import under their usual name.
