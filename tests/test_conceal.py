@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 
+from autograder.authoring.graded import sample_variants
 from autograder.checks.declared import case_inputs, declared_cases
 from autograder.grading.conceal import HIDDEN, secrets_of, visible_cases
 from autograder.grading.problemset import ProblemSet, list_problem_sets
@@ -22,7 +23,7 @@ from autograder.grading.problemset import ProblemSet, list_problem_sets
 def ps(request):
     ps = ProblemSet(request.param)
     ps.course.use_code()
-    return ps
+    return sample_variants(ps)[0]  # with variants: as a sample student is graded
 
 
 def test_hidden_lines_and_input_values_are_cleared(ps):
