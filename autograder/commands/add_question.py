@@ -71,15 +71,16 @@ def _question(args) -> Autograded | Written:
         return Written(args.written, args.title, *(args.points or [])[:1])
     if not args.reference:
         raise QuestionError("an autograded question needs --reference MODULE:FUNCTION")
-    cases = {}
+    cases: dict[str, dict] = {}
     for given in args.case:
         name, sep, spec = given.partition("=")
         try:
-            cases[name.strip()] = json.loads(spec) if sep else None
+            inputs = json.loads(spec) if sep else None
         except json.JSONDecodeError as exc:
             raise QuestionError(f"--case {given!r}: the inputs are not JSON ({exc})") from None
-        if not isinstance(cases[name.strip()], dict):
+        if not isinstance(inputs, dict):
             raise QuestionError(f"--case {given!r}: write NAME={{argument: input, ...}}")
+        cases[name.strip()] = inputs
     points = args.points or [1, 2]
     if len(points) != 2:
         raise QuestionError("--points takes the visible and the hidden test's points")

@@ -19,6 +19,7 @@ run's ``feedback/<student>/<notebook>.html``: self-contained HTML that runs no s
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.grading.record import Record, as_record
@@ -42,7 +43,7 @@ def _member(record: Record, system: str, name: str) -> tuple[str | None, str]:
 
 
 def write_feedback_archive(
-    records: list[Record | dict],
+    records: Sequence[Record | dict],
     run_dir: str | Path,
     notebook_stem: str,
     path: str | Path,

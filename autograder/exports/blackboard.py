@@ -14,6 +14,7 @@ as is one without a final score (left empty, which the upload leaves unchanged).
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
@@ -24,7 +25,9 @@ __all__ = ["write_blackboard_csv", "HEADER"]
 HEADER = ["Username"]
 
 
-def write_blackboard_csv(records: list[Record | dict], path: str | Path, column: str) -> list[str]:
+def write_blackboard_csv(
+    records: Sequence[Record | dict], path: str | Path, column: str
+) -> list[str]:
     """Write the upload file; return one line per student left out or left empty, and why."""
     rows, skipped = [HEADER + [column]], []
     for record in map(as_record, records):

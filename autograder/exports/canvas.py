@@ -20,6 +20,7 @@ further assignment.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
@@ -41,7 +42,7 @@ def canvas_column(name: str, assignment_id: str | int | None = None) -> str:
     return f"{name} ({assignment_id})" if assignment_id is not None else name
 
 
-def write_canvas_csv(records: list[Record | dict], path: str | Path, column: str) -> list[str]:
+def write_canvas_csv(records: Sequence[Record | dict], path: str | Path, column: str) -> list[str]:
     """Write the import file; return one line per student whose cell was left empty, and why."""
     rows = [HEADER + [column]]
     summaries = [(r, summarize(r)) for r in map(as_record, records)]

@@ -26,6 +26,7 @@ that autograder reports for the same notebooks.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -102,7 +103,7 @@ def results_json(
 
 
 def write_gradescope(
-    records: list[Record | dict],
+    records: Sequence[Record | dict],
     folder: str | Path,
     visibility: Visibility = Visibility(),
     now: datetime | None = None,

@@ -21,6 +21,7 @@ own) and ``Feedback``.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def _write(path: str | Path, rows: list[list[str]]) -> None:
 
 
 def write_moodle_worksheet(
-    records: list[Record | dict], path: str | Path, now: datetime | None = None
+    records: Sequence[Record | dict], path: str | Path, now: datetime | None = None
 ) -> list[str]:
     """Write the grading worksheet; return one line per student not written or left empty."""
     stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
@@ -97,7 +98,7 @@ def write_moodle_worksheet(
 
 
 def write_moodle_gradebook(
-    records: list[Record | dict], path: str | Path, item: str, identifier: str = "username"
+    records: Sequence[Record | dict], path: str | Path, item: str, identifier: str = "username"
 ) -> list[str]:
     """Write the gradebook import file; ``item`` titles the grade column (the grade item's
     name), ``identifier`` says what the student ids are (a key of :data:`IDENTIFIERS`)."""

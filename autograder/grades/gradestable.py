@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from pathlib import Path
 
 from autograder.grades.summary import inert, number, summarize
@@ -32,7 +32,10 @@ COLUMNS = [
 
 
 def write_grades_csv(
-    records: list[Record | dict], cells: list[str], path: str | Path, absent: Set[str] = frozenset()
+    records: Sequence[Record | dict],
+    cells: list[str],
+    path: str | Path,
+    absent: Set[str] = frozenset(),
 ) -> None:
     """Write ``grades.csv`` atomically; ``absent`` students (no file in the latest input) keep
     their row with a note."""

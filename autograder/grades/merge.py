@@ -18,7 +18,7 @@ writer of grades (``grades.csv``, the feedback, each export) reads the records t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from autograder.grading.record import Record, as_record
@@ -59,7 +59,7 @@ def manual_scores(course: str | Path, problem_set: str) -> dict[str, dict[str, f
 
 
 def annotate(
-    records: list[Record | dict],
+    records: Sequence[Record | dict],
     problem_set: str,
     course: str | Path | None = None,
     policy: LatePolicy | None = None,

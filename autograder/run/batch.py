@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
@@ -26,7 +27,7 @@ from autograder.grading.record import Record
 from autograder.intake.collect import Collection, Submission, collect_submissions
 from autograder.pages.similarity import write_similarity
 from autograder.run.output import OutputWriter, write_atomic
-from autograder.run.pool import LocalPool
+from autograder.run.pool import Backend, LocalPool
 from autograder.run.schedule import default_deadline, run_tasks
 from autograder.run.task import GradingOptions, grader_fingerprint
 
@@ -170,6 +171,7 @@ def grade_class(
     written: set[str] = set()
     codes: dict = {}  # what each student graded now wrote, fingerprinted by the workers
     if todo:
+        backend: Backend[Any]
         if scheduler is None:
             backend = LocalPool(
                 ps.name, options, max(1, min(workers or os.cpu_count() or 1, len(todo)))

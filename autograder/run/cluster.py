@@ -40,8 +40,11 @@ import socket
 import threading
 import time
 import uuid
+from typing import TYPE_CHECKING
 
+from autograder.grading.record import Record
 from autograder.intake.collect import Submission
+from autograder.run.pool import Outcome
 from autograder.run.task import (
     GradingOptions,
     TaskFailed,
@@ -50,6 +53,9 @@ from autograder.run.task import (
     problem_set_for,
 )
 from autograder.status import Status
+
+if TYPE_CHECKING:  # distributed is imported only where a cluster is used
+    from distributed import Future
 
 __all__ = [
     "ClusterError",
@@ -126,7 +132,7 @@ def _unfit(report: dict, fingerprint: str, unsafe: bool) -> str | None:
 
 def grade_on_worker(
     fingerprint: str, problem_set: str, student_id: str, data: bytes, options: GradingOptions
-) -> dict:
+) -> Record:
     """The Dask task: check this worker (once per process), then :func:`grade_task`."""
     problem = _unfit(worker_report(problem_set, options.course), fingerprint, options.unsafe)
     if problem is not None:
@@ -188,8 +194,9 @@ class DaskBackend:
         self.problem_set, self.options, self.fingerprint = problem_set, options, fingerprint
         self.log, self.wait_for_workers_s = log, wait_for_workers_s
         self._cluster, self._config = None, None
+        self._empty_since: float | None = None
         self._checked: set[str] = set()
-        self._slots, self._refreshed, self._empty_since = 0, float("-inf"), None
+        self._slots, self._refreshed = 0, float("-inf")
         address, n_local = parse_scheduler(scheduler)
         try:
             if n_local is not None:
@@ -290,7 +297,7 @@ class DaskBackend:
             raise ClusterError(f"the cluster has had no worker for {self.wait_for_workers_s:.0f} s")
         return self._slots
 
-    def submit(self, sub: Submission):
+    def submit(self, sub: Submission) -> Future:
         future = self.client.submit(
             grade_on_worker,
             self.fingerprint,
@@ -305,7 +312,7 @@ class DaskBackend:
         self._futures.add(future)
         return future
 
-    def done(self, timeout: float) -> list[tuple[object, object]]:
+    def done(self, timeout: float) -> list[tuple[Future, Outcome]]:
         """Finished tasks within ``timeout`` seconds: ``(future, record or TaskFailed)``."""
         from distributed import KilledWorker
 
@@ -317,7 +324,7 @@ class DaskBackend:
                 return []
             with futures.thread_condition:  # notified by as_completed as each task finishes
                 futures.thread_condition.wait(min(remaining, 0.1))
-        out = []
+        out: list[tuple[Future, Outcome]] = []
         for future, result in futures.next_batch(block=False):
             if future.status == "finished":
                 out.append((future, result))
@@ -342,7 +349,7 @@ class DaskBackend:
                 out.append((future, TaskFailed(f"{type(exc).__name__}: {exc}")))
         return out
 
-    def abandon(self, handles: list) -> list:
+    def abandon(self, handles: list[Future]) -> list[Future]:
         """Cancel tasks past their deadline and stop the worker processes running them.
 
         A cancelled task's thread runs on, so its worker is stopped (the sandboxed kernels die
@@ -362,7 +369,8 @@ class DaskBackend:
 
     def close(self) -> None:
         client, cluster, config = getattr(self, "client", None), self._cluster, self._config
-        self.client = self._cluster = self._config = None
+        vars(self).pop("client", None)  # a closed backend has no client
+        self._cluster = self._config = None
         try:
             if client is not None:
                 client.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 
 from autograder.grades.gradestable import write_grades_csv
@@ -87,7 +87,7 @@ class OutputWriter:
         self.ps, self.out, self.fingerprint, self.gradebook = ps, out, fingerprint, gradebook
         self.visibility = visibility or load_visibility(ps.name, course=ps.course)
         self.policy = policy or load_policy(course=ps.course)
-        self._pending: list[tuple[Record, Submission, dict | None]] = []
+        self._pending: list[tuple[Record, Submission, Mapping[str, bytes | None] | None]] = []
         self._assessed: set[str] = set()  # students whose lateness this run assessed
         self._since = time.monotonic()
 
@@ -178,7 +178,7 @@ class OutputWriter:
         return load_records(self.out / "records", self.ps.name)
 
     def finish(
-        self, absent: set[str] = frozenset(), quoted: Sequence[QuotedNumber] = ()
+        self, absent: Set[str] = frozenset(), quoted: Sequence[QuotedNumber] = ()
     ) -> list[Record]:
         """Write ``grades.csv``, the report and the marking scheme from every record.
 

@@ -12,15 +12,23 @@ import concurrent.futures as cf
 import multiprocessing
 import time
 from collections.abc import Hashable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from autograder.grading.record import Record
 from autograder.intake.collect import Submission
-from autograder.run.task import WORKER_LOST, GradingOptions, TaskFailed, grade_task
+from autograder.run.task import WORKER_LOST, GradingOptions, TaskFailed, WorkerLost, grade_task
 
-__all__ = ["Backend", "LocalPool"]
+__all__ = ["Backend", "LocalPool", "Outcome"]
+
+#: What a finished task gives: its record, why it gave none, or that its worker died.
+Outcome = Record | TaskFailed | WorkerLost
 
 
-class Backend(Protocol):
+#: A backend's handle on one running task.
+Handle = TypeVar("Handle", bound=Hashable)
+
+
+class Backend(Protocol[Handle]):
     """Where :func:`grade_task` runs: :class:`LocalPool` or :class:`.cluster.DaskBackend`.
 
     A backend only runs tasks; :func:`autograder.run.schedule.run_tasks` decides what runs when,
@@ -30,14 +38,14 @@ class Backend(Protocol):
     def slots(self) -> int:
         """How many tasks may run at once now (0 while there is no worker)."""
 
-    def submit(self, sub: Submission) -> Hashable:
+    def submit(self, sub: Submission) -> Handle:
         """Start grading ``sub``; return a handle for :meth:`done` and :meth:`abandon`."""
 
-    def done(self, timeout: float) -> list[tuple[Hashable, dict | TaskFailed | str]]:
+    def done(self, timeout: float) -> list[tuple[Handle, Outcome]]:
         """Wait at most ``timeout`` seconds; return ``(handle, outcome)`` for finished tasks,
         the outcome being a record, a :class:`TaskFailed` or :data:`WORKER_LOST`."""
 
-    def abandon(self, handles: list[Hashable]) -> list[Hashable]:
+    def abandon(self, handles: list[Handle]) -> list[Handle]:
         """Stop tasks past their deadline; return the handles of other tasks stopped with them
         (they are handed out again)."""
 
@@ -61,8 +69,9 @@ class LocalPool:
                 self._pool = cf.ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("forkserver")
                 )
+            pool = self._pool
             try:
-                future = self._pool.submit(
+                future = pool.submit(
                     grade_task, self.problem_set, sub.student_id, sub.data, self.options
                 )
                 break
@@ -70,15 +79,15 @@ class LocalPool:
                 if attempt == 2:
                     raise
                 self._drop_pool(kill=False)
-        self._running[future] = self._pool
+        self._running[future] = pool
         return future
 
-    def done(self, timeout: float) -> list[tuple[cf.Future, object]]:
+    def done(self, timeout: float) -> list[tuple[cf.Future, Outcome]]:
         if not self._running:
             time.sleep(timeout)
             return []
         finished, _ = cf.wait(self._running, timeout, return_when=cf.FIRST_COMPLETED)
-        out = []
+        out: list[tuple[cf.Future, Outcome]] = []
         for future in finished:
             pool = self._running.pop(future)
             try:

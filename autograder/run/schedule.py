@@ -11,12 +11,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
 from autograder.intake.collect import Submission
 from autograder.run.pool import Backend
-from autograder.run.task import WORKER_LOST, GradingOptions, TaskFailed, failed_record
+from autograder.run.task import GradingOptions, TaskFailed, WorkerLost, failed_record
 from autograder.status import Status
 
 __all__ = ["run_tasks", "default_deadline"]
@@ -49,7 +50,7 @@ def default_deadline(options: GradingOptions) -> float:
 
 
 def run_tasks(
-    backend: Backend,
+    backend: Backend[Any],
     todo: list[Submission],
     deliver: Callable[[Submission, Record], None],
     *,
@@ -66,15 +67,16 @@ def run_tasks(
     a submission that kills its own worker is recorded ``crashed``. While the backend has no
     worker, deadlines are paused.
     """
-    queue, alone = deque(todo), deque()
+    queue: deque[Submission] = deque(todo)
+    alone: deque[Submission] = deque()
     flights: dict[Hashable, _Flight] = {}
     last = time.monotonic()
     while queue or alone or flights:
         slots = backend.slots()
         now = time.monotonic()
         if slots == 0:
-            for flight in flights.values():
-                flight.deadline += now - last
+            for paused in flights.values():
+                paused.deadline += now - last
         last = now
         if alone:
             if not flights and slots:
@@ -89,7 +91,7 @@ def run_tasks(
             flight = flights.pop(handle, None)
             if flight is None:
                 continue  # abandoned earlier and already recorded
-            if outcome == WORKER_LOST:
+            if isinstance(outcome, WorkerLost):
                 if flight.alone:
                     deliver(
                         flight.sub,
