@@ -188,7 +188,7 @@ def _practice_note(name: str) -> str:
 
     return (
         f"note: {name} was released without a roster: its notebook knows only the practice "
-        f'identity STUDENT_ID = "{PRACTICE}" (the course site\'s copy). For a course\'s students, '
+        f"identity STUDENT_ID = \"{PRACTICE}\" (the course site's copy). For a course's students, "
         "release it with --roster FILE (one identity a line, as the LMS has it), or with the "
         "students in the gradebook"
     )
