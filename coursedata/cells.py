@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from coursedata.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
+from coursedata.variants import IDENTITY_CELL
 
 __all__ = ["Cell", "Finding", "read_cells", "findings", "nbgrader_checksum", "is_test_code", "users",
            "syntax_error", "describe_syntax_error", "PLACEHOLDER"]
@@ -248,8 +249,8 @@ def _missing_findings(nb, cells: list[Cell]) -> list[Finding]:
                         "cell in its place, or paste your answers into a fresh download")]
     out = []
     for cell in cells:
-        if cell.kind != "answer" or not cell.grade_id:
-            continue
+        if cell.kind != "answer" or cell.grade_id in ("", None, IDENTITY_CELL):
+            continue  # the student's identity (a problem set with variants) has no tests
         for test, what, kind in ((VISIBLE, "visible test", "missing test"),
                                  (HIDDEN, "hidden tests' slot", "missing")):
             if test_id(cell.grade_id, test) not in by_id:

@@ -13,6 +13,10 @@ the browser; the secret the parameters are drawn from stays with the grader.
 When the notebook is graded, the grader writes the parameters of the student the LMS names into
 ``$GRADER_RESULTS_DIR/inputs/variant.json`` before it runs, and this returns those, whatever
 ``STUDENT_ID`` says (the grader reports an identity that differs from the LMS's).
+
+A notebook released without a roster (the copy the course site publishes) knows one identity,
+:data:`PRACTICE` (``STUDENT_ID = "practice"``), to try the problem set on; a student of a course
+enters their own identity in the notebook their instructor released for the class.
 """
 
 from __future__ import annotations
@@ -25,13 +29,16 @@ from pathlib import Path
 from coursedata.grading import INPUTS_FOLDER, RESULTS_ENV
 
 __all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "IDENTITY_CELL", "IDENTITY_NAME",
-           "UnknownIdentity"]
+           "PRACTICE", "UnknownIdentity"]
 
 #: The file of the results folder's inputs holding the graded student's parameters.
 VARIANT_FILE = "variant.json"
 #: The ``grade_id`` of the answer cell where the student enters their identity, and its name.
 IDENTITY_CELL = "student_identity"
 IDENTITY_NAME = "STUDENT_ID"
+#: The one identity of a release without a roster (the course site's copy): anyone may try the
+#: problem set on its numbers, drawn as a student's are; no student of a course has it.
+PRACTICE = "practice"
 
 
 class UnknownIdentity(ValueError):
@@ -90,7 +97,8 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
     if not str(student_id).strip():
         raise UnknownIdentity(
             "enter your course identity (as the course's LMS knows you) in STUDENT_ID above, "
-            "then run this cell again: your numbers in this problem set are your own"
+            "then run this cell again: your numbers in this problem set are your own (on the "
+            f'course site, without a course: STUDENT_ID = "{PRACTICE}")'
         )
     rows = json.loads(table) if isinstance(table, str) and table.startswith("{") else table
     if not isinstance(rows, dict):
@@ -99,6 +107,12 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
             "not a released problem set; variants are drawn at release and at grading"
         )
     found = rows.get(table_key(problem_set, student_id))
+    if found is None and set(rows) == {table_key(problem_set, PRACTICE)}:
+        raise UnknownIdentity(
+            f"this is the course site's copy of the problem set, released without a roster: "
+            f'it knows only STUDENT_ID = "{PRACTICE}", to try the problem set. For your course, '
+            "do it in the notebook your instructor released to your class"
+        )
     if found is None:
         raise UnknownIdentity(
             f"{student_id!r} is not on the roster this problem set was released for: check "

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.authoring.graded import sample_variants
 from autograder.checks.mutants import Mutant, mutants
 from autograder.grading.problemset import ProblemSet
 from tests.psharness import run_variants
@@ -90,7 +91,7 @@ def mutant_notebook(ps: ProblemSet, mutant: Mutant, base: nbformat.NotebookNode 
 
 
 def _grade(name: str, folder: Path) -> list[MutantRun]:
-    ps = ProblemSet(name)
+    ps = sample_variants(ProblemSet(name))[0]  # with variants: a sample student's numbers
     mutants = mutants_of(name)
     notebooks = [mutant_notebook(ps, m) for m in mutants]
     runs = run_variants(ps, notebooks, keep=folder)

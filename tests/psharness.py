@@ -19,8 +19,10 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from autograder.authoring.graded import sample_variants
 from autograder.authoring.release import give_visible_checks, strip_declarations
 from autograder.checks.declared import write_inputs
+from autograder.checks.personal import write_parameters
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.scoring import CellScore, score_results
 from autograder.settings import COURSE_DIR
@@ -42,7 +44,8 @@ def generate_release(names: list[str], root: Path) -> Path:
                        cwd=root, env=env, check=True, capture_output=True)
         for path in (root / "release" / name).glob("*.ipynb"):
             strip_declarations(path)  # as autograder.authoring.release does
-            give_visible_checks(path, ProblemSet(name))
+            # with variants, a sample student's declarations, as release does
+            give_visible_checks(path, sample_variants(ProblemSet(name))[0])
     return root / "release"
 
 
@@ -62,6 +65,8 @@ def run_variants(ps: ProblemSet, notebooks: list[nbformat.NotebookNode], timeout
                 results = Path(keep if keep is not None else tmp, f"results-{i}")
                 results.mkdir(parents=True)
                 write_inputs(ps.source, results)  # as the grader does before a run
+                if ps.parameters is not None:  # and the student's numbers, for the setup
+                    write_parameters(ps.shown_parameters, results)
                 reset = nbformat.v4.new_code_cell(
                     f"%reset -f\nimport os\nos.environ[{RESULTS_ENV!r}] = {str(results)!r}")
                 cells = [reset, *nb.cells]

@@ -510,3 +510,23 @@ def test_an_output_flood_is_cut_and_said(released, tmp_path, run):
     assert "the code cell after" in notes[0], notes
     assert status == 0 and re.fullmatch(r"\d+ passed, 0 failed", out.splitlines()[-1]), out
     r.assert_no_process_left()
+
+
+def test_the_identity_cell_of_a_problem_set_with_variants_has_no_tests_to_miss():
+    """The student's identity (``STUDENT_ID``, problem set 4) is an answer cell without tests;
+    an answer cell whose tests were deleted is still said to miss them."""
+    from coursedata.variants import IDENTITY_CELL
+
+    def cell(grade_id, source, solution):
+        new = nbformat.v4.new_code_cell(source)
+        new.metadata["nbgrader"] = {"grade": False, "grade_id": grade_id, "locked": not solution,
+                                    "schema_version": 3, "solution": solution, "task": False}
+        return new
+
+    nb = nbformat.v4.new_notebook(cells=[
+        cell("setup", "import numpy as np", False),
+        cell(IDENTITY_CELL, 'STUDENT_ID = "practice"', True),
+        cell("mean", "def mean(x):\n    return np.mean(x)", True)])
+    text = "\n".join(f.message for f in findings(nb))
+    assert "mean_visible is missing" in text and "mean_hidden is missing" in text, text
+    assert IDENTITY_CELL not in text, text

@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 
+from autograder.authoring.graded import sample_variants
 from autograder.checks.answers import Answers
 from autograder.checks.declared import case_inputs, declared_cases
 from autograder.grading.conceal import HIDDEN, secrets_of, visible_cases
@@ -25,7 +26,7 @@ from coursedata.results import AnswerUnavailable, read
 def ps(request):
     ps = ProblemSet(request.param)
     ps.course.use_code()
-    return ps
+    return sample_variants(ps)[0]  # with variants: as a sample student is graded
 
 
 def test_hidden_lines_and_input_values_are_cleared(ps):

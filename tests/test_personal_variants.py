@@ -277,10 +277,11 @@ def _signed(ps: ProblemSet, student: str) -> bytes:
 
 
 def test_a_student_who_enters_another_identity_is_reported(course):
-    """Bob hands in a notebook saying it is Ada's (or saying nobody's): graded on Bob's own
-    numbers, with a note and a flag for a person naming both."""
+    """Bob hands in a notebook saying it is Ada's (or nobody's, or the course site's practice
+    identity): graded on Bob's own numbers, with a note and a flag for a person naming both."""
     ps = ProblemSet(NAME, Course(course))
-    for entered, said in (("ada01", "STUDENT_ID = 'ada01'"), ("", "no STUDENT_ID")):
+    for entered, said in (("ada01", "STUDENT_ID = 'ada01'"), ("", "no STUDENT_ID"),
+                          ("practice", "STUDENT_ID = 'practice'")):
         result = grade(ps, _signed(ps, entered), local_executor(), student="bob02")
         assert result.ps.parameters == ps.for_student("bob02").parameters
         [flag] = result.flags
@@ -303,6 +304,12 @@ def test_the_kit_looks_a_student_up_in_the_table_or_says_what_is_wrong(tmp_path,
         variant(NAME, "  ", table)
     with pytest.raises(UnknownIdentity, match="it is the course's source"):
         variant(NAME, "ada01", "@VARIANTS@")
+    # The course site's copy knows the practice identity alone, and says so to anyone else.
+    site = {table_key(NAME, "practice"): {"mean": 7.5}}
+    assert variant(NAME, "Practice", site) == {"mean": 7.5}
+    with pytest.raises(UnknownIdentity, match="course site's copy .* knows only STUDENT_ID = "
+                                              '"practice"'):
+        variant(NAME, "ada01", site)
     # Graded: the grader's numbers for the LMS's student, whatever the notebook says.
     (tmp_path / "inputs").mkdir()
     (tmp_path / "inputs" / "variant.json").write_text('{"mean": -3.0}')
@@ -350,9 +357,36 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
     with pytest.raises(ValueError, match="gaussian_mle_visible read a student's parameter"):
         release(NAME, course, roster=STUDENTS)
     ps.path.write_bytes(original)
-    # Without a roster there is nothing to release it for.
-    with pytest.raises(ValueError, match="needs the class's roster"):
-        release(NAME, course, db_url=f"sqlite:///{tmp_path / 'empty.db'}")
+    # A roster naming the site's practice identity is refused: its notebook would not be flagged.
+    with pytest.raises(ValueError, match="the roster names 'practice'"):
+        release(NAME, course, roster=[*STUDENTS, " Practice"])
+
+
+@pytest.mark.slow
+def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tmp_path):
+    """The course site's copy (``make book`` releases every problem set without a roster, and
+    the gradebook has no student): the command succeeds with a note on stderr, and the
+    notebook's table holds only the practice identity's numbers, drawn from the course's secret
+    as a student's are; no student of the class is in it."""
+    from coursedata.variants import PRACTICE, UnknownIdentity, variant
+
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", NAME, "--course",
+                           str(course), "--db-url", f"sqlite:///{tmp_path / 'empty.db'}",
+                           "--quiet"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert f'released without a roster: its notebook knows only the practice identity ' \
+        f'STUDENT_ID = "{PRACTICE}"' in done.stderr and "--roster FILE" in done.stderr
+    released = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    call = ast.parse(_cell(released, "variant").source).body[0].value
+    table = json.loads(ast.literal_eval(call.args[2]))
+    assert len(table) == 1
+    spec = VariantSpec.from_metadata(ProblemSet(NAME, Course(course)).source.metadata)
+    drawn = draw(spec, NAME, PRACTICE, read_secret(Course(course)))
+    assert variant(NAME, PRACTICE, table) == spec.shown(drawn)
+    for student in STUDENTS:
+        with pytest.raises(UnknownIdentity, match="course site's copy"):
+            variant(NAME, student, table)
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ import warnings
 import nbformat
 import pytest
 
+from autograder.authoring.graded import sample_variants
 from autograder.authoring.variants import case_functions
 from autograder.authoring.visible import embed
 from autograder.checks import load_checks
@@ -31,6 +32,7 @@ from autograder.status import Status
 from coursedata.causes import calls
 from coursedata.cells import is_test_code
 from coursedata.naming import VISIBLE, question_of
+from coursedata.variants import IDENTITY_CELL
 from coursedata.visible import verdict, visible_checks
 from tests.mutantruns import mutant_secrets, mutants_of
 from tests.psharness import (
@@ -76,7 +78,8 @@ class ProblemSetTests:
     @pytest.fixture(scope="class")
     @classmethod
     def ps(cls):
-        return ProblemSet(cls.name)
+        """The problem set as a student is graded on it (with variants: a sample student's)."""
+        return sample_variants(ProblemSet(cls.name))[0]
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -85,9 +88,8 @@ class ProblemSetTests:
 
     @pytest.fixture(scope="class")
     @classmethod
-    def reference(cls, tmp_path_factory):
+    def reference(cls, ps, tmp_path_factory):
         """The reference notebook graded once: ``(result, results folder)``."""
-        ps = ProblemSet(cls.name)
         work = tmp_path_factory.mktemp("reference") / "submission"
         return grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work), \
             work / "results"
@@ -218,7 +220,8 @@ class ProblemSetTests:
         sources = {c.metadata.nbgrader.grade_id: c.source for c in ps.source.cells
                    if c.metadata.get("nbgrader", {}).get("solution")}
         uncaught, generic_only = [], []
-        for gid in set(ps.solution_ids) - manual - declared:
+        identity = {IDENTITY_CELL}  # a problem set with variants: the student's identity, no answer
+        for gid in set(ps.solution_ids) - manual - declared - identity:
             (generic_only if set(_DEF.findall(sources[gid])) & recorded else uncaught).append(gid)
         assert not uncaught, (f"{ps.notebook_name}: no mutant catches {sorted(uncaught)}: declare "
                               "a realistic mistake in its metadata.course.mutants, or record its "

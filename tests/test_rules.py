@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.authoring.graded import sample_variants
 from autograder.grading.executors import sandbox_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
@@ -32,6 +33,7 @@ from autograder.run.preload import grading_preload
 from autograder.sandbox import SandboxConfig, sandbox_available
 from coursedata.reading import StudentCell, read_cells
 from coursedata.rules import Rules, RulesError
+from coursedata.variants import IDENTITY_CELL
 from tests.environment import require
 from tests.psharness import generate_release
 
@@ -358,11 +360,14 @@ def graded():
     executor = sandbox_executor(SandboxConfig(preload=grading_preload()))
     out = {}
     for name in PROBLEM_SETS:
-        ps = ProblemSet(name)
+        ps = sample_variants(ProblemSet(name))[0]  # with variants: graded as a sample student
         for i, cheats in enumerate(CHEATS[name]):
             extra = [f"FORBID = {list(ps.rules.forbid)!r}\n" + PROBE]
             extra += [LOADERS] if i == 0 else []
             nb = _submission(ps, cheats, extra)
+            for cell in nb.cells:  # with variants: the student enters their own identity
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == IDENTITY_CELL:
+                    cell.source = f"STUDENT_ID = {ps.student!r}\n"
             out[name, i] = grade_submission(ps, nbformat.writes(nb).encode(), executor)
     return out
 

@@ -629,8 +629,13 @@ def _sections(text: str) -> Iterator[tuple[str, float, list[float]]]:
 
 
 def gate_problems(ps: ProblemSet) -> list[Problem]:
-    """Every problem of the release gate (see the module docstring); empty when all is well."""
+    """Every problem of the release gate (see the module docstring); empty when all is well. A
+    problem set with per-student variants is judged on one sample student's declarations
+    (:func:`autograder.authoring.graded.sample_variants`)."""
+    from autograder.authoring.graded import sample_variants
+
     ps.course.use_code()
+    ps = sample_variants(ps)[0]
     return [
         *marker_problems(ps),
         *rule_problems(ps),

@@ -132,7 +132,9 @@ def release(
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
     ``validate`` False skips the validation (for a caller that ran it already). A problem set
     with per-student variants gets the table of its ``roster``'s variants (default: the
-    gradebook's students; :func:`give_variants`), the course's secret made first if need be.
+    gradebook's students; :func:`give_variants`), the course's secret made first if need be;
+    without a roster (none given, none in the gradebook: the course site's copy), the table of
+    the practice identity alone (:data:`coursedata.variants.PRACTICE`), with a note on stderr.
     """
     from autograder.authoring.gate import gate_problems
     from autograder.authoring.graded import graded_problems
@@ -144,7 +146,8 @@ def release(
             f"{', '.join(list_problem_sets(course))}"
         )
     source = ProblemSet(name, Course(course))
-    table = variant_table(source, roster if roster is not None else _students(db_url, course))
+    roster = list(roster) if roster is not None else _students(db_url, course)
+    table = variant_table(source, roster)
     # the static checks below judge one student's declarations; grading samples several
     ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
     problems_found = declaration_problems(ps)
@@ -171,9 +174,24 @@ def release(
                 give_variants(path, table)
             strip_declarations(path)
             give_visible_checks(path, ps)
-        return _swap_in(Path(scratch, name), course / "release" / name)
+        folder = _swap_in(Path(scratch, name), course / "release" / name)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if table is not None and not roster:
+        print(_practice_note(name), file=sys.stderr)
+    return folder
+
+
+def _practice_note(name: str) -> str:
+    """What a release of ``name`` (a problem set with variants) without a roster prints."""
+    from coursedata.variants import PRACTICE
+
+    return (
+        f"note: {name} was released without a roster: its notebook knows only the practice "
+        f"identity STUDENT_ID = \"{PRACTICE}\" (the course site's copy). For a course's students, "
+        "release it with --roster FILE (one identity a line, as the LMS has it), or with the "
+        "students in the gradebook"
+    )
 
 
 def read_roster(path: Path) -> list[str]:
@@ -205,26 +223,28 @@ def _students(db_url: str | None, course: Path) -> list[str]:
 def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
     """``{key: parameters}`` of every student of ``roster`` (:func:`coursedata.variants.
     table_key`), drawn with the course's secret (made now if the course has none); None for a
-    problem set without variants.
+    problem set without variants. An empty roster gives the table of the practice identity
+    alone (:data:`coursedata.variants.PRACTICE`, drawn as a student's is), for a release
+    without a class (the course site's copy).
 
     Raises
     ------
     ValueError
-        A problem set with variants and an empty roster, or a visible cell that reads a
-        student's parameter.
+        A roster naming the practice identity (its notebook would not be flagged as another's
+        at grading), or a visible cell that reads a student's parameter.
     """
     from autograder.checks.personal import draw, read_secret, varied_visible_cells
-    from coursedata.variants import table_key
+    from coursedata.variants import PRACTICE, identity, table_key
 
     spec = ps.variants
     if spec is None:
         return None
-    if not roster:
+    if any(identity(s) == PRACTICE for s in roster):
         raise ValueError(
-            f"{ps.name} gives each student their own numbers, so its release needs the class's "
-            "roster: add the students to the gradebook, or give --roster FILE (one identity a "
-            "line, as the LMS has it)"
+            f"the roster names {PRACTICE!r}, the identity anyone may try {ps.name} with on the "
+            "course site: a student's identity must be their own, as the LMS has it"
         )
+    roster = list(roster) or [PRACTICE]
     varied = varied_visible_cells(ps.source)
     if varied:
         raise ValueError(

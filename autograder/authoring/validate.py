@@ -485,8 +485,14 @@ def problems(
         Also check the marking scheme (the self-check does, and ``release`` when the course has
         a marking scheme for the problem set: a written answer without its section would be
         graded by hand with no scheme to grade it by; a course may keep its schemes elsewhere).
+
+    A problem set with per-student variants is judged on one sample student's declarations
+    (:func:`autograder.authoring.graded.sample_variants`).
     """
+    from autograder.authoring.graded import sample_variants
+
     ps.course.use_code()
+    ps = sample_variants(ps)[0]
     return [
         *grading_problems(ps, checks),
         *points_problems(ps),

@@ -21,6 +21,11 @@ cannot express and the references that are not a public function of :mod:`soluti
   :func:`solutions.softmax.log_softmax` of the joint, compared as log-probabilities (``-inf``,
   probability 0, must stay ``-inf``): equal to it exactly when each row is the joint minus one
   constant *and* normalised, where either alone is met by a wrong answer.
+* Each student's numbers (the problem set has per-student variants,
+  :mod:`autograder.checks.personal`): :func:`draw_variant` draws the runs and flips of
+  Question 2's coin and a seed for the grader alone; the hidden cases ``beta_map_scalar`` (through
+  :func:`run_counts`) and ``beta_map_large`` read them, and :func:`expected_values` gives the MAP
+  estimate Question 2 asks for, for the student's numbers.
 """
 
 from __future__ import annotations
@@ -61,6 +66,31 @@ def beta_large_counts(seed: int, n) -> tuple[np.ndarray, np.ndarray]:
     n = np.asarray(n, dtype=float)
     n_ones = np.floor(n * np.random.default_rng(seed).uniform(0.05, 0.3, size=n.shape))
     return n_ones, n - n_ones
+
+
+def draw_variant(rng: np.random.Generator) -> dict:
+    """One student's numbers: ``runs`` R (5 to 40) of Question 2's coin, flipped until heads,
+    which took ``flips`` K in all (R + R to R + 6R: every run ends in one heads), and ``seed``
+    for the hidden case ``beta_map_large`` (the grader's alone). Thousands of (R, K), so that
+    few classmates share a MAP estimate."""
+    runs = int(rng.integers(5, 41))
+    return {
+        "runs": runs,
+        "flips": runs + int(rng.integers(runs, 6 * runs + 1)),
+        "seed": int(rng.integers(2**31)),
+    }
+
+
+def run_counts(runs: int, flips: int) -> tuple[float, float]:
+    """``(n_ones, n_zeros)`` of R runs that took K flips: R heads and K - R tails."""
+    return float(runs), float(flips - runs)
+
+
+def expected_values(parameters: dict) -> dict:
+    """What the written answer of Question 2 states for the student's numbers: the MAP estimate
+    ``(R + 1) / (K + 2)`` of the waiting-for-heads coin under Beta(2, 2)."""
+    runs, flips = parameters["runs"], parameters["flips"]
+    return {"Q2.1 MAP for your R and K, Beta(2, 2): (R + 1)/(K + 2)": (runs + 1) / (flips + 2)}
 
 
 def _labels(rng: np.random.Generator, n: int, n_classes: int) -> np.ndarray:

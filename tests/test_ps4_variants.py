@@ -1,0 +1,149 @@
+"""Problem set 4 with per-student variants, end to end (issue 42's worked example).
+
+In a copy of the course, problem set 4 is released for a roster of three students (a real
+nbgrader release, ``release --roster``); each student fills in the released notebook with the
+correct answers and their own identity, and writes the Question 2 number for their own coin; the
+class comes back as a Canvas download (canvas-lms ``lib/content_zipper.rb`` names each file
+``<sortable name>_<user id>_<attachment id>_<file>``; the grader names the student
+``<name>-<user id>``) and is graded by ``python -m autograder grade`` in the real sandbox. The
+oracle for each student's numbers is the released notebook's own table, looked up by the kit as
+the student's notebook does; the oracle for their written number is the closed form
+``(R + 1)/(K + 2)`` of the marking scheme. A problem set without variants (problem set 1) is
+graded exactly as before: with or without a student, the same scores and no variant.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder.authoring.release import release
+from autograder.checks.declaration import input_files
+from autograder.checks.personal import read_secret
+from autograder.course import Course
+from autograder.grading.executors import local_executor
+from autograder.grading.pipeline import grade
+from autograder.grading.problemset import ProblemSet
+from autograder.grading.record import load_records
+from autograder.sandbox import sandbox_available
+from autograder.settings import COURSE_DIR, ROOT
+from coursedata.variants import IDENTITY_CELL, variant
+from tests.environment import require
+
+PS = "ps4_map_naive_bayes"
+#: Three students as the grader names those of a Canvas download: ``<name>-<user id>``.
+STUDENTS = ("adaada-101", "bobbob-102", "cydcyd-103")
+
+
+def _gid(cell) -> str:
+    return cell.metadata.get("nbgrader", {}).get("grade_id", "")
+
+
+@pytest.fixture
+def course(tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(COURSE_DIR, root, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".*", "__pycache__",
+        "variants.secret"))
+    yield root
+    Course.default().use_code()  # the checkout's course's code again, for the next test
+
+
+def _answered(released: nbformat.NotebookNode, source: nbformat.NotebookNode, who: str,
+              written: str) -> bytes:
+    """The released notebook with every answer cell filled in from the source (the correct
+    answers), ``who`` entered as STUDENT_ID and ``written`` in Question 2's written answer."""
+    nb = nbformat.from_dict(json.loads(json.dumps(released)))
+    answers = {_gid(c): c.source for c in source.cells if c.metadata.get("nbgrader", {})
+               .get("solution")}
+    for cell in nb.cells:
+        if _gid(cell) in answers:
+            cell.source = answers[_gid(cell)]
+    [identity] = [c for c in nb.cells if _gid(c) == IDENTITY_CELL]
+    identity.source = f"STUDENT_ID = {who!r}\n"
+    [derivation] = [c for c in nb.cells if _gid(c) == "map_derivation"]
+    derivation.source = written
+    return nbformat.writes(nb).encode()
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_three_students_of_ps4_each_on_their_own_numbers_in_the_sandbox(course, tmp_path):
+    """Released for a roster of three, each student's correct notebook earns every autograded
+    point on their own numbers; their hidden inputs differ and are recomputed identically; Cyd,
+    who hands in Ada's notebook (Ada's identity and Ada's number), is flagged for both."""
+    ada, bob, cyd = STUDENTS
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    folder = release(PS, course, db_url=db, roster=STUDENTS, validate=False)
+    released = nbformat.read(folder / f"{PS}.ipynb", as_version=4)
+    [cell] = [c for c in released.cells if _gid(c) == "variant"]
+    table = ast.literal_eval(ast.parse(cell.source).body[0].value.args[2])
+    ps = ProblemSet(PS, Course(course))
+    assert read_secret(ps.course)  # the release made the course's secret
+    numbers = {s: variant(PS, s, table) for s in STUDENTS}  # as each student's notebook sees them
+    assert len({(n["runs"], n["flips"]) for n in numbers.values()}) == 3, numbers
+    # The grader's draw is the released table's, and the hidden inputs differ between students
+    # and are recomputed identically from the identity alone.
+    mine = {s: ps.for_student(s) for s in STUDENTS}
+    hidden = {s: input_files(p.source) for s, p in mine.items()}
+    for s in STUDENTS:
+        assert mine[s].shown_parameters == numbers[s]
+        assert input_files(ProblemSet(PS, Course(course)).for_student(s).source) == hidden[s]
+    for case in ("beta_map_scalar", "beta_map_large"):
+        assert len({hidden[s][case] for s in STUDENTS}) == 3, case
+    own = {s: (n["runs"] + 1) / (n["flips"] + 2) for s, n in numbers.items()}  # the scheme's
+    download = tmp_path / "download"
+    download.mkdir()
+    notebooks = {
+        ada: _answered(released, ps.source, ada, f"For my coin the MAP is {own[ada]:.4f}."),
+        bob: _answered(released, ps.source, " BOBBOB-102", f"My MAP is {own[bob]:.4f}."),
+        cyd: _answered(released, ps.source, ada, f"For my coin the MAP is {own[ada]:.4f}."),
+    }
+    for i, (student, data) in enumerate(notebooks.items()):
+        name, user = student.split("-")
+        (download / f"{name}_{user}_{7001 + i}_{PS}.ipynb").write_bytes(data)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", PS, str(download),
+                           "--out", str(out), "--workers", "1", "--quiet", "--course",
+                           str(course)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = {r.student_id: r for r in load_records(out / "records", PS)}
+    assert sorted(records) == sorted(STUDENTS)
+    for student, r in records.items():
+        auto = [s for s in r.scores if s.points is not None]
+        assert auto and all(s.points == s.max_points for s in auto), r.scores
+        assert r.variant == numbers[student] and "seed" not in r.variant
+        assert list(r.expected.values()) == [pytest.approx(own[student])]
+        feedback = (out / "feedback" / student / f"{PS}.html").read_text()
+        assert f"runs = {numbers[student]['runs']}" in feedback
+        assert f"{own[student]:.6g}" in feedback
+    assert records[ada].flags == () and records[bob].flags == ()
+    [flag] = records[cyd].flags
+    assert f"STUDENT_ID = {ada!r}" in flag and f"handed in as {cyd!r}" in flag
+    report = (out / "report.html").read_text()
+    section = report.split("Written answers with another student's numbers")[1]
+    assert f"<td>{cyd}</td><td>map_derivation</td><td>{own[ada]:.4f}</td><td>{ada}</td>" in section
+    scheme = (out / "marking-scheme.html").read_text()
+    for student in STUDENTS:
+        assert f"<td>{student}</td>" in scheme and f"{own[student]:.6g}" in scheme
+
+
+@pytest.mark.slow
+def test_a_problem_set_without_variants_is_graded_as_before():
+    """Problem set 1 declares no variants: for a student it is itself, and its reference is
+    graded the same with or without the student's identity, with no numbers of anyone's."""
+    ps = ProblemSet("ps1_pca")
+    assert ps.variants is None and ps.for_student(STUDENTS[0]) is ps
+    data = ps.path.read_bytes()
+    plain = grade(ps, data, local_executor())
+    named = grade(ps, data, local_executor(), student=STUDENTS[0])
+    assert named.status == plain.status and named.flags == plain.flags == []
+    assert [(s.grade_id, s.points) for s in named.scores] == [
+        (s.grade_id, s.points) for s in plain.scores]
+    assert named.ps is ps and named.expected == plain.expected == {}
