@@ -121,6 +121,7 @@ def release(
     nbgrader records the problem set's cells in (default: the course's ``gradebook.db``);
     ``validate`` False skips the validation (for a caller that ran it already).
     """
+    from autograder.authoring.cells import cell_problems
     from autograder.authoring.gate import gate_problems
     from autograder.authoring.graded import graded_problems
     from autograder.authoring.validate import problems, refusal
@@ -135,7 +136,8 @@ def release(
     if problems_found:
         raise ValueError("; ".join(problems_found))
     scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
-    found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
+    metadata = cell_problems(ps) if validate else []  # every count below reads these flags
+    found = metadata or ([*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else [])
     if validate and not found:  # what only grading shows (it needs the static checks passed)
         ps.course.use_code()
         found = graded_problems(ps)
