@@ -681,6 +681,20 @@ def test_a_written_answer_marked_not_an_answer_is_refused_before_nbgrader(course
     assert "nbgrader solution: true" in message and "Traceback" not in message
 
 
+def test_a_test_cell_worth_no_points_is_refused(course):
+    """A hidden test given 0 points (``add-question --points 1 0``): nbgrader accepts it and a
+    wrong answer there loses nothing."""
+    name, gid, _ = _weighted_hidden(course)
+
+    def nothing(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.nbgrader.points = 0
+    _edit(course, name, nothing)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it is graded but worth 0 points",
+                     message), message
+
+
 def _case_a_nan_spoils(course: Path):
     """``(problem set, cell, case, argument)``: a declared case, one of whose float array
     arguments given with a NaN in place of its first value makes the reference return NaN (found

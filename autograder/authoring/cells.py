@@ -13,7 +13,7 @@ any (:func:`autograder.authoring.release.release`).
 - **a written answer not marked as an answer** (``solution: false`` on a graded markdown cell), or
   an answer not graded (``grade: false`` on a markdown answer): nbgrader refuses it;
 - **solution markers in a cell that is not an answer** (``solution: false``): nbgrader refuses it;
-- **a graded cell without points**: nbgrader refuses it;
+- **a graded cell without points**: nbgrader refuses it; with 0 points, it grades nothing;
 - **a check on a cell that is not graded** (``grade: false`` on a test cell that declares
   ``course.check`` or has an entry in ``CHECKS``): its check would never score.
 """
@@ -42,6 +42,13 @@ def _flagged(cell) -> bool:
     of its own."""
     meta = _nbgrader(cell)
     return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
+
+def _number(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _where(ps: ProblemSet, index: int, cell) -> str:
@@ -124,6 +131,16 @@ def flag_problems(ps: ProblemSet) -> list[Problem]:
                     where,
                     "it is graded but has no points: nbgrader refuses it",
                     "Give it its points in the cell's nbgrader metadata (points: N).",
+                )
+            )
+        elif meta.get("grade") and _number(meta.get("points")) == 0:
+            out.append(
+                Problem(
+                    where,
+                    "it is graded but worth 0 points, so a wrong answer there loses nothing",
+                    "Give it its points in the cell's nbgrader metadata (points: N) and in the "
+                    "question's heading and the header's table, or make it ungraded "
+                    "(grade: false) and remove its check.",
                 )
             )
     return out
