@@ -525,3 +525,303 @@ def test_absurdly_loose_tolerances_are_refused(course):
     message = _refused(course, name)
     assert "tighten the check" in message and gid.removesuffix("_hidden").removesuffix(
         "_visible") in message, message
+
+
+# --- weights, the cells' metadata, NaN inputs, tolerances across machines ----------------------
+
+
+def _weighted_hidden(course: Path):
+    """``(problem set, hidden grade_id, one of its own checked cases)``: the first ``_hidden``
+    cell whose declared weights name a case the cell itself declares."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            check = cell.metadata.get("course", {}).get("check", {})
+            own = [c for c in check.get("cases", {}) if c in check.get("weights", {})]
+            if _gid(cell).endswith("_hidden") and own:
+                return name, _gid(cell), own[0]
+    raise AssertionError("no hidden cell weights its own cases")
+
+
+def _edit_check(course: Path, name: str, gid: str, edit) -> None:
+    def change(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        edit(cell.metadata.course.check)
+    _edit(course, name, change)
+
+
+def test_a_hidden_case_without_a_weight_is_refused(course):
+    """A case declared and recorded in the hidden cell but left out of its weights would be run
+    for every student and never scored (the check reads the cases its weights name:
+    autograder/checks/declared.py)."""
+    name, gid, case = _weighted_hidden(course)
+    _edit_check(course, name, gid, lambda check: check.weights.pop(case))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is declared and recorded, but no "
+            f"cell's weights name it, so it is never scored") in message
+    assert f'Add "{case}": 1 to the weights in the course.check of `{gid}`' in message
+
+
+def test_a_weight_of_zero_is_refused(course):
+    name, gid, case = _weighted_hidden(course)
+    _edit_check(course, name, gid, lambda check: check.weights.update({case: 0}))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: its weight is 0, so the case counts "
+            "for nothing") in message
+    assert "Give it a positive weight" in message
+
+
+def test_a_hidden_cell_without_weights_is_refused(course):
+    """All or nothing over its own cases, the visible case counting nothing: named with the
+    weights to add."""
+    name, gid, case = _weighted_hidden(course)
+    _edit_check(course, name, gid, lambda check: check.pop("weights"))
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`: it declares the cases .*'{case}'.* but no "
+                     r"weights, so it would be all or nothing", message), message
+    assert f'"{case}": 1' in message.split(f"cell `{gid}`: it declares")[1]
+
+
+def _copy_after(nb, gid: str, grade_id: str | None = None) -> int:
+    """Paste a copy of the cell ``gid`` right after it (as Jupyter's copy and paste does, the
+    metadata with it), optionally renamed; return the copy's position (1-based)."""
+    import copy
+
+    index = next(i for i, c in enumerate(nb.cells) if _gid(c) == gid)
+    pasted = copy.deepcopy(nb.cells[index])
+    pasted.pop("id", None)
+    if grade_id:
+        pasted.metadata.nbgrader.grade_id = grade_id
+    nb.cells.insert(index + 1, pasted)
+    return index + 2
+
+
+def test_a_pasted_test_cell_is_named_as_a_duplicated_grade_id(course):
+    """A hidden cell pasted as the start of a new question keeps its grade_id: nbgrader refuses a
+    grade_id twice (jupyter/nbgrader, nbgrader/nbgraderformat/v3.py, "Duplicate grade id"); the
+    message says so, not that the header's points are wrong."""
+    name, gid, _ = _weighted_hidden(course)
+    where = []
+    _edit(course, name, lambda nb: where.append(_copy_after(nb, gid)))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cells {where[0] - 1} and {where[0]}: both have the grade_id `{gid}`"
+            in message), message
+    assert f"Give cell {where[0]} a grade_id of its own" in message
+    assert "**Points:**" not in message and "heading" not in message
+
+
+def test_a_hidden_cell_renamed_to_its_visible_cells_id_is_a_duplicate_not_a_weights_error(course):
+    """It read "only a _hidden cell has weights" and advised naming the same cases."""
+    name, gid, _ = _weighted_hidden(course)
+    visible = gid.removesuffix("_hidden") + "_visible"
+
+    def rename(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.nbgrader.grade_id = visible
+    _edit(course, name, rename)
+    message = _refused(course, name)
+    assert f"both have the grade_id `{visible}`" in message
+    assert "only a _hidden cell has weights" not in message
+    assert "record(...)" not in message
+
+
+def test_a_test_cell_marked_not_graded_is_named_with_its_check(course):
+    """``grade: false`` on a cell that declares a check: the check would never score. It read
+    as a CHECKS entry to rename."""
+    name, gid = _first_declared(course)
+
+    def ungrade(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.nbgrader.grade = False
+    _edit(course, name, ungrade)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it declares a check \(course\.check\) "
+                     r"but is not graded \(nbgrader grade: false\), so its check never scores",
+                     message), message
+    assert "grade: true and its points" in message
+    assert "CHECKS[" not in message and "Rename it" not in message
+
+
+def test_an_answer_cell_marked_not_an_answer_is_refused_before_nbgrader(course):
+    """``solution: false`` on an autograded answer that keeps its markers: nbgrader's
+    ClearSolutions stops with "Solution region detected in a non-solution cell" and a traceback
+    (jupyter/nbgrader, nbgrader/preprocessors/clearsolutions.py); it passed the gate."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def unmark(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.nbgrader.solution = False
+    _edit(course, name, unmark)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it holds ### BEGIN SOLUTION but is "
+                     r"not an answer cell \(nbgrader solution: false\)", message), message
+    assert "nbgrader solution: true" in message and "Traceback" not in message
+
+
+def test_a_written_answer_marked_not_an_answer_is_refused_before_nbgrader(course):
+    """``solution: false`` on a graded markdown cell: nbgrader's metadata validator refuses it
+    ("Markdown grade cell ... is not marked as a solution cell": nbgrader/nbgraderformat/v3.py)
+    and generate_assignment printed a traceback naming no cell."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        written = [_gid(c) for c in nb.cells if c.cell_type == "markdown"
+                   and c.metadata.get("nbgrader", {}).get("grade")]
+        if written:
+            break
+    gid = written[0]
+
+    def unmark(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.nbgrader.solution = False
+    _edit(course, name, unmark)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it is a graded written cell not "
+                     r"marked as the student's answer \(nbgrader solution: false\)", message)
+    assert "nbgrader solution: true" in message and "Traceback" not in message
+
+
+def test_a_test_cell_worth_no_points_is_refused(course):
+    """A hidden test given 0 points (``add-question --points 1 0``): nbgrader accepts it and a
+    wrong answer there loses nothing."""
+    name, gid, _ = _weighted_hidden(course)
+
+    def nothing(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.nbgrader.points = 0
+    _edit(course, name, nothing)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it is graded but worth 0 points",
+                     message), message
+
+
+def _case_a_nan_spoils(course: Path):
+    """``(problem set, cell, case, argument)``: a declared case, one of whose float array
+    arguments given with a NaN in place of its first value makes the reference return NaN (found
+    by calling the reference here)."""
+    import numpy as np
+
+    for name in list_problem_sets(Course(course)):
+        Course(course).use_code()
+        nb = nbformat.read(_path(course, name), as_version=4)
+        found = declarations(nb)
+        cases = {c: case for d in found.values() for c, case in d.cases.items()}
+        for gid, declaration in found.items():
+            for case, spec in declaration.cases.items():
+                if spec.reference is None or "fitted" in (spec.fitted or {}):
+                    continue
+                inputs = case_inputs(cases, case)
+                for argument, value in inputs.items():
+                    if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"
+                            and value.size and argument in spec.sources):
+                        continue
+                    spoilt = value.copy()
+                    spoilt.flat[0] = np.nan
+                    try:
+                        result = resolve(spec.reference)(**{**inputs, argument: spoilt})
+                    except Exception:  # noqa: BLE001 - a reference that refuses NaN: not this one
+                        continue
+                    flat = result if isinstance(result, tuple) else (result,)
+                    if any(np.isnan(np.asarray(v, dtype=float)).any() for v in flat):
+                        return name, gid, case, argument, spoilt
+    raise AssertionError("no reference returns NaN on a NaN input")
+
+
+def test_a_declared_nan_input_that_makes_the_reference_nan_is_named(course):
+    """A NaN among a case's declared inputs (JSON's NaN) whose reference returns NaN: no answer
+    can match a NaN. It read as a declaration with the wrong number of outputs."""
+    name, gid, case, argument, spoilt = _case_a_nan_spoils(course)
+
+    def edit(check):
+        spec = check.cases[case]
+        args = spec["args"] if "args" in spec else spec
+        args[argument] = spoilt.tolist()
+    _edit_check(course, name, gid, edit)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`, case '{case}': its input `{argument}` holds "
+                     r"NaN, and the reference `[^`]+` returns NaN for '[^']+', which no student's "
+                     r"answer can match", message), message
+    assert "Change the case's inputs" in message
+    assert "as many outputs as it returns" not in message
+
+
+#: Run in a process under another OpenBLAS kernel: every declared reference of the course copy
+#: ``argv[1]`` on its case's inputs, each output's values pickled to ``argv[2]``.
+_REFERENCES = """
+import pickle, sys
+import numpy as np
+from autograder.course import Course
+from autograder.checks.declaration import case_inputs, declarations, reference_of
+from autograder.grading.problemset import ProblemSet, list_problem_sets
+course, out = Course(sys.argv[1]), {}
+for name in list_problem_sets(course):
+    ps = ProblemSet(name, course)
+    course.use_code()
+    found = declarations(ps.source)
+    cases = {c: k for d in found.values() for c, k in d.cases.items()}
+    for gid, d in found.items():
+        for c, k in d.cases.items():
+            if k.reference:
+                got = reference_of(k)(**case_inputs(cases, c))
+                for o, v in zip(k.outputs, got if len(k.outputs) > 1 else [got]):
+                    out[name, gid, c, o.name] = np.asarray(v, dtype=float)
+pickle.dump(out, open(sys.argv[2], "wb"))
+"""
+
+
+def _largest_kernel_move(course: Path, tmp_path: Path):
+    """``(move, (problem set, cell, case, output))``: the declared ``close`` output whose
+    reference values differ most (relative, element by element) between this process's OpenBLAS
+    kernel and another's (tests/blas.py: the same processor computing as another machine
+    would). The oracle is another machine's arithmetic itself, not the gate's jitter."""
+    import pickle
+
+    import numpy as np
+
+    from tests import blas
+
+    runs = []
+    for i, env in enumerate([None, *(c.environment() for c in blas.other_kernels())]):
+        out = tmp_path / f"references-{i}.pkl"
+        subprocess.run([sys.executable, "-c", _REFERENCES, str(course), str(out)], cwd=ROOT,
+                       env=dict(env or __import__("os").environ, PYTHONPATH=str(ROOT)),
+                       check=True, timeout=600)
+        runs.append(pickle.loads(out.read_bytes()))
+    here, *others = runs
+    moves = []
+    for key, a in here.items():
+        name, gid, case, output = key
+        nb = nbformat.read(_path(course, name), as_version=4)
+        spec = declarations(nb)[gid].cases[case]
+        kind = next(o.compare for o in spec.outputs if o.name == output)
+        for other in others:
+            b = other[key]
+            ok = np.isfinite(a) & np.isfinite(b) & (a != 0)
+            if kind == "close" and a.shape == b.shape and ok.any():
+                moves.append((float(np.max(np.abs(a[ok] - b[ok]) / np.abs(a[ok]))), key))
+    move, key = max(moves)
+    assert move > 0, "the other kernels computed every reference bit for bit alike"
+    return move, key
+
+
+@pytest.mark.slow
+def test_a_tolerance_another_kernel_breaks_is_refused(course, tmp_path):
+    """Tolerance across BLAS kernels: a relative tolerance just under what the reference itself
+    moves between two OpenBLAS kernels (atol 0) passes on one machine and fails on another.
+    ``release`` must refuse it on this one machine (the gate reruns each reference on its inputs
+    changed by rounding, and keeps a floor above the moves measured here)."""
+    move, (name, gid, case, output) = _largest_kernel_move(course, tmp_path)
+    rtol = float(f"{move * 0.9:.2g}")
+
+    def tighten(check):
+        outputs = check.get("outputs", [])
+        named = [o for o in outputs if isinstance(o, dict) and o.get("name") == output]
+        (named[0] if named else check).update(rtol=rtol, atol=0.0)
+        spec = check.get("cases", {}).get(case, {})
+        if "args" in spec:
+            spec.update(rtol=rtol, atol=0.0)
+    _edit_check(course, name, gid, tighten)
+    message = _refused(course, name)
+    assert re.search(rf"cell `{gid}`, case '{case}', output '{re.escape(output)}': its tolerance "
+                     rf"(is zero|\(rtol {rtol:g}, atol 0\) is tighter than)", message), message
+    assert "Give it rtol of at least" in message

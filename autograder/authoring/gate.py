@@ -44,7 +44,7 @@ from unittest.mock import patch
 
 import numpy as np
 
-from autograder.authoring.validate import Problem
+from autograder.authoring.validate import Problem, check_reads
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
@@ -58,6 +58,7 @@ from autograder.checks.declaration import (
 from autograder.checks.declared import build_checks
 from autograder.grading.problemset import ProblemSet
 from coursedata.grading import RESULTS_ENV, record
+from coursedata.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
 
 __all__ = [
     "gate_problems",
@@ -66,6 +67,7 @@ __all__ = [
     "rule_problems",
     "reference_problems",
     "scheme_problems",
+    "weight_problems",
     "LEAKS",
     "ROUNDING",
 ]
@@ -81,8 +83,12 @@ LEAKS = re.compile(
 
 #: The smallest relative tolerance that holds across machines: a result computed with another
 #: BLAS or summation order differs from the reference by many units in the last place (about
-#: 1e-16 each), so a tolerance below this fails a correct answer on another machine.
-ROUNDING = 1e-13
+#: 1e-16 each), so a tolerance below this fails a correct answer on another machine. This
+#: course's references, run under the other OpenBLAS kernels of tests/blas.py, moved by up to
+#: 1.3e-13 (relative, element by element: a rank-k approximation; the centred data 1.0e-13), so
+#: the floor keeps a margin of ten over that. Integer-valued inputs are not jittered
+#: (:func:`_jittered`), so for them this floor is the only check.
+ROUNDING = 1e-12
 
 #: Comparisons with a tolerance (``integer`` is exact by design).
 _TOLERANT = {
@@ -460,7 +466,7 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
                 recorded.add(name)
             else:
                 out.append(problem)
-        out += _tolerance_problems(found, folder)
+        out += _tolerance_problems(found, cases, recorded, folder)
         out += _graded_problems(ps, recorded, folder)
     return out
 
@@ -487,9 +493,11 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
     try:
         result = reference(**inputs)
     except Exception as exc:  # noqa: BLE001 - every student's run would be compared with this
+        given = _nan_inputs(inputs)
         return Problem(
             where,
-            f"the reference `{case.reference}` raises {type(exc).__name__}: {exc} on this "
+            (f"its input {', '.join(f'`{k}`' for k in given)} holds NaN, and " if given else "")
+            + f"the reference `{case.reference}` raises {type(exc).__name__}: {exc} on this "
             "case's inputs, so the case can never be passed",
             "Change the case's inputs in the cell's course.check (a seed, a size, a class "
             "that gets no point), or make the reference handle them.",
@@ -504,31 +512,164 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
             f"({error.read_text()[:200]})",
             "Return numbers or numeric arrays (a tuple of them for several outputs).",
         )
+    return _nan_problem(where, case, inputs, result)
+
+
+def _outputs_of(case, result) -> list:
+    """The reference's ``result`` as one value per declared output (as the checks read it)."""
+    values = (
+        list(result) if len(case.outputs) > 1 and isinstance(result, tuple | list) else [result]
+    )
+    return values if len(values) == len(case.outputs) else []
+
+
+def _nan_inputs(inputs: Mapping) -> list[str]:
+    """The arguments of ``inputs`` holding a NaN."""
+    out = []
+    for key, value in inputs.items():
+        try:
+            if np.isnan(np.asarray(value, dtype=float)).any():
+                out.append(key)
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _nan_problem(where: str, case, inputs: Mapping, result) -> Problem | None:
+    """A reference that returns NaN for an output: no answer can match it (every comparison
+    wants the expected values finite, or ``-inf`` for a log-probability)."""
+    for output, value in zip(case.outputs, _outputs_of(case, result)):
+        try:
+            nan = bool(np.isnan(np.asarray(value, dtype=float)).any())
+        except (TypeError, ValueError):
+            continue
+        if nan:
+            given = _nan_inputs(inputs)
+            cause = (
+                f"its input {', '.join(f'`{k}`' for k in given)} holds NaN, and " if given else ""
+            )
+            return Problem(
+                where,
+                f"{cause}the reference `{case.reference}` returns NaN for {output.name!r}, "
+                "which no student's answer can match, so the case can never be passed",
+                "Change the case's inputs in the cell's course.check (a NaN there is a number "
+                "the data never holds; a seed, a size or a class that makes the reference "
+                "undefined), or make the reference handle them.",
+            )
     return None
 
 
-def _tolerance_problems(found: Mapping[str, Declaration], folder: str) -> list[Problem]:
-    """Tolerances that are zero, or tighter than rounding at the reference's values."""
+def _tolerance_problems(
+    found: Mapping[str, Declaration], cases: Mapping, recorded: set[str], folder: str
+) -> list[Problem]:
+    """Tolerances that are zero, tighter than rounding at the reference's values, or tighter
+    than what the reference's own values move when its inputs move by rounding
+    (:func:`_moved`)."""
     out = []
     for gid, declaration in found.items():
         for name, case in declaration.cases.items():
             saved = Path(folder, f"{name}.npz")
-            if not saved.is_file():
+            if name not in recorded or not saved.is_file():
                 continue
             with np.load(saved) as z:
                 values = [z[k] for k in sorted(z.files, key=lambda k: (len(k), k))]
-            for output, value in zip(case.outputs, values):
+            moved = _moved(case, cases, name)
+            for output, value, other in zip(case.outputs, values, moved or [None] * len(values)):
+                where = f"cell `{gid}`, case {name!r}, output {output.name!r}"
                 problem = _tolerance_problem(output, value)
                 if problem:
                     out.append(
                         Problem(
-                            f"cell `{gid}`, case {name!r}, output {output.name!r}",
+                            where,
                             problem,
                             f"Give it rtol of at least {ROUNDING:g} (1e-9 is usual) or an atol "
                             "of the size of the values' rounding, in the cell's course.check.",
                         )
                     )
+                elif other is not None:
+                    out += _moved_problem(where, output, value, other)
     return out
+
+
+#: The relative change given to the declared inputs' non-integer numbers to see how far the
+#: reference's own values move with rounding (:func:`_moved`): another machine's BLAS kernel or
+#: summation order computes, at best, the exact answer for inputs changed by a few units in the
+#: last place times the number of terms summed; 1e-13 stands for sums of some hundreds of terms.
+JITTER = 1e-13
+
+
+def _jittered(value, rng: np.random.Generator):
+    """``value`` with each non-integer float changed by a relative :data:`JITTER` at most;
+    integers, integer-valued floats (labels, counts, 0/1 features) and anything else as given."""
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    array = np.asarray(value)
+    if array.dtype.kind != "f":
+        return value
+    keep = ~np.isfinite(array) | (array == np.round(array))
+    moved = np.where(keep, array, array * (1 + JITTER * rng.uniform(-1, 1, array.shape)))
+    return moved if isinstance(value, np.ndarray) else type(value)(moved)
+
+
+def _moved(case, cases: Mapping, name: str) -> list | None:
+    """The reference's values, one per output, on the case's inputs changed by rounding
+    (:func:`_jittered`, seeded: the gate says the same each time); ``None`` when they cannot be
+    had (the reference raises there, or returns another number of values)."""
+    rng = np.random.default_rng(20261128)
+    try:
+        inputs = {k: _jittered(v, rng) for k, v in case_inputs(cases, name).items()}
+        values = _outputs_of(case, reference_of(case)(**inputs))
+    except Exception:  # noqa: BLE001 - a fragile case, not a tolerance's fault
+        return None
+    return values or None
+
+
+def _moved_problem(where: str, output, value: np.ndarray, other) -> list[Problem]:
+    """A declared comparison that fails the reference's own values computed from inputs changed
+    by rounding (a correct answer from another machine's arithmetic would fail it too)."""
+    from coursedata.compare import compare_output
+
+    try:
+        other = np.asarray(other, dtype=value.dtype if value.dtype.kind in "fc" else float)
+        message = compare_output(
+            output.compare, other, value, output.name, rtol=output.rtol, atol=output.atol
+        )
+    except (TypeError, ValueError):
+        return []
+    if message is None:
+        return []
+    shift = _relative_shift(value, other)
+    return [
+        Problem(
+            where,
+            f"its tolerance (rtol {output.rtol:g}, atol {output.atol:g}) is tighter than the "
+            f"reference itself holds: with its inputs changed by rounding (relative {JITTER:g}, "
+            f"as another machine's arithmetic changes them) the reference's own values move "
+            f"by {shift:.2g} relative and fail the check ({message})",
+            f"Give it rtol of at least {_suggested(shift):g} in the cell's course.check (for "
+            "an iterative fit, at least its stopping tolerance), or make the reference "
+            "converge further.",
+        )
+    ]
+
+
+def _relative_shift(value: np.ndarray, other: np.ndarray) -> float:
+    """The largest change between two arrays of values, relative to the largest value."""
+    a, b = np.asarray(value, dtype=float), np.asarray(other, dtype=float)
+    if a.shape != b.shape:
+        return float("inf")
+    finite = np.isfinite(a) & np.isfinite(b)
+    scale = float(np.abs(a[finite]).max()) if finite.any() else 0.0
+    change = float(np.abs(a[finite] - b[finite]).max()) if finite.any() else 0.0
+    return change / scale if scale else change
+
+
+def _suggested(shift: float) -> float:
+    """A relative tolerance a hundred times ``shift``, as a power of ten (at least 1e-9, the
+    usual one)."""
+    if not np.isfinite(shift):
+        return 1e-6
+    return max(1e-9, 10.0 ** np.ceil(np.log10(max(shift, 1e-300) * 100)))
 
 
 def _tolerance_problem(output, value: np.ndarray) -> str | None:
@@ -576,6 +717,76 @@ def _graded_problems(ps: ProblemSet, recorded: set[str], folder: str) -> list[Pr
                 )
             )
     return out
+
+
+# --- the weights of the hidden cells ---------------------------------------------------------
+
+
+def weight_problems(ps: ProblemSet) -> list[Problem]:
+    """Declared cases (with a reference) that no cell scores, weights of 0, and a ``_hidden``
+    cell that declares checked cases but no weights: a case without a weight is recorded for
+    every student and never counts, and a hidden cell without weights would be all or nothing
+    over its own cases alone."""
+    try:
+        found = declarations(ps.source)
+        python = load_checks(ps.name, ps.course).CHECKS
+    except (DeclarationError, ModuleNotFoundError):
+        return []  # named by validate.declared_problems; no Python checks: none read a case
+    read = set().union(*check_reads(ps, python).values()) if python else set()
+    scored = {c for gid, d in found.items() if gid not in python for c in d.scored} | read
+    out = []
+    for gid, declaration in found.items():
+        if gid in python:
+            continue  # its cases are the Python check's to read
+        where = f"{ps.notebook_name}, cell `{gid}`"
+        checked = [c for c, case in declaration.cases.items() if case.reference]
+        if test_kind(gid) == HIDDEN and declaration.weights is None and checked:
+            listed = ", ".join(f'"{c}": 1' for c in [*_visible_cases(found, gid), *checked])
+            out.append(
+                Problem(
+                    where,
+                    f"it declares the cases {', '.join(map(repr, checked))} but no weights, "
+                    "so it would be all or nothing over them and the visible cell's cases "
+                    "would count nothing here",
+                    f'Add "weights": {{{listed}}} to its course.check (relative: each case\'s '
+                    "share of the cell's points).",
+                )
+            )
+            continue
+        out += [
+            Problem(
+                f"{where}, case {name!r}",
+                "it is declared and recorded, but no cell's weights name it, so it is never "
+                "scored: a wrong answer on it loses nothing",
+                f'Add "{name}": 1 to the weights in the course.check of '
+                f"`{_hidden_of(found, gid)}`, or remove the case and its record(...) line.",
+            )
+            for name in checked
+            if name not in scored
+        ]
+        out += [
+            Problem(
+                f"{where}, case {name!r}",
+                "its weight is 0, so the case counts for nothing: a wrong answer on it loses "
+                "nothing",
+                "Give it a positive weight (weights are relative: 1 is a share like a case of "
+                "weight 1), or remove the case and its record(...) line.",
+            )
+            for name, weight in (declaration.weights or {}).items()
+            if weight == 0
+        ]
+    return out
+
+
+def _visible_cases(found: Mapping[str, Declaration], gid: str) -> list[str]:
+    """The checked cases of the ``_visible`` cell of ``gid``'s question."""
+    visible = found.get(test_id(question_of(gid), VISIBLE))
+    return [c for c, case in visible.cases.items() if case.reference] if visible else []
+
+
+def _hidden_of(found: Mapping[str, Declaration], gid: str) -> str:
+    """The ``_hidden`` cell of ``gid``'s question (itself for a hidden cell)."""
+    return test_id(question_of(gid), HIDDEN)
 
 
 # --- the marking scheme ----------------------------------------------------------------------
@@ -639,6 +850,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     return [
         *marker_problems(ps),
         *rule_problems(ps),
+        *weight_problems(ps),
         *reference_problems(ps),
         *scheme_problems(ps),
     ]

@@ -136,6 +136,7 @@ def release(
     without a roster (none given, none in the gradebook: the course site's copy), the table of
     the practice identity alone (:data:`coursedata.variants.PRACTICE`), with a note on stderr.
     """
+    from autograder.authoring.cells import cell_problems
     from autograder.authoring.gate import gate_problems
     from autograder.authoring.graded import graded_problems
     from autograder.authoring.validate import problems, refusal
@@ -154,7 +155,8 @@ def release(
     if problems_found:
         raise ValueError("; ".join(problems_found))
     scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
-    found = [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
+    metadata = cell_problems(ps) if validate else []  # every count below reads these flags
+    found = metadata or ([*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else [])
     if validate and not found:  # what only grading shows (it needs the static checks passed)
         ps.course.use_code()
         found = graded_problems(source)

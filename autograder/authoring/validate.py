@@ -15,7 +15,11 @@ the cell or case and what to change:
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
 - **marking scheme**: every written answer has its section
-  ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points.
+  ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points;
+- the cells' nbgrader metadata is checked before these by ``release``
+  (:mod:`autograder.authoring.cells`: a grade_id twice, an answer not marked as one, a check on
+  a cell that is not graded): when it is wrong, only that is reported, since every count above
+  reads it.
 
 :func:`problems` returns the :class:`Problem` list (empty when all is well). The graded cells
 come from :attr:`autograder.grading.problemset.ProblemSet.grade_cells`, their cases from
@@ -274,6 +278,16 @@ def _declared_hint(message: str) -> str:
         return (
             f"Name the reference as 'package.module:function', a function of solutions/ or of "
             f"the course's checks/{_near_function(*reference.groups())}."
+        )
+    if "only a _hidden cell has weights" in message:
+        return (
+            "Move the weights to the course.check of the question's _hidden cell (they may name "
+            "the visible cell's cases), or remove them: a visible cell is all or nothing."
+        )
+    if "weights must be" in message or "weights name" in message:
+        return (
+            "Give weights only to cases declared in the question's visible or hidden cell, each "
+            "a positive number (relative: a case's share of the hidden cell's points)."
         )
     if "cannot be made" in message:
         return (

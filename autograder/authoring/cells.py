@@ -1,0 +1,182 @@
+"""The cells' nbgrader metadata as an instructor sets it: what nbgrader refuses, or grades as not
+meant, named in the instructor's words before anything else is checked.
+
+nbgrader's own rules (``nbgrader/nbgraderformat/v3.py``, ``MetadataValidatorV3``, and
+``nbgrader/preprocessors/clearsolutions.py``) stop ``generate_assignment`` with a traceback that
+names no cell ("Duplicate grade id", "Markdown grade cell ... is not marked as a solution cell",
+"Solution region detected in a non-solution cell"); a check on a cell that is not graded is
+silently never run. Every other count (points, checks, cases) reads these flags, so a mistake
+here makes those messages point the wrong way: ``release`` reports these alone when there are
+any (:func:`autograder.authoring.release.release`).
+
+- **a grade_id twice** (a cell copied in Jupyter keeps its metadata): nbgrader refuses it;
+- **a written answer not marked as an answer** (``solution: false`` on a graded markdown cell), or
+  an answer not graded (``grade: false`` on a markdown answer): nbgrader refuses it;
+- **solution markers in a cell that is not an answer** (``solution: false``): nbgrader refuses it;
+- **a graded cell without points**: nbgrader refuses it; with 0 points, it grades nothing;
+- **a check on a cell that is not graded** (``grade: false`` on a test cell that declares
+  ``course.check`` or has an entry in ``CHECKS``): its check would never score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from autograder.authoring.validate import Problem
+from autograder.checks import load_checks
+from autograder.grading.problemset import ProblemSet
+
+__all__ = ["cell_problems"]
+
+#: The toolbar of nbgrader's "Create Assignment" view, where these flags are set.
+TOOLBAR = "View > Cell Toolbar > Create Assignment"
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _flagged(cell) -> bool:
+    """Whether nbgrader tracks the cell (graded, an answer or locked): it then needs a grade_id
+    of its own."""
+    meta = _nbgrader(cell)
+    return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
+
+def _number(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _where(ps: ProblemSet, index: int, cell) -> str:
+    gid = _nbgrader(cell).get("grade_id")
+    return f"{ps.notebook_name}, cell {index + 1}" + (f" (`{gid}`)" if gid else "")
+
+
+def duplicate_problems(ps: ProblemSet) -> list[Problem]:
+    """Cells sharing a grade_id: nbgrader's "Duplicate grade id"."""
+    first: dict[str, int] = {}
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        gid = _nbgrader(cell).get("grade_id")
+        if not gid or not _flagged(cell):
+            continue
+        if gid not in first:
+            first[gid] = index
+            continue
+        out.append(
+            Problem(
+                f"{ps.notebook_name}, cells {first[gid] + 1} and {index + 1}",
+                f"both have the grade_id `{gid}` (a cell copied in Jupyter keeps the metadata "
+                "of the cell it was copied from): nbgrader refuses a grade_id twice, and the "
+                "feedback and the grades could not tell the cells apart",
+                f"Give cell {index + 1} a grade_id of its own (its question's name, with "
+                "_visible or _hidden for a test cell; `python -m autograder add-question` "
+                f"names a new question's cells), in {TOOLBAR}, or delete the copy.",
+            )
+        )
+    return out
+
+
+def flag_problems(ps: ProblemSet) -> list[Problem]:
+    """Answer, graded and points flags that nbgrader refuses together."""
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        meta = _nbgrader(cell)
+        where = _where(ps, index, cell)
+        if not meta or meta.get("task"):
+            continue
+        markdown = cell.cell_type == "markdown"
+        if markdown and meta.get("grade") and not meta.get("solution"):
+            out.append(
+                Problem(
+                    where,
+                    "it is a graded written cell not marked as the student's answer "
+                    "(nbgrader solution: false): nbgrader refuses to make the student's version",
+                    "Mark it as an answer: in the cell's metadata set nbgrader solution: true "
+                    f'("Manually graded answer" in {TOOLBAR}); or, if the cell is only text, '
+                    "make it ungraded (grade: false) and give its points to the answer cell.",
+                )
+            )
+        elif markdown and meta.get("solution") and not meta.get("grade"):
+            out.append(
+                Problem(
+                    where,
+                    "it is a written answer that is not graded (nbgrader grade: false): nbgrader "
+                    "refuses a markdown answer without points",
+                    f'Set grade: true and its points ("Manually graded answer" in {TOOLBAR}).',
+                )
+            )
+        elif (
+            cell.cell_type == "code"
+            and not meta.get("solution")
+            and "### BEGIN SOLUTION" in cell.source
+        ):
+            out.append(
+                Problem(
+                    where,
+                    "it holds ### BEGIN SOLUTION but is not an answer cell (nbgrader solution: "
+                    "false): nbgrader refuses to make the student's version",
+                    'Mark it as the answer: nbgrader solution: true ("Autograded answer" in '
+                    f"{TOOLBAR}); or, if students are to see the whole cell, remove the "
+                    "### BEGIN/END SOLUTION lines.",
+                )
+            )
+        if meta.get("grade") and "points" not in meta:
+            out.append(
+                Problem(
+                    where,
+                    "it is graded but has no points: nbgrader refuses it",
+                    "Give it its points in the cell's nbgrader metadata (points: N).",
+                )
+            )
+        elif meta.get("grade") and _number(meta.get("points")) == 0:
+            out.append(
+                Problem(
+                    where,
+                    "it is graded but worth 0 points, so a wrong answer there loses nothing",
+                    "Give it its points in the cell's nbgrader metadata (points: N) and in the "
+                    "question's heading and the header's table, or make it ungraded "
+                    "(grade: false) and remove its check.",
+                )
+            )
+    return out
+
+
+def ungraded_check_problems(ps: ProblemSet) -> list[Problem]:
+    """Cells that carry a check but are not graded: the check never scores."""
+    try:
+        python = set(load_checks(ps.name, ps.course).CHECKS)
+    except ModuleNotFoundError:
+        python = set()
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        meta = _nbgrader(cell)
+        gid = meta.get("grade_id")
+        course = cell.get("metadata", {}).get("course", {})
+        declared = isinstance(course, Mapping) and course.get("check") is not None
+        if cell.cell_type != "code" or meta.get("grade") or not (declared or gid in python):
+            continue
+        which = (
+            "declares a check (course.check)"
+            if declared
+            else f"has a check in CHECKS of {ps.course.checks_label(ps.name)}"
+        )
+        out.append(
+            Problem(
+                _where(ps, index, cell),
+                f"it {which} but is not graded (nbgrader grade: false), so its check never "
+                "scores and its points are not counted",
+                f'Make it a graded test cell: grade: true and its points ("Autograder tests" '
+                f"in {TOOLBAR}); or, if it is not a test, remove its check.",
+            )
+        )
+    return out
+
+
+def cell_problems(ps: ProblemSet) -> list[Problem]:
+    """Every problem of the cells' nbgrader metadata (see the module docstring)."""
+    return [*duplicate_problems(ps), *flag_problems(ps), *ungraded_check_problems(ps)]
