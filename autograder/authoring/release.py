@@ -89,22 +89,32 @@ def substitute(path: Path, url: str) -> int:
 
     Raises ``ValueError`` if no cell names the placeholder (a setup cell without the kit guard).
     """
+    return _replace_in_cells(
+        path,
+        PLACEHOLDER,
+        url,
+        f"{path}: no cell names {PLACEHOLDER}; the setup cell must start with "
+        "the guard that tells students how to install the kit",
+    )
+
+
+def _replace_in_cells(path: Path, old: str, new: str, missing: str) -> int:
+    """Replace ``old`` by ``new`` in every cell of the notebook ``path``, refreshing nbgrader's
+    checksum of a locked cell; return the cells changed, or raise ``ValueError(missing)`` if none
+    names ``old``."""
     from nbgrader.utils import compute_checksum, is_locked
 
     nb = nbformat.read(path, as_version=4)
     changed = 0
     for cell in nb.cells:
-        if PLACEHOLDER in cell.source:
-            cell.source = cell.source.replace(PLACEHOLDER, url)
+        if old in cell.source:
+            cell.source = cell.source.replace(old, new)
             meta = cell.metadata.get("nbgrader", {})
             if "checksum" in meta and is_locked(cell):
                 meta["checksum"] = compute_checksum(cell)
             changed += 1
     if not changed:
-        raise ValueError(
-            f"{path}: no cell names {PLACEHOLDER}; the setup cell must start with "
-            "the guard that tells students how to install the kit"
-        )
+        raise ValueError(missing)
     nbformat.write(nb, path)
     return changed
 
@@ -270,27 +280,14 @@ def give_variants(path: Path, table: dict) -> int:
     """
     import json
 
-    from nbgrader.utils import compute_checksum, is_locked
-
-    nb = nbformat.read(path, as_version=4)
-    literal = repr(json.dumps(table, sort_keys=True, separators=(",", ":")))
-    changed = 0
-    for cell in nb.cells:
-        quoted = f'"{VARIANTS_PLACEHOLDER}"'
-        if quoted in cell.source:
-            cell.source = cell.source.replace(quoted, literal)
-            meta = cell.metadata.get("nbgrader", {})
-            if "checksum" in meta and is_locked(cell):
-                meta["checksum"] = compute_checksum(cell)
-            changed += 1
-    if not changed:
-        raise ValueError(
-            f'{path}: no cell names "{VARIANTS_PLACEHOLDER}"; the setup of a problem set with '
-            f"variants looks the student's numbers up with coursedata.variant(NAME, "
-            f'STUDENT_ID, "{VARIANTS_PLACEHOLDER}")'
-        )
-    nbformat.write(nb, path)
-    return changed
+    return _replace_in_cells(
+        path,
+        f'"{VARIANTS_PLACEHOLDER}"',
+        repr(json.dumps(table, sort_keys=True, separators=(",", ":"))),
+        f'{path}: no cell names "{VARIANTS_PLACEHOLDER}"; the setup of a problem set with '
+        f"variants looks the student's numbers up with coursedata.variant(NAME, "
+        f'STUDENT_ID, "{VARIANTS_PLACEHOLDER}")',
+    )
 
 
 def register(name: str, course: Path, db_url: str) -> None:
