@@ -22,13 +22,13 @@ import fcntl
 import json
 import pickle
 import re
+import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from autograder.authoring.graded import sample_variants
 from autograder.checks.mutants import Mutant, mutants
 from autograder.grading.problemset import ProblemSet
 from tests.psharness import run_variants
@@ -90,9 +90,8 @@ def mutant_notebook(ps: ProblemSet, mutant: Mutant, base: nbformat.NotebookNode 
     return ps.assemble(nb).notebook
 
 
-def _grade(name: str, folder: Path) -> list[MutantRun]:
-    ps = sample_variants(ProblemSet(name))[0]  # with variants: a sample student's numbers
-    mutants = mutants_of(name)
+def _grade(ps: ProblemSet, folder: Path) -> list[MutantRun]:
+    mutants = mutants_of(ps.name)
     notebooks = [mutant_notebook(ps, m) for m in mutants]
     runs = run_variants(ps, notebooks, keep=folder)
     return [MutantRun(m, scores, executed, folder / f"results-{i}")
@@ -117,6 +116,20 @@ class MutantRuns:
             self._runs[name] = self._shared(name)
         return self._runs[name]
 
+    def problem_set(self, name: str) -> ProblemSet:
+        """Problem set ``name`` as its mutants are graded: itself, or with variants, one sample
+        student's variant drawn with a secret of this test run (the same in every process, so
+        a test may grade other notebooks on the same numbers)."""
+        ps = ProblemSet(name)
+        if ps.variants is None:
+            return ps
+        path = self.base / "sample-variants.secret"
+        with open(self.base / "sample-variants.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not path.is_file():
+                path.write_bytes(secrets.token_bytes(32))
+        return ps.for_student("sample-1", path.read_bytes())
+
     def _shared(self, name: str) -> list[MutantRun]:
         folder = self.base / f"mutant-runs-{name}"
         done = folder / "runs.pickle"
@@ -124,7 +137,7 @@ class MutantRuns:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not done.is_file():
                 shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
-                runs = _grade(name, folder)
+                runs = _grade(self.problem_set(name), folder)
                 partial = done.with_suffix(".partial")
                 partial.write_bytes(pickle.dumps(runs))
                 partial.rename(done)  # complete or absent, even if this process is killed

@@ -53,7 +53,7 @@ def mutant_class(request, tmp_path_factory, mutant_runs):
     fixture of tests/conftest.py: each mutant graded once per test run); student ``b``'s are
     graded here."""
     name = request.param
-    ps = ProblemSet(name)
+    ps = mutant_runs.problem_set(name)  # with variants: the sample student's numbers
     runs = mutant_runs(name)
     mutants = [run.mutant for run in runs]
     honest = honest_notebooks(name)  # "route" is vectorised: the loops would take minutes
