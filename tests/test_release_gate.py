@@ -757,6 +757,8 @@ course, out = Course(sys.argv[1]), {}
 for name in list_problem_sets(course):
     ps = ProblemSet(name, course)
     course.use_code()
+    if ps.variants is not None:  # one sample student's numbers, the same in every run
+        ps = ps.for_student("sample-1", bytes(32))
     found = declarations(ps.source)
     cases = {c: k for d in found.values() for c, k in d.cases.items()}
     for gid, d in found.items():
