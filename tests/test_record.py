@@ -204,7 +204,7 @@ def test_a_regrade_diffs_against_old_records_and_writes_nothing(tmp_path):
     subs, out = _class(tmp_path, None)  # the old grader's fingerprint: everything is graded
     before = {p.name: p.read_text() for p in (out / "records").glob("*.json")}
     run = _grade(subs, out, "--dry-run", "--quiet")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # as the real run: unmatched and unreadable files
     lines = run.stdout.splitlines()
     assert lines[0] == "regrade: 1 student(s) change, 6 unchanged", run.stdout
     assert re.fullmatch(r"  broken-check: – -> 20 \[grader-error -> awaiting-manual-grading\] "
