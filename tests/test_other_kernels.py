@@ -99,8 +99,13 @@ VARIES = "varies-by-machine"
 
 
 def printed_outputs(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
-    """``(source, printed text)`` of each code cell: what it printed and the plain text of the
-    values it displayed (figures excluded), as a reader of the page sees them."""
+    """``(source, printed lines)`` of each code cell: what it printed and the plain text of the
+    values it displayed (figures excluded), each distinct line once, in order.
+
+    Each line is kept once because the build's saved notebook repeats lines the page shows once:
+    myst-nb 1.4's ``coalesce_streams`` (``nb_merge_streams``) appends a cell's later ``stdout``
+    streams to its first one in place, and the saved copy keeps the later streams as well, when a
+    ``glue`` display stood between two prints."""
     found = []
     for cell in notebook.cells:
         if cell.cell_type != "code":
@@ -113,7 +118,8 @@ def printed_outputs(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
                 data = output.get("data", {})
                 if not any(m.startswith("image/") for m in data):
                     parts.append(data.get("text/plain", ""))
-        found.append((cell.source, "".join(parts)))
+        lines = "".join(parts).splitlines()
+        found.append((cell.source, "\n".join(dict.fromkeys(lines))))
     return found
 
 
@@ -151,6 +157,28 @@ def test_a_printed_line_that_moves_is_found_unless_the_cell_says_it_varies():
     assert output_differences(run("12.0 ms\n"), run("9.1 ms\n", [VARIES])) == []
     assert output_differences(run("x"), nbformat.v4.new_notebook(cells=[])) == [
         "the cell starting 'print(x)' is not in the default build"]
+
+
+def test_a_line_the_build_saves_twice_is_read_once():
+    """The built notebook of a cell that prints, glues and prints again (myst-nb's in-place
+    merge) reads as the page does: each printed line once."""
+    def stream(text):
+        return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+    glue = nbformat.v4.new_output("display_data", data={"text/plain": ""})
+    run = nbformat.v4.new_code_cell("f()")
+    run.outputs = [stream("a\n"), glue, stream("b 1.5\n")]
+    built = nbformat.v4.new_code_cell("f()")
+    built.outputs = [stream("a\nb 1.5\n"), stream("b 1.5\n")]
+    moved = nbformat.v4.new_code_cell("f()")
+    moved.outputs = [stream("a\nb 1.6\n"), stream("b 1.6\n")]
+
+    def notebook(cell):
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    assert output_differences(notebook(run), notebook(built)) == []
+    assert output_differences(notebook(run), notebook(moved)) == [
+        "the cell starting 'f()' prints 'b 1.6' by default, 'b 1.5' under the other kernel"]
 
 
 def test_a_quoted_number_that_moves_at_its_printed_precision_is_found():
