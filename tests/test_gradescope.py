@@ -77,7 +77,12 @@ FEEDBACK_TOML = f'[{PS}]\nhidden = "none"\n'
 #: The folders a hostile notebook tries to read, list or write, relative to the /autograder root.
 SECRETS = ("source/solutions/pca.py", f"source/course/source/{PS}/{NB}",
            f"source/course/checks/{PS}.py", "source/autograder/__init__.py")
-MARK = "317.25"  # the sleep a hostile notebook leaves running
+#: This test process's folders: a parallel worker's, whose source folder is readable until its
+#: ``run_autograder`` starts, are no part of one Gradescope container.
+TOP = f"gradescope-test-{os.getpid()}"
+#: The sleep a hostile notebook leaves running: its length names this test process, so that a
+#: parallel worker's hostile run, still in progress, is never taken for a process left behind.
+MARK = f"317.{os.getpid()}"
 
 SLOW_FIXTURES = ("built", "oracle", "gradescope")
 
@@ -119,7 +124,7 @@ def _restore(changed: dict[Path, int]) -> None:
 def built():
     """The zip of a course copy (its release, a late policy, hidden checks withheld), the
     submissions, and a folder others may enter, for the /autograder layouts."""
-    base = Path(tempfile.mkdtemp(prefix="gradescope-test-"))
+    base = Path(tempfile.mkdtemp(prefix=f"{TOP}-"))
     # The packages the interpreter for others reads (this environment's) must be reachable.
     opened = _open_ancestors(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
     try:
@@ -161,7 +166,7 @@ def _hostile_cell() -> str:
     return (
         "import glob, importlib, os, subprocess\n"
         "leaks = []\n"
-        "for top in ['/autograder', *glob.glob('/tmp/gradescope-test-*/*')]:\n"
+        f"for top in ['/autograder', *glob.glob('{tempfile.gettempdir()}/{TOP}-*/*')]:\n"
         f"    for rel in {SECRETS!r}:\n"
         "        try:\n"
         "            with open(os.path.join(top, rel), 'rb') as f:\n"

@@ -64,14 +64,18 @@ _SPREAD = 100
 #: An exception as the feedback states it (``your function raised ValueError: ...``, ``raised
 #: ValueError at line 3: ...``): its message is all that follows, to the end of the text.
 _RAISED = re.compile(r"(\braised [A-Za-z_][\w.]*(?: at line \d+)?): .*", re.S)
-#: What stands in for the message of an exception raised in a hidden test.
-NOT_SHOWN = " (its message is not shown for a hidden test)"
+#: What stands in for the message of an exception raised where the grader ran the notebook.
+NOT_SHOWN = (
+    " (its message is not shown: the grader ran it beside the hidden tests; "
+    "your notebook and the check show a visible test's message)"
+)
 
 
 def without_error_messages(text: str) -> str:
     """``text`` with the message of every exception it states cut off: the type and the line
-    stay (for the feedback of a hidden cell, whose exception text the student's code wrote on
-    hidden inputs)."""
+    stay. In the grader, every cell, visible ones too, runs beside the hidden tests (their
+    record lines inserted, every case's inputs written), so an exception's text, which the
+    student's code writes, may carry them, re-encoded."""
     return _RAISED.sub(lambda m: m.group(1) + NOT_SHOWN, text)
 
 

@@ -77,7 +77,6 @@ from autograder.sandbox.config import ExecutionResult
 from autograder.sandbox.workdir import remove_tree
 from autograder.status import Status
 from coursedata.grading import RESULTS_ENV
-from coursedata.naming import HIDDEN, test_kind
 
 __all__ = ["Grading", "STEPS", "grade", "to_record", "zero_scores", "GRADER_FAILED"]
 
@@ -314,19 +313,14 @@ def conceal(g: Grading) -> Grading:
     source and hidden inputs' values, whatever text the student's code put there
     (:mod:`autograder.grading.conceal`)."""
     secrets = secrets_of(g.ps)
-    ids = [c.grade_id for c in g.ps.grade_cells]
-    kinds = [test_kind(i) == HIDDEN for i in ids]
-    # Once a hidden cell ran, IPython's ``In`` holds its source: any later exception may carry
-    # it, re-encoded. Only a text on a graded cell before the first hidden one keeps its message.
-    before = set(ids[: kinds.index(True)]) if any(kinds) else set(ids)
 
-    def clear(text: str, early: bool) -> str:
-        return secrets.conceal(text if early else without_error_messages(text))
+    def clear(text: str) -> str:
+        # Every cell ran beside the hidden tests (their record lines, every case's inputs): an
+        # exception's text, which the student's code writes, may carry them re-encoded.
+        return secrets.conceal(without_error_messages(text))
 
-    g.scores = [
-        dataclasses.replace(s, message=clear(s.message, s.grade_id in before)) for s in g.scores
-    ]
-    g.notes = [clear(n, any(f"'{gid}'" in n for gid in before)) for n in g.notes]
+    g.scores = [dataclasses.replace(s, message=clear(s.message)) for s in g.scores]
+    g.notes = [clear(n) for n in g.notes]
     return g
 
 
