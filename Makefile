@@ -24,7 +24,7 @@ MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
 # (The stamp names what is unpacked: the speech files were added to what the pages use.)
 MATHJAX := _build/static/.mathjax-$(MATHJAX_VERSION)-speech
-# axe-core, the accessibility checker that tests/test_accessibility.py runs in Chromium on every
+# axe-core, the accessibility checker that tests/book/test_accessibility.py runs in Chromium on every
 # page of the book and of the grader (WCAG 2.1 A and AA): the pinned npm package, checked by its hash.
 AXE_VERSION := 4.14.1
 AXE_SHA256 := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
@@ -133,11 +133,11 @@ book: $(INSTALLED) _build/.reference-stamp $(KIT) $(LIBRARY) $(MATHJAX) $(PYODID
 
 ## test: set up and run every test: unit tests, the graders' self-tests (every problem-set source
 ## graded as its reference and as each of its mutants), a from-scratch book build with -W that
-## executes every chapter (tests/test_book.py), every chapter and the unit tests again under two
-## other OpenBLAS kernels with the quoted numbers compared (tests/test_other_kernels.py), every
-## chapter run by a reader's environment (tests/test_reader.py), the student kit in a clean environment (tests/test_kit.py), the site in
-## Chromium (tests/test_site.py) and axe-core's WCAG 2.1 AA checks on every page of the book and
-## the grader (tests/test_accessibility.py). What CI runs (.ci/run).
+## executes every chapter (tests/book/test_book.py), every chapter and the unit tests again under two
+## other OpenBLAS kernels with the quoted numbers compared (tests/book/test_other_kernels.py), every
+## chapter run by a reader's environment (tests/book/test_reader.py), the student kit in a clean environment (tests/book/test_kit.py), the site in
+## Chromium (tests/book/test_site.py) and axe-core's WCAG 2.1 AA checks on every page of the book and
+## the grader (tests/book/test_accessibility.py). What CI runs (.ci/run).
 test: $(INSTALLED) $(KIT) $(LIBRARY) $(MATHJAX) $(PYODIDE) $(LITE_WHEELS) $(RELEASES) $(AXE) browser
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(PY) -m pytest tests \
 	  -p no:cacheprovider -n 2 --dist loadscope --durations=30

@@ -18,7 +18,7 @@
   (``accessibility.js`` puts it in the MathML's ``alttext``, for screen readers that do not read
   MathML). Formulas are no Tab stops (MathJax's ``inTabOrder``); a switch brings them back.
 
-tests/test_accessibility.py runs axe-core on every page and checks the keyboard and the formulas.
+tests/book/test_accessibility.py runs axe-core on every page and checks the keyboard and the formulas.
 """
 
 from __future__ import annotations

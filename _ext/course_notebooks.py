@@ -26,7 +26,7 @@ theorems and exercises (at ``build-finished``, every build), each chapter is con
 The notebooks are published at ``<site>/notebooks/<chapter>.ipynb``, offered by a "Download
 notebook" button on each chapter page, and replace the JupyterLite site's chapter notebooks
 (``course_lite`` writes them first; its browser note is kept, converted too).
-:func:`leftover_myst` finds any MyST syntax left in a notebook (tests/test_notebooks.py).
+:func:`leftover_myst` finds any MyST syntax left in a notebook (tests/course/test_notebooks.py).
 """
 
 from __future__ import annotations

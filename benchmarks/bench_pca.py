@@ -8,7 +8,7 @@ Like-for-like pairs:
   and ``n_samples >= 10 * n_features``, the case here) sklearn's ``"auto"`` picks
   ``"covariance_eigh"``, an eigendecomposition of the D x D covariance, i.e. the same route as our
   ``"eig"``. It is reported for information; the ``"eig"`` route is less accurate for small
-  variances (see ``tests/test_pca.py::test_svd_route_beats_eig_route_on_lauchli``).
+  variances (see ``tests/solutions/test_pca.py::test_svd_route_beats_eig_route_on_lauchli``).
 
 Calls of the contenders alternate (``_interleaved_best``) so that load from other processes on a
 shared machine affects both sides alike; the ratio is still noisy when the machine is busy.

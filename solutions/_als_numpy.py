@@ -26,7 +26,7 @@ row, as the kernel reports it. The group's systems are then solved by one batche
 :func:`numpy.linalg.solve` (LU; equal to the Cholesky solution to rounding). The gathered arrays
 hold ``nnz * D`` numbers in all (16 MB for MovieLens with ``D = 20``), processed one group at a time.
 
-``tests/test_matrix_completion.py`` checks that this path gives the compiled kernels' factors,
+``tests/solutions/test_matrix_completion.py`` checks that this path gives the compiled kernels' factors,
 losses and predictions to 1e-10; ``benchmarks/bench_matrix_completion.py`` times it against them.
 """
 

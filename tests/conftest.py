@@ -53,8 +53,8 @@ def shared_tmp(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def mutant_runs(tmp_path_factory):
     """``mutant_runs(name)``: every mutant of problem set ``name`` graded, once per test run
-    (:class:`tests.mutantruns.MutantRuns`). Used by tests/test_problem_sets.py and
-    tests/test_report.py."""
+    (:class:`tests.mutantruns.MutantRuns`). Used by tests/course/test_problem_sets.py and
+    tests/autograder/pages/test_report.py."""
     from tests.mutantruns import MutantRuns
 
     return MutantRuns(shared_tmp(tmp_path_factory))
@@ -66,7 +66,7 @@ def html(tmp_path_factory) -> Path:
 
     No execution cache, so every chapter executes as in CI. Under pytest-xdist the workers share
     one build (a file lock in the run's temporary folder): the first to ask builds, the other waits.
-    Used by tests/test_book.py (the pages' content) and tests/test_site.py (the student site).
+    Used by tests/book/test_book.py (the pages' content) and tests/book/test_site.py (the student site).
     """
     base = shared_tmp(tmp_path_factory)
     log = base / "book-build.log"

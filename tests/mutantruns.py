@@ -2,9 +2,9 @@
 
 A mutant is a realistic mistake declared next to the answer it mutates, in the solution cell's
 ``metadata.course.mutants`` of the source notebook (read by :mod:`autograder.checks.mutants`, its
-format there). Two test files read the same runs: ``tests/test_problem_sets.py`` (every mutant
+format there). Two test files read the same runs: ``tests/course/test_problem_sets.py`` (every mutant
 loses points where it says, and one the visible test must catch fails it in the kernel) and
-``tests/test_report.py`` (the class report puts one mistake in one group). Grading the 173
+``tests/autograder/pages/test_report.py`` (the class report puts one mistake in one group). Grading the 173
 mutants of the six problem sets takes minutes, so the session fixture ``mutant_runs``
 (``tests/conftest.py``) grades each problem set's mutants the first time a test asks for them and
 hands every later test the same runs. An author grades one problem set's mutants with

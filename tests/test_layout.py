@@ -23,6 +23,9 @@
   ``course/checks/NAME.py``), so an editor and this test follow the name.
 - The book does not import the grader: nothing in ``_ext/`` imports ``autograder``, and
   ``coursesite`` (the settings both read) imports neither the grader nor the book.
+- The tests mirror the packages: ``tests/autograder/intake/`` tests ``autograder/intake/``, and so
+  on; ``tests/book/`` tests the web book (:data:`TESTS_OF_THE_BOOK`); only the project-wide rules
+  (this file, the conventions, the leftovers check) sit in ``tests/`` itself.
 
 The checker is tested on small made-up packages too, so that a rule that could never fail
 would show.
@@ -439,6 +442,44 @@ def _package(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
+
+
+#: The test folder of the web book, which is no package: what its tests read.
+TESTS_OF_THE_BOOK = {"book": ("chapters", "_ext", "lite", "kit", "library")}
+#: The project-wide tests at the top of ``tests/``.
+PROJECT_WIDE = {"test_conventions.py", "test_layout.py", "test_leftovers.py"}
+
+
+def misplaced_tests(tests: Path, root: Path) -> list[str]:
+    """Test modules of ``tests`` outside a folder that mirrors one of ``root``'s folders."""
+    found = []
+    for module in sorted(tests.rglob("test_*.py")):
+        folder = module.parent.relative_to(tests)
+        if folder == Path("."):
+            if module.name not in PROJECT_WIDE:
+                found.append(f"{module.name}: in tests/ itself; put it in the folder it tests")
+        elif folder.parts[0] in TESTS_OF_THE_BOOK:
+            continue
+        elif not (root / folder).is_dir():
+            found.append(f"{folder / module.name}: {folder}/ is no folder of the project")
+    return found
+
+
+def test_the_tests_mirror_the_packages():
+    assert misplaced_tests(ROOT / "tests", ROOT) == []
+    for folder, reads in TESTS_OF_THE_BOOK.items():
+        assert all((ROOT / r).is_dir() for r in reads), (folder, reads)
+
+
+def test_the_checker_finds_a_misplaced_test(tmp_path):
+    (tmp_path / "autograder" / "intake").mkdir(parents=True)
+    for name in ("autograder/intake/test_a.py", "autograder/exprots/test_b.py", "test_c.py",
+                 "test_layout.py"):
+        (tmp_path / "tests" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tests" / name).write_text("")
+    assert misplaced_tests(tmp_path / "tests", tmp_path) == [
+        "autograder/exprots/test_b.py: autograder/exprots/ is no folder of the project",
+        "test_c.py: in tests/ itself; put it in the folder it tests"]
 
 
 def test_the_checker_finds_a_cycle_through_a_deferred_import(tmp_path):

@@ -9,7 +9,7 @@ recorded (see :mod:`coursedata.grading`), regenerates the inputs, computes the r
 :mod:`solutions`, and returns the fraction of the cell's points earned with a message for the
 student. These functions run only in the grader's own process, never in the student's kernel.
 
-Rules every module follows (the self-tests in ``tests/test_problem_sets.py`` enforce them):
+Rules every module follows (the self-tests in ``tests/course/test_problem_sets.py`` enforce them):
 
 - a ``_visible`` cell's check holds everything its hidden part recorded to the reference's values,
   all or nothing, as its visible test asserts values; a ``_hidden`` cell gives partial credit only

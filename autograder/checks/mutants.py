@@ -27,7 +27,7 @@ Keys of a mutant
     before submitting; for a rule the question states in words.
 
 Graded, every mutant must lose points where it says (``python -m autograder check-problem-set
-NAME --mutants``, and the repository's ``tests/test_problem_sets.py``). Like the declared checks,
+NAME --mutants``, and the repository's ``tests/course/test_problem_sets.py``). Like the declared checks,
 mutants are the grader's: :func:`autograder.checks.declaration.strip` removes them from every
 released notebook and from the notebook the grading kernel runs (their ``replace`` strings are
 wrong answers, their ``find`` strings lines of the solution).

@@ -1,7 +1,7 @@
 """The sandbox's plan: the bubblewrap command line, its mounts and the sandbox user.
 
 Everything here is pure (no process is started), so it is unit-tested on every machine
-(``tests/test_sandbox_plan.py``) whether bubblewrap is installed or not.
+(``tests/autograder/sandbox/test_sandbox_plan.py``) whether bubblewrap is installed or not.
 """
 
 from __future__ import annotations

@@ -1,0 +1,761 @@
+"""Every platform's download, in its real format, graded as who each student is.
+
+Each archive is built as its platform writes it (the source is cited by each builder) with three
+students of problem set 1: the answers typed in (on time), the release untouched (blank, on
+time) and the answers typed in after the deadline. The fast tests read the archives
+(:func:`collect_submissions`: identity, time, format); the slow ones grade them end to end with
+``python -m autograder grade`` in the sandbox and read ``grades.csv``, the records and
+``collection.txt``. A download that gives nobody, or only part of the class, exits 1 with the
+reason on the last line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import time
+import zipfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from autograder.grading.problemset import ProblemSet
+from autograder.intake.collect import collect_submissions
+from autograder.sandbox import sandbox_available
+from tests import ROOT
+from tests import submissions as sb
+from tests.environment import require
+from tests.psharness import generate_release
+
+AVAILABLE, REASON = sandbox_available()
+PS = "ps1_pca"
+NB = ProblemSet(PS).notebook_name
+DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+POLICY = f"""
+[{PS}]
+deadline = {DEADLINE.isoformat()}
+percent_per_day = 10
+"""
+ON_TIME = datetime(2026, 11, 19, 21, 3, 12, tzinfo=timezone.utc)
+LATE = datetime(2026, 11, 22, 8, 30, 5, tzinfo=timezone.utc)  # 1 day 8.5 hours late: 2 days
+#: The three students: what they hand in and when.
+STUDENTS = {"correct": ("correct", ON_TIME), "blank": ("blank", ON_TIME), "late": ("correct", LATE)}
+
+
+def _days_late(when: datetime) -> int:
+    """The policy's days late, computed here from its words (per day or part of a day)."""
+    return max(0, math.ceil((when - DEADLINE) / timedelta(days=1)))
+
+
+#: When the instructor downloads: every member's time in the zip, unless a builder says otherwise.
+DOWNLOADED = datetime(2026, 11, 28, 10, 0, 0, tzinfo=timezone.utc)
+
+
+def _zip(path: Path, members: dict[str, bytes | tuple[bytes, datetime]]) -> Path:
+    """A zip of ``members`` (bytes, or bytes and the member's time; default :data:`DOWNLOADED`:
+    the copy's time, which is not when the student handed it in)."""
+    with zipfile.ZipFile(path, "w") as z:
+        for name, member in members.items():
+            data, when = member if isinstance(member, tuple) else (member, DOWNLOADED)
+            z.writestr(zipfile.ZipInfo(name, when.utctimetuple()[:6]), data)
+    return path
+
+
+# ------------------------------------------------------------------------------------------------
+# The downloads, as each platform writes them
+
+
+def canvas_anonymous(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Canvas with anonymous grading: ``[LATE_]anon_<anonymous id>_<attachment id>_<file>``
+    (canvas-lms ``lib/content_zipper.rb``: ``get_filename`` writes ``anon_<anonymous_id>`` for
+    the name and the user id when ``anonymize_students?``, ``LATE`` before it for a late
+    submission; ``add_upload_submission`` adds ``_<attachment id>_<display name>``). Returns the
+    members and each student's expected id. Every member's time is the download's,
+    :data:`DOWNLOADED` (after the deadline): ``add_attachment_to_zip`` calls
+    ``zipfile.get_output_stream(filename)`` with no time, and rubyzip's ``Zip::Entry`` defaults
+    to ``::Zip::DOSTime.now`` (rubyzip ``lib/zip/entry.rb``, ``initialize``)."""
+    ids = {"correct": ("Vh2iS", 5001), "blank": ("q8ZkT", 5002), "late": ("Mn3pR", 5003)}
+    members, expected = {}, {}
+    for who, (kind, when) in STUDENTS.items():
+        anonymous, attachment = ids[who]
+        late = "LATE_" if when > DEADLINE else ""
+        members[f"{late}anon_{anonymous}_{attachment}_{NB}"] = notebooks[kind]
+        expected[who] = f"anon-{anonymous}"
+    return members, expected
+
+
+def _receipt(name: str, user: str, when: datetime, file: str) -> str:
+    """A Blackboard receipt (the layout CodeGra.de parses: te5in/CodeGra.de
+    ``psef/blackboard.py``), its time in US Eastern time as a US server writes it."""
+    local = when.astimezone(timezone(timedelta(hours=-5)))
+    stamp = local.strftime("%A, %B %-d, %Y %-I:%M:%S %p") + " EST"
+    return (
+        f"Name: {name} ({user})\nAssignment: PS1 PCA\nDate Submitted: {stamp}\n"
+        f"Current Grade: Needs Grading\n\nSubmission Field:\nThere is no student submission "
+        f"text data for this assignment.\n\nComments:\nThere are no student comments for this "
+        f"assignment.\n\nFiles:\n\tOriginal filename: {NB}\n\tFilename: {file}\n"
+    )
+
+
+def blackboard(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Blackboard Learn's "Assignment File Download": ``<Assignment>_<username>_attempt_
+    <YYYY-MM-DD-HH-MM-SS>_<file>`` and ``..._attempt_<stamp>.txt`` per attempt
+    (kwurst/bb-file-cleanup ``README.md``; the receipt: te5in/CodeGra.de ``psef/blackboard.py``).
+    The late student has an older attempt too, which is not graded; one username has an
+    underscore, which only the receipt gives right."""
+    users = {"correct": ("Jane Doe", "jdoe"), "blank": ("Ann Lee", "a_lee"),
+             "late": ("John Roe", "jroe")}
+    members, expected = {}, {}
+    for who, (kind, when) in STUDENTS.items():
+        name, user = users[who]
+        attempts = [(notebooks["blank"], ON_TIME - timedelta(days=1))] if who == "late" else []
+        for data, at in attempts + [(notebooks[kind], when)]:
+            eastern = at.astimezone(timezone(timedelta(hours=-5)))
+            prefix = f"PS1 PCA_{user}_attempt_{eastern:%Y-%m-%d-%H-%M-%S}"
+            members[f"{prefix}_{NB}"] = data
+            members[f"{prefix}.txt"] = _receipt(name, user, at, f"{prefix}_{NB}").encode()
+        expected[who] = user
+    return members, expected
+
+
+def _nbgrader_stamp(when: datetime) -> str:
+    """nbgrader's timestamp: ``strftime("%Y-%m-%d %H:%M:%S.%f %Z")`` in its zone, UTC by default
+    (nbgrader ``exchange/abc/exchange.py``)."""
+    return when.strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+
+
+def nbgrader_inbound(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """nbgrader's exchange: ``inbound/<student>+<ps>+<timestamp>+<random>/`` with the time in
+    ``timestamp.txt`` (nbgrader ``exchange/default/submit.py``). The late student submitted
+    twice; the newer is graded."""
+    members, expected = {}, {}
+    for who, (kind, when) in STUDENTS.items():
+        tries = [(notebooks["blank"], ON_TIME - timedelta(hours=3))] if who == "late" else []
+        for n, (data, at) in enumerate(tries + [(notebooks[kind], when)]):
+            stamp = _nbgrader_stamp(at)
+            folder = f"inbound/{who}+{PS}+{stamp}+R{n}nd0m-Str_"
+            members[f"{folder}/{NB}"] = data
+            members[f"{folder}/timestamp.txt"] = stamp.encode()
+        expected[who] = who
+    return members, expected
+
+
+def nbgrader_submitted(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """nbgrader's course folder after ``nbgrader collect``: ``submitted/<student>/<ps>/`` with
+    ``timestamp.txt`` (nbgrader ``exchange/default/collect.py``, ``coursedir.py``)."""
+    members, expected = {}, {}
+    for who, (kind, when) in STUDENTS.items():
+        members[f"submitted/{who}/{PS}/{NB}"] = notebooks[kind]
+        members[f"submitted/{who}/{PS}/timestamp.txt"] = _nbgrader_stamp(when).encode()
+        expected[who] = who
+    return members, expected
+
+
+def d2l(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """D2L Brightspace's download: ``<id>-<id> - <First Last> - <Mon D, YYYY HMM PM>/<file>``
+    and ``index.html`` (cgmb/d2lmf ``d2lmf/d2lmf.py``, ``parse_submission_dirname``; the time
+    as in its ``README.md``, ``Oct 11, 2015 803 PM``), times to the minute. The late student
+    submitted twice; the newer is graded."""
+    names = {"correct": "Jane Doe", "blank": "Zoë O'Neil", "late": "John Roe"}
+    members, expected = {"index.html": b"<html><body>Submissions</body></html>"}, {}
+    for n, (who, (kind, when)) in enumerate(STUDENTS.items()):
+        tries = [(notebooks["blank"], ON_TIME)] if who == "late" else []
+        for k, (data, at) in enumerate(tries + [(notebooks[kind], when)]):
+            stamp = f"{at:%b} {at.day}, {at.year} {int(at.strftime('%I'))}{at:%M %p}"
+            members[f"{118000 + 10 * n + k}-{2557369 + n} - {names[who]} - {stamp}/{NB}"] = data
+        expected[who] = {"Zoë O'Neil": "zoe-o-neil"}.get(names[who], names[who].lower().replace(" ", "-"))
+    return members, expected
+
+
+def github_clones(notebooks: dict[str, bytes], root: Path) -> tuple[Path, dict[str, str]]:
+    """GitHub Classroom's repositories as ``gh classroom clone student-repos`` leaves them:
+    ``<slug>-submissions/<slug>-<username>/`` (github/gh-classroom ``cmd/gh-classroom/clone/
+    student-repos/student-repos.go``), each a real git repository whose last commit is at the
+    student's time; the files' own times are today's, as a clone's are."""
+    folder = root / "ps1-pca-submissions"
+    expected = {}
+    for who, (kind, when) in STUDENTS.items():
+        user = {"correct": "janedoe", "blank": "ann-lee", "late": "jroe42"}[who]
+        clone = folder / f"ps1-pca-{user}"
+        clone.mkdir(parents=True)
+        (clone / NB).write_bytes(notebooks[kind])
+        stamp = f"{int(when.timestamp())} +0000"
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
+               "GIT_AUTHOR_NAME": user, "GIT_AUTHOR_EMAIL": f"{user}@example.edu",
+               "GIT_COMMITTER_NAME": user, "GIT_COMMITTER_EMAIL": f"{user}@example.edu",
+               "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+        for command in (["init", "-q"], ["add", NB], ["commit", "-q", "-m", "Done"]):
+            subprocess.run(["git", *command], cwd=clone, env=env, check=True, capture_output=True)
+        expected[who] = user
+    return folder, expected
+
+
+#: Gradescope's group of two: the partner of the "correct" student, who gets their grade.
+PARTNER = "1004"
+
+
+def gradescope(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Gradescope's "Export Submissions": ``assignment_<id>_export/submission_<id>/<file>`` and
+    ``submission_metadata.yml`` keyed by those folders, ``:submitters`` with ``:name``, ``:sid``
+    and ``:email`` (hazelgrove/hazel ``src/haz3lschool/Gradescope-Utils-2023.02.17/bin/
+    join.pl`` reads it so), ``:created_at`` a time with its offset. The "correct" submission is
+    a group's: its partner is :data:`PARTNER`."""
+    people = {"correct": [("Jane Doe", "1001"), ("Max Poe", PARTNER)],
+              "blank": [("Ann Lee", "1002")], "late": [("John Roe", "1003")]}
+    root = "assignment_4242_export"
+    members, expected, metadata = {}, {}, []
+    for n, (who, (kind, when)) in enumerate(STUDENTS.items()):
+        key = f"submission_{90001 + n}"
+        members[f"{root}/{key}/{NB}"] = notebooks[kind]
+        local = when.astimezone(timezone(timedelta(hours=-8)))
+        metadata.append(f"{key}:\n  :submitters:\n")
+        for name, sid in people[who]:
+            email = name.lower().replace(" ", ".") + "@example.edu"
+            metadata.append(f"  - :name: {name}\n    :sid: '{sid}'\n    :email: {email}\n")
+        metadata.append(f"  :created_at: {local:%Y-%m-%d %H:%M:%S}.{local:%f}000 -08:00\n"
+                        f"  :score: 0.0\n  :history: []\n")
+        expected[who] = people[who][0][1]
+    members[f"{root}/submission_metadata.yml"] = "".join(metadata).encode()
+    return members, expected
+
+
+DOWNLOADS = {
+    "canvas-anonymous": (canvas_anonymous, "Canvas (anonymous grading)"),
+    "blackboard": (blackboard, "Blackboard Learn"),
+    "nbgrader-inbound": (nbgrader_inbound, "nbgrader (exchange inbound or submitted)"),
+    "nbgrader-submitted": (nbgrader_submitted, "nbgrader (exchange inbound or submitted)"),
+    "gradescope": (gradescope, "Gradescope (Export Submissions)"),
+    "d2l": (d2l, "D2L Brightspace"),
+}
+#: Seconds a download's times can be off by (D2L writes the minute).
+PRECISION = {"d2l": 60}
+#: The downloads that give no time (their zip stamps the download's) and mark a late file
+#: instead: one day late by the late policy's words (``autograder/intake/late.py``).
+MARKED = {"canvas-anonymous"}
+#: Students a download gives besides the three (a group's partner), and whose grade they share.
+PARTNERS = {"gradescope": {PARTNER: "correct"}}
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    """The correct and the blank notebook of problem set 1, from a real release."""
+    base = tmp_path_factory.mktemp("platforms", numbered=True)
+    (base / "release").mkdir()
+    release = generate_release([PS], base / "release")
+    builder = sb.Builder(ProblemSet(PS).path, release / PS / NB)
+    books = {"correct": sb.to_bytes(builder.correct()), "blank": sb.to_bytes(builder.blank())}
+    return base, books
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading the downloads (no kernel)
+
+
+@pytest.mark.parametrize("platform", DOWNLOADS)
+def test_each_download_gives_each_student_their_identity_and_time(platform, tmp_path):
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    build, title = DOWNLOADS[platform]
+    members, expected = build(books)
+    found = collect_submissions(_zip(tmp_path / "download.zip", members), NB)
+    assert found.platform == title and not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    partners = PARTNERS.get(platform, {})
+    assert set(got) == set(expected.values()) | set(partners)
+    for partner, who in partners.items():
+        assert got[partner].data == got[expected[who]].data
+        assert got[partner].submitted_at == got[expected[who]].submitted_at
+    for who, (kind, when) in STUDENTS.items():
+        sub = got[expected[who]]
+        assert sub.data == books[kind], who  # the newest attempt, not the older one
+        if platform in MARKED:  # the zip's time is the download's: no evidence
+            assert sub.submitted_at is None and sub.lms.late == (when > DEADLINE), who
+            continue
+        assert sub.submitted_at == pytest.approx(when.timestamp(), abs=PRECISION.get(platform, 1))
+    canvas = {s.lms.late for s in found.submissions if s.lms.system == "canvas"}
+    assert canvas in (set(), {True, False})
+
+
+def test_canvas_anonymous_ids_are_kept_for_the_re_upload(tmp_path):
+    members, _ = canvas_anonymous({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "c.zip", members), NB)
+    late = next(s for s in found.submissions if s.student_id == "anon-Mn3pR")
+    assert (late.lms.anonymous, late.lms.late, late.lms.attachment_id) == (True, True, "5003")
+    assert late.lms.prefix == "anon_Mn3pR_5003_"
+
+
+@pytest.mark.parametrize("platform, evidence, said", [
+    ("blackboard", "lms", "marks no file late"),  # receipts give times, no mark
+    ("blackboard", "both", ""),
+    ("canvas-anonymous", "lms", ""),  # Canvas marks LATE_
+    ("canvas-anonymous", "file-time", "gives no time"),  # its zip's times are the download's
+    ("canvas-anonymous", "both", ""),
+])
+def test_a_policy_that_reads_evidence_the_download_lacks_says_nobody_is_late(
+        tmp_path, platform, evidence, said):
+    """``evidence = "lms"`` reads only the platform's late mark (``autograder/intake/late.py``),
+    which only Canvas writes (``LATE_``: canvas-lms ``lib/content_zipper.rb``); on Blackboard
+    it would make nobody late, and the run says so instead of staying silent."""
+    from autograder.intake.late import load_policy
+    from autograder.run.batch import evidence_notes
+
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    (tmp_path / "late.toml").write_text(f'{POLICY}evidence = "{evidence}"\n')
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    notes = evidence_notes(rule, found)
+    if not said:
+        assert notes == []
+        late = [rule.assess(s.student_id, s.submitted_at, s.lms.late).days
+                for s in found.submissions]
+        assert max(late) > 0  # the evidence is there: the late student is late
+        return
+    (note,) = notes
+    assert said in note and "nobody is counted late" in note and found.platform in note
+    assert all(rule.assess(s.student_id, s.submitted_at, s.lms.late).days == 0
+               for s in found.submissions)
+
+
+@pytest.mark.parametrize("tz, form, written", [
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %Z", "+08"),  # the default format; %Z is "+08"
+    ("Asia/Singapore", "%Y-%m-%d %H:%M:%S.%f %z", "+0800"),
+    ("America/Sao_Paulo", "%Y-%m-%d %H:%M:%S.%f %Z", "-03"),
+    ("Asia/Singapore", "iso", "+08:00"),
+])
+def test_nbgrader_stamps_with_a_numeric_zone_give_each_student_their_time(
+        tmp_path, tz, form, written):
+    """nbgrader stamps a submission with ``datetime.now(gettz(timezone)).strftime(
+    timestamp_format)`` (nbgrader ``exchange/abc/exchange.py``, ``set_timestamp``; the default
+    format ``"%Y-%m-%d %H:%M:%S.%f %Z"``, any format dateutil reads back is allowed), in the
+    folder's name and in ``timestamp.txt`` (``exchange/default/submit.py``). A zone whose
+    abbreviation is its offset writes ``+08``: the ``+`` in the folder's name splits no
+    student off, and the offset is read."""
+    from dateutil.tz import gettz
+
+    members, whens = {}, {"jdoe": ON_TIME, "aroe": LATE}
+    for who, when in whens.items():
+        local = when.astimezone(gettz(tz))
+        stamp = local.isoformat(" ") if form == "iso" else local.strftime(form)
+        assert stamp.endswith(written), stamp
+        folder = f"inbound/{who}+{PS}+{stamp}+AbCdEfGhIjKl"
+        members[f"{folder}/{NB}"] = who.encode()
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+    found = collect_submissions(_zip(tmp_path / "inbound.zip", members), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(whens)
+    for who, when in whens.items():
+        assert got[who].data == who.encode() and got[who].submitted_at == when.timestamp()
+    del members[next(m for m in members if m.startswith("inbound/aroe") and m.endswith(".txt"))]
+    found = collect_submissions(_zip(tmp_path / "no-txt.zip", members), NB)  # the folder's time
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        w: t.timestamp() for w, t in whens.items()}
+
+
+def test_a_gradescope_student_known_by_an_email_with_a_plus_is_graded(tmp_path):
+    """Gradescope's metadata gives each submitter's ``:sid`` and ``:email`` (hazelgrove/hazel
+    ``src/haz3lschool/Gradescope-Utils-2023.02.17/bin/join.pl``); without an SIS id the email is
+    the student, and an address with a ``+`` (sub-addressing, RFC 5233) is a valid one."""
+    members, _ = gradescope({"correct": b"1", "blank": b"2"})
+    key = "assignment_4242_export/submission_metadata.yml"
+    text = members[key].decode()
+    assert "    :sid: '1002'\n    :email: ann.lee@example.edu" in text
+    members[key] = text.replace("    :sid: '1002'\n    :email: ann.lee@example.edu",
+                                "    :sid: ''\n    :email: ann.lee+ml@example.edu").encode()
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    assert not found.lost, found.notes
+    ann = next(s for s in found.submissions if s.student_id == "ann.lee+ml@example.edu")
+    assert ann.data == b"2"
+
+
+def test_a_blackboard_attempt_without_its_receipt_is_read_in_the_receipts_zone(tmp_path):
+    """The stamp in an attempt's name is the server's local time (``_attempt_<YYYY-MM-DD-HH-MM-
+    SS>``, kwurst/bb-file-cleanup ``README.md``), the zone the receipts' ``Date Submitted``
+    names (te5in/CodeGra.de ``psef/blackboard.py``): EST here, never UTC."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
+    del members[receipt]
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert any("_jdoe_" in n and "read in EST" in n for n in found.notes), found.notes
+
+
+def test_a_newer_blackboard_attempt_with_another_file_name_is_graded(tmp_path):
+    """Blackboard keeps every attempt, each file under its own name (kwurst/bb-file-cleanup
+    ``README.md``); a student who renamed the notebook in a second attempt is graded on the
+    second, and the first is noted, not graded."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    at = LATE + timedelta(hours=1)
+    eastern = at.astimezone(timezone(timedelta(hours=-5)))
+    prefix = f"PS1 PCA_jdoe_attempt_{eastern:%Y-%m-%d-%H-%M-%S}"
+    renamed = "ps1_pca_final.ipynb"
+    members[f"{prefix}_{renamed}"] = b"final"
+    members[f"{prefix}.txt"] = _receipt("Jane Doe", "jdoe", at, f"{prefix}_{renamed}").encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.data == b"final" and jdoe.submitted_at == at.timestamp()
+    older = next(n for n in members if "_jdoe_" in n and n.endswith(NB) and prefix not in n)
+    assert any(n.startswith(f"{older}: not graded, an older attempt") for n in found.notes)
+    assert not found.lost
+
+
+def test_lms_forces_the_format(tmp_path):
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    download = _zip(tmp_path / "b.zip", members)
+    forced = collect_submissions(download, NB, lms="folder")
+    assert forced.platform.startswith("a folder per student") or not forced.submissions
+    assert forced.lost, "read as a folder, the Blackboard files belong to no student"
+    with pytest.raises(ValueError, match="unknown --lms"):
+        collect_submissions(download, NB, lms="sakai")
+
+
+# ------------------------------------------------------------------------------------------------
+# Graded end to end
+
+#: Their users are slow (tests/conftest.py): a grading run.
+SLOW_FIXTURES = ("graded", "notebooks")
+
+
+def _grade(base: Path, download: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    policy = base / "late.toml"
+    policy.write_text(POLICY)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", PS, str(download), "--out", str(out),
+         "--workers", "2", "--quiet", "--course", str(base / "release"),
+         "--late-policy", str(policy), *extra],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+
+
+GITHUB = "GitHub Classroom (cloned repositories)"
+
+
+def test_github_classroom_clones_are_on_time_by_their_last_commit(tmp_path):
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, expected = github_clones(books, tmp_path)
+    found = collect_submissions(folder.parent, NB)
+    assert found.platform == GITHUB and not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(expected.values())
+    for who, (kind, when) in STUDENTS.items():
+        assert got[expected[who]].data == books[kind]
+        assert got[expected[who]].submitted_at == when.timestamp()  # not the file's time
+
+
+def test_clones_given_as_their_submissions_folder_keep_the_usernames(tmp_path):
+    """``gh classroom clone student-repos`` clones into ``<slug>-submissions/<slug>-<username>/``
+    (github/gh-classroom ``cmd/gh-classroom/clone/student-repos/student-repos.go``); given that
+    folder itself, the slug is its name's, so usernames that begin alike (``mary-ann``,
+    ``mary-jo``) keep their first word."""
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, _ = github_clones(books, tmp_path)
+    users = {"janedoe": "mary-ann", "ann-lee": "mary-jo", "jroe42": "mary-lou"}
+    for old, new in users.items():
+        (folder / f"ps1-pca-{old}").rename(folder / f"ps1-pca-{new}")
+    found = collect_submissions(folder, NB)
+    assert found.platform == GITHUB
+    assert {s.student_id for s in found.submissions} == set(users.values()), found.notes
+
+
+def test_a_zip_of_clones_gives_no_time_and_the_policy_says_so(tmp_path):
+    from autograder.intake.late import load_policy
+
+    books = {"correct": b'{"correct": 1}', "blank": b'{"blank": 1}'}
+    folder, expected = github_clones(books, tmp_path)
+    members = {str(f.relative_to(tmp_path)): f.read_bytes()
+               for f in sorted(folder.rglob("*")) if f.is_file()}
+    found = collect_submissions(_zip(tmp_path / "clones.zip", members), NB)
+    assert found.platform == GITHUB and {s.student_id for s in found.submissions} == set(
+        expected.values())
+    assert all(s.submitted_at is None for s in found.submissions)
+    (tmp_path / "late.toml").write_text(POLICY)
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    late = rule.assess("jroe42", None)
+    assert late.days == 0 and "no evidence" in late.reason
+
+
+@pytest.fixture(scope="module", params=[*DOWNLOADS, "github"])
+def graded(request, notebooks):
+    """One platform's download graded: (its name, the command's result, output folder, ids)."""
+    require(AVAILABLE, f"no sandbox here: {REASON}")
+    base, books = notebooks
+    if request.param == "github":
+        download, expected = github_clones(books, base / "github")
+        out = base / "out-github"
+        return request.param, _grade(base, download.parent, out), out, expected
+    build, _ = DOWNLOADS[request.param]
+    members, expected = build(books)
+    download = _zip(base / f"{request.param}.zip", members)
+    out = base / f"out-{request.param}"
+    return request.param, _grade(base, download, out), out, expected
+
+
+def test_every_student_is_graded_as_who_they_are(graded):
+    platform, done, out, expected = graded
+    assert done.returncode == 0, done.stdout + done.stderr
+    title = DOWNLOADS[platform][1] if platform in DOWNLOADS else GITHUB
+    assert f"format: {title}" in done.stderr.splitlines()
+    assert (out / "collection.txt").read_text().splitlines()[0] == f"format: {title}"
+    with (out / "grades.csv").open(newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    partners = PARTNERS.get(platform, {})
+    assert set(rows) == set(expected.values()) | set(partners)
+    records = {r["student_id"]: r for r in
+               (json.loads(p.read_text()) for p in (out / "records").glob("*.json"))}
+    correct, blank, late = (records[expected[w]] for w in ("correct", "blank", "late"))
+    total = sum(s["max_points"] for s in correct["scores"] if s["points"] is not None)
+    points = {w: sum(s["points"] or 0 for s in records[expected[w]]["scores"])
+              for w in STUDENTS}
+    assert points["correct"] == points["late"] == total > points["blank"] == 0
+    assert correct["late"]["days"] == blank["late"]["days"] == 0
+    days = 1 if platform in MARKED else _days_late(LATE)  # the mark is one day
+    assert late["late"]["days"] == days and days == (1 if platform in MARKED else 2)
+    assert late["late"]["percent"] == 10 * days
+    for partner, who in partners.items():  # a group's member gets the group's grade
+        assert rows[partner]["autograded_total"] == rows[expected[who]]["autograded_total"]
+        assert records[partner]["late"]["days"] == records[expected[who]]["late"]["days"]
+
+
+# ------------------------------------------------------------------------------------------------
+# The exit status tells the truth
+
+
+def test_a_run_that_grades_nobody_exits_1_and_says_why_last(notebooks):
+    """Read as a folder per student, a Blackboard download gives every notebook to nobody: the
+    run must not exit 0 (it did, with 0 rows)."""
+    require(AVAILABLE, f"no sandbox here: {REASON}")
+    base, books = notebooks
+    members, _ = blackboard(books)
+    download = _zip(base / "nobody.zip", members)
+    done = _grade(base, download, base / "out-nobody", "--lms", "folder")
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: nobody was graded:"), last
+    assert "belong to no student" in last and "collection.txt" in last
+    collection = (base / "out-nobody" / "collection.txt").read_text().splitlines()
+    assert collection[0] == "format: a folder per student (as --lms says)"
+    assert sum(line.startswith("lost: ") for line in collection) == 4  # 4 notebooks, 3 students
+    dry = _grade(base, download, base / "out-nobody-dry", "--lms", "folder", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr  # a dry run exits as the run would
+    assert dry.stderr.strip().splitlines()[-1].startswith("error: nobody was graded:")
+    assert not (base / "out-nobody-dry" / "collection.txt").exists()  # and writes nothing
+
+
+def test_a_run_that_grades_part_of_the_class_exits_1_and_says_why_last(notebooks):
+    """One student's notebook in nbgrader's ``submitted`` folder and one notebook beside the
+    student folders, which nbgrader's layout gives to nobody."""
+    require(AVAILABLE, f"no sandbox here: {REASON}")
+    base, books = notebooks
+    members = {f"submitted/alice/{PS}/{NB}": books["correct"],
+               f"submitted/alice/{PS}/timestamp.txt": _nbgrader_stamp(ON_TIME).encode(),
+               f"submitted/{NB}": books["correct"]}
+    done = _grade(base, _zip(base / "part.zip", members), base / "out-part")
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("warning: not all of the class was graded:"), last
+    assert f"submitted/{NB}" in last
+    with (base / "out-part" / "grades.csv").open(newline="") as f:
+        assert [r["student_id"] for r in csv.DictReader(f)] == ["alice"]
+    dry = _grade(base, _zip(base / "part.zip", members), base / "out-part-dry", "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr
+    last = dry.stderr.strip().splitlines()[-1]
+    assert last.startswith("warning: not all of the class was graded:") and "dry-run" in last
+
+
+@pytest.mark.parametrize("graded", ["blackboard"], indirect=True)
+def test_the_blackboard_grades_go_back_by_username(graded):
+    """``export`` writes the Grade Center upload (Blackboard Learn help, "Uploading External
+    Grade Center Items": a header row, every value quoted, the student's user name, a column
+    without an id added as a new one), each username with its final score in ``grades.csv``."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--blackboard",
+         "--course", str(base / "release"), "--late-policy", str(base / "late.toml"),
+         "--lms-name", "PS1 PCA"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    text = (out / "exports" / "blackboard.csv").read_text()
+    lines = text.splitlines()
+    assert lines[0] == '"Username","PS1 PCA"'
+    with (out / "grades.csv").open(newline="") as f:
+        finals = {r["student_id"]: r["final"] for r in csv.DictReader(f)}
+    with (out / "exports" / "blackboard.csv").open(newline="") as f:
+        uploaded = {row[0]: row[1] for row in list(csv.reader(f))[1:]}
+    assert uploaded == {user: finals[user] for user in expected.values()}
+    assert "a_lee" in uploaded  # the username with an underscore, from its receipt
+
+
+@pytest.mark.parametrize("graded", ["canvas-anonymous"], indirect=True)
+def test_anonymous_canvas_feedback_goes_back_by_attachment_and_no_grade_by_a_wrong_id(graded):
+    """Canvas's gradebook import matches a student by user id or SIS id, which an anonymous
+    download does not have: no row is written for them, and the export says so; the feedback
+    zip keeps the download's ``anon_<id>_<attachment id>_`` prefix for "Re-Upload Submissions"
+    (canvas-lms ``app/models/assignment.rb``, ``infer_comment_context_from_filename``)."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--canvas",
+         "--feedback-archive", "--course", str(base / "release"),
+         "--late-policy", str(base / "late.toml")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    with (out / "exports" / "canvas.csv").open(newline="") as f:
+        assert list(csv.reader(f))[2:] == []  # no anonymous id passed off as a user id
+    for student in expected.values():
+        assert f"canvas.csv: {student}: an anonymous id" in exported.stderr
+    with zipfile.ZipFile(out / "exports" / "feedback-canvas.zip") as z:
+        names = set(z.namelist())
+    stem = Path(NB).stem
+    assert names == {f"anon_Vh2iS_5001_{stem}-feedback.html", f"anon_q8ZkT_5002_{stem}-feedback.html",
+                     f"anon_Mn3pR_5003_{stem}-feedback.html"}
+
+
+def test_a_plain_folder_named_like_gh_s_submissions_is_still_a_plain_folder(tmp_path):
+    """Only a clone's ``.git`` says GitHub Classroom: a class folder named ``..-submissions``
+    (as grading.md names the download) keeps its file times for the late policy."""
+    members = {f"ps1_pca-submissions/alice/{NB}": (b"{}", ON_TIME),
+               f"ps1_pca-submissions/bob/{NB}": (b"{}", LATE)}
+    found = collect_submissions(_zip(tmp_path / "class.zip", members), NB)
+    assert found.platform == "a folder per student"
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        "alice": pytest.approx(ON_TIME.timestamp()), "bob": pytest.approx(LATE.timestamp())}
+
+
+def test_a_d2l_time_of_one_digit_hour_is_read_to_the_minute(tmp_path):
+    """``103 PM`` is 1:03 PM (Brightspace writes the hour without a colon: ``Oct 11, 2015 803
+    PM`` in cgmb/d2lmf's ``README.md``), not 10:03: every minute of a day, written so, is read
+    back as the time it names."""
+    day = datetime(2026, 11, 19, tzinfo=timezone.utc)
+    members = {}
+    for minute in range(0, 24 * 60, 7):
+        at = day + timedelta(minutes=minute)
+        stamp = f"{at:%b} {at.day}, {at.year} {int(at.strftime('%I'))}{at:%M %p}"
+        members[f"{100 + minute}-{200 + minute} - Student {minute} - {stamp}/{NB}"] = b"{}"
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    assert len(found.submissions) == len(members)
+    for sub in found.submissions:
+        minute = int(sub.student_id.rsplit("-", 1)[-1])
+        assert sub.submitted_at == (day + timedelta(minutes=minute)).timestamp(), sub.student_id
+
+
+def test_two_d2l_folders_of_one_name_are_said(tmp_path):
+    """Brightspace's download names students, not accounts: two folders of one name are graded as
+    one student's submissions (the newest), and the instructor is told which folders."""
+    members, _ = d2l({"correct": b"1", "blank": b"2"})
+    members["999001-999002 - Jane Doe - Nov 18, 2026 103 PM/" + NB] = b"3"
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    said = [n for n in found.notes if "carry the name of jane-doe" in n]
+    assert len(said) == 1 and "999001-999002 - Jane Doe" in said[0], found.notes
+
+
+@pytest.mark.parametrize("abbreviation, region", [("CST", "America/Chicago"),
+                                                  ("PST", "America/Los_Angeles"),
+                                                  ("EST", "America/New_York"),
+                                                  ("CET", "Europe/Paris")])
+def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviation, region):
+    """A Blackboard receipt's ``Date Submitted`` in a US or European server's standard time: the
+    abbreviation is the offset (compared with the region's zone on a winter date)."""
+    members, _ = blackboard({"correct": b"1", "blank": b"2"})
+    receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
+    local = ON_TIME.astimezone(ZoneInfo(region))
+    assert local.tzname() == abbreviation
+    text = members[receipt].decode().replace(
+        next(line for line in members[receipt].decode().splitlines()
+             if line.startswith("Date Submitted:")),
+        f"Date Submitted: {local:%A, %B} {local.day}, {local.year} "
+        f"{int(local.strftime('%I'))}:{local:%M:%S %p} {abbreviation}")
+    members[receipt] = text.encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+
+
+def test_a_blackboard_username_with_an_underscore_keeps_it_without_a_receipt(tmp_path):
+    """``a_lee``'s attempt without its receipt: the username is what lies between the assignment
+    (which the other receipts name) and ``_attempt_``, not the part after the last ``_``."""
+    members, expected = blackboard({"correct": b"1", "blank": b"2"})
+    receipt = next(n for n in members if n.endswith(".txt") and "_a_lee_" in n)
+    del members[receipt]
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    assert {s.student_id for s in found.submissions} == set(expected.values())
+
+
+@pytest.mark.parametrize("machine", ["UTC", "America/Chicago", "Asia/Kolkata"])
+def test_a_zips_times_are_the_same_on_every_grading_machine(tmp_path, monkeypatch, machine):
+    """A member's DOS time carries no zone: it is read as UTC whatever the grading machine's zone,
+    and a member's extended timestamp (the ``UT`` extra field, 0x5455: PKWARE's APPNOTE.TXT 4.6,
+    Info-ZIP's ``proginfo/extrafld.txt``), which is POSIX seconds, is used where there is one."""
+    monkeypatch.setenv("TZ", machine)
+    time.tzset()
+    try:
+        members, _ = d2l({"correct": b"1", "blank": b"2"})
+        path = tmp_path / "z.zip"
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in members.items():
+                z.writestr(zipfile.ZipInfo(name, ON_TIME.utctimetuple()[:6]), data)
+            z.writestr(zipfile.ZipInfo("plain/" + NB, ON_TIME.utctimetuple()[:6]), b"3")
+            extended = zipfile.ZipInfo("exact/" + NB, (1990, 1, 1, 0, 0, 0))
+            extended.extra = struct.pack("<HHBi", 0x5455, 5, 1, int(LATE.timestamp()))
+            z.writestr(extended, b"4")
+        found = collect_submissions(path, NB, lms="folder")
+        got = {s.student_id: s.submitted_at for s in found.submissions}
+        assert got["plain"] == ON_TIME.timestamp() and got["exact"] == LATE.timestamp(), got
+        entries = collect_submissions(path, NB)
+        assert {s.lms.system for s in entries.submissions} == {"d2l"}
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("forced", ["moodle", "canvas"])
+def test_a_forced_format_the_files_do_not_fit_invents_nobody(tmp_path, forced):
+    """Canvas's anonymous download forced with ``--lms moodle``: no name is a Moodle name, so
+    every notebook is lost with the reason, never split at its first ``_`` into students named
+    ``anon`` and ``LATE``. (Forced with ``--lms canvas`` it is read as it is.)"""
+    members, expected = canvas_anonymous({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "c.zip", members), NB, lms=forced)
+    students = {s.student_id for s in found.submissions}
+    if forced == "canvas":
+        assert students == set(expected.values())
+    else:
+        assert not students and len(found.lost) == len(members), found.notes
+        assert all("--lms moodle" in why for why in found.lost), found.lost
+
+
+@pytest.mark.parametrize("forced", ["moodle", "canvas"])
+@pytest.mark.parametrize("platform", ["nbgrader-submitted", "d2l"])
+def test_a_name_format_forced_on_folders_invents_no_student(tmp_path, platform, forced):
+    """Canvas writes no folders (canvas-lms ``lib/content_zipper.rb`` puts every file at the
+    zip's top), and Moodle's folders are ``<Full Name>_<id>_assignsubmission_<plugin>`` (moodle
+    ``mod/assign/classes/downloader.php``): forced on nbgrader's ``submitted/<student>/`` or D2L's
+    folders, no folder is a student; every notebook is lost with the reason."""
+    members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+    found = collect_submissions(_zip(tmp_path / "f.zip", members), NB, lms=forced)
+    notebooks = [m for m in members if m.endswith(".ipynb")]
+    assert not found.submissions and not found.unmatched, found.notes
+    assert len(found.lost) == len(notebooks)
+    assert all(f"--lms {forced}" in why for why in found.lost), found.lost
+
+
+def test_a_download_zipped_again_is_read_as_the_download(tmp_path):
+    """The class's download zipped once more (a common way to pass it on): the inner archive is
+    read as the download itself, with a note; a zip that holds itself ends, as a stated loss."""
+    members, expected = d2l({"correct": b"1", "blank": b"2"})
+    inner = _zip(tmp_path / "inner.zip", members)
+    outer = _zip(tmp_path / "outer.zip", {"PS1 download.zip": inner.read_bytes()})
+    found = collect_submissions(outer, NB)
+    assert {s.student_id for s in found.submissions} == set(expected.values())
+    assert any("PS1 download.zip" in n and "read as the download" in n for n in found.notes)
+    deep = outer
+    for level in range(6):
+        deep = _zip(tmp_path / f"deep{level}.zip", {f"again{level}.zip": deep.read_bytes()})
+    found = collect_submissions(deep, NB)
+    assert not found.submissions and found.notes, found
