@@ -1,4 +1,11 @@
-"""Score a submission's recorded answers with the trusted checks, outside the student's kernel."""
+"""Score a submission's recorded answers with the trusted checks, outside the student's kernel.
+
+A check gives each cell a fraction of its points; this module multiplies, and gives a visible
+cell 0 when its test raised as the notebook ran (:data:`VISIBLE_FAILED`). What a verdict is worth
+is the check's: :mod:`autograder.checks.declared` for a declared cell (a visible cell is all or
+nothing), the course's ``course/checks/NAME.py`` for a Python check; the student's own check
+(:mod:`coursedata.check`) must give the same verdict
+(``tests/autograder/grading/test_visible_verdict.py``)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,6 @@
 - one module per platform: :mod:`.canvas` and :mod:`.moodle` (read by their names),
   :mod:`.blackboard`, :mod:`.d2l`, :mod:`.gradescope`, :mod:`.nbexchange` (nbgrader's folders)
   and :mod:`.github` (GitHub Classroom's clones), each recognising its download by what it
-  holds; a new platform is a module beside them;
+  holds; a new platform is a module beside them, listed in :data:`.collect.PLATFORMS`;
 - :mod:`.late`: the late policy and each submission's penalty.
 """

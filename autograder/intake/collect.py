@@ -1,6 +1,6 @@
 """Find the submissions of a class: a folder, a zip of a folder, or an LMS download.
 
-Three layouts are read, each yielding at most one notebook per student:
+These layouts are read, each yielding at most one notebook per student:
 
 - a folder ``SUBMISSIONS/<student_id>/<notebook>.ipynb`` (nbgrader's ``submitted`` layout, without
   the assignment level);
@@ -14,8 +14,7 @@ Three layouts are read, each yielding at most one notebook per student:
 - a Moodle download: a folder per student, ``<Full Name>_<participant id>_assignsubmission_file``
   (``..._file_`` in Moodle before 3.1's folders, or flat files ``<Full Name>_<participant id>_
   assignsubmission_file_<file>``); the student id is made from the name and the participant id
-  (``Jane Doe_123`` gives ``jane-doe-123``).
-
+  (``Jane Doe_123`` gives ``jane-doe-123``);
 - every other platform's download, recognised by what it holds and read by its own module
   (:data:`PLATFORMS`: Gradescope's export, nbgrader's ``inbound``/``submitted`` folders,
   Blackboard Learn's attempts and receipts, D2L Brightspace's folders, GitHub Classroom's
