@@ -180,10 +180,10 @@ def _header(nb, at: int, row: str, auto: float, hand: float) -> None:
             f"**Points:** {_num(a)} autograded + {_num(h)} graded by hand = {_num(a + h)}",
         )
     lines = cell.source.split("\n")
-    rows = [i for i, ln in enumerate(lines) if _ROW.match(ln)]
+    rows = [(i, int(found[1])) for i, ln in enumerate(lines) if (found := _ROW.match(ln))]
     if not rows:
         return
-    before = next((i for i in rows if int(_ROW.match(lines[i])[1]) > at), rows[-1] + 1)
+    before = next((i for i, number in rows if number > at), rows[-1][0] + 1)
     lines.insert(before, row)
     cell.source = "\n".join(lines)
 

@@ -32,7 +32,7 @@ __all__ = ["cell_problems"]
 TOOLBAR = "View > Cell Toolbar > Create Assignment"
 
 
-def _nbgrader(cell) -> dict:
+def _nbgrader(cell) -> Mapping:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, Mapping) else {}
 

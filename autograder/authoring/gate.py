@@ -147,7 +147,7 @@ def released_cell(cell) -> str:
     return cell.source
 
 
-def _defs(source: str) -> dict[str, ast.FunctionDef | ast.ClassDef]:
+def _defs(source: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """The top-level functions and classes of ``source`` (empty when it does not parse)."""
     try:
         tree = ast.parse(source)

@@ -36,7 +36,7 @@ import importlib
 import inspect
 import re
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autograder.checks.answers import Answers
@@ -119,7 +119,9 @@ def check_reads(ps: ProblemSet, checks: Mapping[str, Callable]) -> dict[str, set
 def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
     """Every string constant in the source of the checks' modules."""
     names: set[str] = set()
-    for module in {inspect.getmodule(c) for c in checks.values()} - {None}:
+    for module in {inspect.getmodule(c) for c in checks.values()}:
+        if module is None:
+            continue
         try:
             tree = ast.parse(inspect.getsource(module))
         except (OSError, TypeError, SyntaxError):
@@ -514,8 +516,9 @@ def problems(
     ]
 
 
-def refusal(ps: ProblemSet, found: list[Problem]) -> str:
-    """The message of a release refused for ``found``."""
+def refusal(ps: ProblemSet, found: Sequence[Problem | str]) -> str:
+    """The message of a release refused for ``found`` (the static checks' problems, or what
+    grading the reference showed)."""
     lines = "\n".join(f"  - {p}" for p in found)
     return (
         f"{ps.name} would mis-grade, so it was not released ({len(found)} problem"

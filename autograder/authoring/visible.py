@@ -67,7 +67,9 @@ def _record_calls(cell, recorded: list) -> list[list[str]] | None:
 def _hidden_line(cell) -> int:
     """The line of the released cell where the source's hidden part stood (nbgrader removes it
     with its markers, so the lines before it are the released cell's first lines)."""
-    return cell.source[: _HIDDEN.search(cell.source).start()].count("\n")
+    found = _HIDDEN.search(cell.source)
+    assert found is not None, "read only for a cell whose hidden part _record_calls read"
+    return cell.source[: found.start()].count("\n")
 
 
 def payloads(source, hand_written: set[str]) -> dict[str, dict]:
@@ -84,7 +86,7 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
     recorded: dict[str, list] = {}
     for r in record_calls(source):
         recorded.setdefault(r.grade_id, []).append(r)
-    out = {}
+    out: dict[str, dict] = {}
     for cell in source.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or not gid or test_kind(gid) != VISIBLE:

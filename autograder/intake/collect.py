@@ -56,6 +56,7 @@ rest of the class is collected.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 import struct
@@ -66,7 +67,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
 from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
@@ -192,7 +193,7 @@ class _Entry:
     parts: tuple[str, ...]  # path below the folders that wrap the whole class, as components
     size: int
     mtime: float | None  # None: no time known (the platform gives none)
-    open: Callable[[], BinaryIO]
+    open: Callable[[], IO[bytes]]
     where: str  # the path inside the submissions, for messages
     lms: LmsInfo | None = None  # what the platform says, when read by a platform module
     disk: Path | None = None  # the file on disk, when the submissions are a folder
@@ -336,6 +337,11 @@ def _unsafe(name: str) -> bool:
     )
 
 
+def _opener(file: Path) -> Callable[[], IO[bytes]]:
+    """What opens ``file`` for reading, each time it is called."""
+    return lambda: file.open("rb")
+
+
 def _entries(path: Path, notes: list[str]) -> list[_Entry]:
     """Every file under ``path`` (a folder or a zip archive), junk and unsafe members noted."""
     if not path.exists():
@@ -353,7 +359,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     rel,
                     stat.st_size,
                     stat.st_mtime,
-                    lambda f=file: f.open("rb"),
+                    _opener(file),
                     "/".join(rel),
                     disk=file,
                 )
@@ -387,7 +393,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     parts,
                     info.file_size,
                     mtime or 0.0,
-                    lambda i=info: archive.open(i),
+                    functools.partial(archive.open, info),
                     info.filename,
                 )
             )
@@ -458,6 +464,7 @@ def _by_student(
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
+        student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)

@@ -131,9 +131,9 @@ class LateRule:
         lms_late : bool
             Whether the LMS marked the file late.
         """
-        if self.deadline is None:
-            return Lateness(lms_late=lms_late, reason="no late policy for this problem set")
         deadline = self.deadline_for(student)
+        if self.deadline is None or deadline is None:
+            return Lateness(lms_late=lms_late, reason="no late policy for this problem set")
         when = (
             datetime.fromtimestamp(submitted_at, timezone.utc)
             if isinstance(submitted_at, (int, float))
@@ -284,7 +284,9 @@ def load_policy(path: str | Path | None = None, *, course: Course | None = None)
     """
     explicit = path is not None
     path = (
-        Path(path) if explicit else (course.late_policy_file if course is not None else POLICY_FILE)
+        Path(path)
+        if path is not None
+        else (course.late_policy_file if course is not None else POLICY_FILE)
     )
     if not path.is_file():
         if explicit:
