@@ -70,7 +70,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
-from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
+from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Platform, lms_student
 from autograder.status import Status
 
 __all__ = [
@@ -99,7 +99,7 @@ LMS_NAMES = (moodle.parse_name, canvas.parse_name)
 _NAME_MODULES = {"canvas": canvas, "moodle": moodle}
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
 #: recognised by what its download holds, tried in order before the names above.
-PLATFORMS = (gradescope, nbexchange, blackboard, d2l, github)
+PLATFORMS: tuple[Platform, ...] = (gradescope, nbexchange, blackboard, d2l, github)
 #: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
@@ -495,7 +495,7 @@ def _by_student(
     return groups, title
 
 
-def _platform(entries: list[_Entry], lms: str | None):
+def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
     """The platform module whose download this is (``lms`` forces one), or None for the
     formats read by their names (Canvas, Moodle, a folder per student)."""
     if lms is not None and lms not in FORMATS:
@@ -513,8 +513,9 @@ def _names(lms: str | None) -> tuple:
     )
 
 
-def _small(entry: _Entry) -> bytes | None:
+def _small(entry: FileLike) -> bytes | None:
     """A platform's small file (a receipt, its metadata), or None when it cannot be read."""
+    assert isinstance(entry, _Entry), "a platform reads only the files it was given"
     try:
         return _read(entry, 2**20)
     except Unreadable:
@@ -522,7 +523,7 @@ def _small(entry: _Entry) -> bytes | None:
 
 
 def _claimed(
-    platform, entries: list[_Entry], notes: list[str], lost: list[str]
+    platform: Platform, entries: list[_Entry], notes: list[str], lost: list[str]
 ) -> dict[str, list[_Entry]]:
     """Group files by student as the platform's module says (:class:`Claims`)."""
     claims: Claims = platform.claim(entries, _small)
