@@ -63,7 +63,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -92,9 +92,11 @@ _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20
+#: What reads an LMS's download names: a file's (or, True, a folder's) name to its ids, or None.
+NameReader = Callable[[str, bool], "LmsInfo | None"]
 #: The LMSs whose download names are read, tried in order (Moodle's names would also match
 #: Canvas's pattern): one module each in :mod:`autograder.intake`.
-LMS_NAMES = (moodle.parse_name, canvas.parse_name)
+LMS_NAMES: tuple[NameReader, ...] = (moodle.parse_name, canvas.parse_name)
 #: The modules of :data:`LMS_NAMES`, by the ``system`` of the names they read.
 _NAME_MODULES = {"canvas": canvas, "moodle": moodle}
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
@@ -104,7 +106,9 @@ PLATFORMS: tuple[Platform, ...] = (gradescope, nbexchange, blackboard, d2l, gith
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
 
-def parse_lms_name(name: str, folder: bool = False, names=LMS_NAMES) -> LmsInfo | None:
+def parse_lms_name(
+    name: str, folder: bool = False, names: Sequence[NameReader] = LMS_NAMES
+) -> LmsInfo | None:
     """The LMS ids in a downloaded file's (or Moodle folder's) name, or None if it has none.
 
     >>> parse_lms_name("doejane_LATE_101_5001_ps3_mle.ipynb").late
@@ -453,7 +457,11 @@ def _lose(entry: _Entry, why: str, notes: list[str], lost: list[str]) -> None:
 
 
 def _by_student(
-    entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES, forced: str = ""
+    entries: list[_Entry],
+    notes: list[str],
+    lost: list[str],
+    names: Sequence[NameReader] = LMS_NAMES,
+    forced: str = "",
 ) -> tuple[dict[str, list[_Entry]], str]:
     """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
     the format recognised, in words. With a format ``forced`` (``--lms``), a file its names do
@@ -506,7 +514,7 @@ def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
     return next((p for p in PLATFORMS if p.recognise(paths)), None)
 
 
-def _names(lms: str | None) -> tuple:
+def _names(lms: str | None) -> tuple[NameReader, ...]:
     """The name readers ``--lms`` leaves: Canvas's or Moodle's alone, none for a folder."""
     return {"canvas": (canvas.parse_name,), "moodle": (moodle.parse_name,), "folder": ()}.get(
         lms or "", LMS_NAMES

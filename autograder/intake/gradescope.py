@@ -48,7 +48,7 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(p[-1] == _METADATA for p in paths)
 
 
-def _time(value) -> float | None:
+def _time(value: object) -> float | None:
     """``:created_at`` (a YAML time, or its text) as POSIX seconds; None without a zone."""
     if isinstance(value, datetime):
         return value.timestamp() if value.tzinfo else None

@@ -180,12 +180,12 @@ class LatePolicy:
         return self.rules.get(name) or self.rules.get("default") or LateRule()
 
 
-def _error(path, table: str, key: str, message: str) -> ValueError:
+def _error(path: Path, table: str, key: str, message: str) -> ValueError:
     where = f"[{table}]" + (f" {key}" if key else "")
     return ValueError(f"{path}: {where}: {message}")
 
 
-def _datetime(value, path, table: str, key: str) -> datetime:
+def _datetime(value: object, path: Path, table: str, key: str) -> datetime:
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
@@ -208,7 +208,9 @@ def _datetime(value, path, table: str, key: str) -> datetime:
     return value
 
 
-def _number(table: dict, key: str, default: float, path, name: str, upper=None) -> float:
+def _number(
+    table: dict, key: str, default: float, path: Path, name: str, upper: float | None = None
+) -> float:
     value = table.get(key, default)
     if (
         isinstance(value, bool)
@@ -221,7 +223,7 @@ def _number(table: dict, key: str, default: float, path, name: str, upper=None) 
     return float(value)
 
 
-def _rule(table: dict, path, name: str) -> LateRule:
+def _rule(table: object, path: Path, name: str) -> LateRule:
     if not isinstance(table, dict):
         raise _error(path, name, "", "must be a table of settings")
     unknown = sorted(set(table) - _KEYS)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 
 import nbformat
@@ -383,7 +383,10 @@ async def _run(
 
 
 async def _outcome(
-    client: _SandboxClient, km, config: SandboxConfig, task: asyncio.Future | None
+    client: _SandboxClient,
+    km: _SandboxKernelManager,
+    config: SandboxConfig,
+    task: asyncio.Future | None,
 ) -> tuple[Status, str]:
     """The status and message of an execution; ``task`` is None when the notebook timed out."""
     where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
@@ -442,7 +445,7 @@ def _cold_because(reason: str) -> None:
         log.warning("warm sandbox unavailable, using a cold one: %s", reason)
 
 
-def _complete(coroutine) -> ExecutionResult:
+def _complete(coroutine: Coroutine[object, object, ExecutionResult]) -> ExecutionResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
