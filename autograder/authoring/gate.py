@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from unittest.mock import patch
 
+import nbformat
 import numpy as np
 
 from autograder.authoring.validate import Problem, check_reads
@@ -103,12 +104,12 @@ _TOLERANT = {
 }
 
 
-def _meta(cell) -> dict:
+def _meta(cell: nbformat.NotebookNode) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
 
-def _label(cell, index: int) -> str:
+def _label(cell: nbformat.NotebookNode, index: int) -> str:
     gid = _meta(cell).get("grade_id")
     return f"cell `{gid}`" if gid else f"cell {index + 1}"
 
@@ -126,7 +127,7 @@ def _misspelt_marker(line: str) -> str | None:
     return close[0] if close else None
 
 
-def released_cell(cell) -> str:
+def released_cell(cell: nbformat.NotebookNode) -> str:
     """The source of ``cell`` in the student's notebook, made by nbgrader's own preprocessors.
 
     Raises

@@ -36,8 +36,10 @@ import importlib
 import inspect
 import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+import nbformat
 
 from autograder.checks.answers import Answers
 from autograder.checks.declared import DeclarationError, build_checks, declared_cases
@@ -73,7 +75,7 @@ class Problem:
         return f"{self.where}: {self.what}. {self.fix}"
 
 
-def _nbgrader(cell) -> dict:
+def _nbgrader(cell: nbformat.NotebookNode) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
@@ -134,7 +136,7 @@ def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
     return names
 
 
-def _near(name: str, known) -> str:
+def _near(name: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, sorted(known), n=1)
     return f" (did you mean `{close[0]}`?)" if close else ""
 

@@ -137,7 +137,7 @@ def write_variant(source, target, cases, transform, output=None) -> tuple[set[st
     return changed, whole
 
 
-def n_outputs(results_dir, case) -> int:
+def n_outputs(results_dir: str | Path, case: str) -> int:
     with np.load(Path(results_dir) / f"{case}.npz", allow_pickle=False) as z:
         return len(z.files)
 

@@ -26,6 +26,7 @@ import base64
 import io
 import re
 
+import nbformat
 import numpy as np
 
 from autograder.checks.declaration import input_files, is_checked
@@ -47,7 +48,7 @@ def _b64(arrays: dict) -> str:
     return _text(buffer.getvalue())
 
 
-def _record_calls(cell, recorded: list) -> list[list[str]] | None:
+def _record_calls(cell: nbformat.NotebookNode, recorded: list) -> list[list[str]] | None:
     """A visible cell's hidden ``record(case, function, **inputs(problem_set, case))`` calls
     (``recorded``: its :func:`~autograder.checks.record_calls.record_calls`) as
     ``[case, function, problem_set]``,
@@ -64,7 +65,7 @@ def _record_calls(cell, recorded: list) -> list[list[str]] | None:
     return calls if calls and whole and len(calls) == len(plain) else None
 
 
-def _hidden_line(cell) -> int:
+def _hidden_line(cell: nbformat.NotebookNode) -> int:
     """The line of the released cell where the source's hidden part stood (nbgrader removes it
     with its markers, so the lines before it are the released cell's first lines)."""
     found = _HIDDEN.search(cell.source)
@@ -72,7 +73,7 @@ def _hidden_line(cell) -> int:
     return cell.source[: found.start()].count("\n")
 
 
-def payloads(source, hand_written: set[str]) -> dict[str, dict]:
+def payloads(source: nbformat.NotebookNode, hand_written: set[str]) -> dict[str, dict]:
     """``{grade_id: metadata.course.visible}`` for every visible cell of the source notebook.
 
     Parameters
