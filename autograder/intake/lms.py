@@ -4,9 +4,7 @@ An LMS names each downloaded file (or folder) after the student and its own ids.
 Moodle are read by their names (:mod:`autograder.intake.canvas`, :mod:`autograder.intake.moodle`,
 each with a ``parse_name(name, folder) -> LmsInfo | None``, listed in
 :data:`autograder.intake.collect.LMS_NAMES`). Every other platform is one module that reads its
-whole download (:data:`autograder.intake.collect.PLATFORMS`), with:
-
-a :class:`Platform`:
+whole download (:data:`autograder.intake.collect.PLATFORMS`), a :class:`Platform`, with:
 
 - ``NAME`` (what ``--lms`` takes) and ``TITLE`` (what ``collection.txt`` says);
 - ``recognise(paths) -> bool``: whether a download (every file's path, as a tuple of its parts)
