@@ -225,7 +225,11 @@ def _reference_lines(ps: ProblemSet) -> dict[str, set[str]]:
             source = textwrap.dedent(inspect.getsource(function))
         except (DeclarationError, OSError, TypeError):
             continue  # named by reference_problems
-        body = [n for n in ast.parse(source).body[0].body if not _is_docstring(n)]  # type: ignore[attr-defined]
+        definition = ast.parse(source).body[0]
+        assert isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef), (
+            "the source of a function or a class is its definition"
+        )
+        body = [n for n in definition.body if not _is_docstring(n)]
         out[ref.partition(":")[2]] = _code_lines(
             "\n".join(ast.get_source_segment(source, n) or "" for n in body)
         )
