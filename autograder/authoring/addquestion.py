@@ -97,12 +97,12 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _meta(cell) -> dict:
+def _meta(cell: nbformat.NotebookNode) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
 
-def _headings(nb) -> list[tuple[int, int]]:
+def _headings(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
     """``[(cell index, question number)]`` of the ``## Question N`` headings, in order."""
     out = []
     for i, cell in enumerate(nb.cells):
@@ -112,7 +112,7 @@ def _headings(nb) -> list[tuple[int, int]]:
     return out
 
 
-def _insert_index(nb, at: int) -> int:
+def _insert_index(nb: nbformat.NotebookNode, at: int) -> int:
     """Where question ``at``'s cells go: before its heading, or after the last question."""
     headings = _headings(nb)
     for index, number in headings:
@@ -149,7 +149,7 @@ def renumber(text: str, start: int, by: int = 1, rows: bool = False) -> str:
     return "".join(lines)
 
 
-def _renumber_notebook(nb, start: int) -> None:
+def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
     """Renumber every question from ``start`` on, their text cells' grade_ids (and ids that
     follow them) included; the header's table rows too."""
     for cell in nb.cells:
@@ -169,7 +169,7 @@ def _renumber_notebook(nb, start: int) -> None:
             )
 
 
-def _header(nb, at: int, row: str, auto: float, hand: float) -> None:
+def _header(nb: nbformat.NotebookNode, at: int, row: str, auto: float, hand: float) -> None:
     """Add ``row`` to the header's table as row ``at`` and the points to its Points line."""
     cell = nb.cells[0]
     points = _POINTS.search(cell.source)
@@ -180,10 +180,10 @@ def _header(nb, at: int, row: str, auto: float, hand: float) -> None:
             f"**Points:** {_num(a)} autograded + {_num(h)} graded by hand = {_num(a + h)}",
         )
     lines = cell.source.split("\n")
-    rows = [i for i, ln in enumerate(lines) if _ROW.match(ln)]
+    rows = [(i, int(found[1])) for i, ln in enumerate(lines) if (found := _ROW.match(ln))]
     if not rows:
         return
-    before = next((i for i in rows if int(_ROW.match(lines[i])[1]) > at), rows[-1] + 1)
+    before = next((i for i, number in rows if number > at), rows[-1][0] + 1)
     lines.insert(before, row)
     cell.source = "\n".join(lines)
 

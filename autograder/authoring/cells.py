@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import nbformat
+
 from autograder.authoring.validate import Problem
 from autograder.checks import load_checks
 from autograder.grading.problemset import ProblemSet
@@ -32,26 +34,29 @@ __all__ = ["cell_problems"]
 TOOLBAR = "View > Cell Toolbar > Create Assignment"
 
 
-def _nbgrader(cell) -> dict:
+def _nbgrader(cell: nbformat.NotebookNode) -> Mapping:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, Mapping) else {}
 
 
-def _flagged(cell) -> bool:
+def _flagged(cell: nbformat.NotebookNode) -> bool:
     """Whether nbgrader tracks the cell (graded, an answer or locked): it then needs a grade_id
     of its own."""
     meta = _nbgrader(cell)
     return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 
-def _number(value) -> float | None:
+def _number(value: object) -> float | None:
+    """A metadata value as a number (None: not one; JSON has no other type ``float`` reads)."""
+    if not isinstance(value, (str, int, float)):
+        return None
     try:
         return float(value)
     except (TypeError, ValueError):
         return None
 
 
-def _where(ps: ProblemSet, index: int, cell) -> str:
+def _where(ps: ProblemSet, index: int, cell: nbformat.NotebookNode) -> str:
     gid = _nbgrader(cell).get("grade_id")
     return f"{ps.notebook_name}, cell {index + 1}" + (f" (`{gid}`)" if gid else "")
 

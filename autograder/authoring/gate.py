@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from unittest.mock import patch
 
+import nbformat
 import numpy as np
 
 from autograder.authoring.validate import Problem, check_reads
@@ -103,12 +104,12 @@ _TOLERANT = {
 }
 
 
-def _meta(cell) -> dict:
+def _meta(cell: nbformat.NotebookNode) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
 
-def _label(cell, index: int) -> str:
+def _label(cell: nbformat.NotebookNode, index: int) -> str:
     gid = _meta(cell).get("grade_id")
     return f"cell `{gid}`" if gid else f"cell {index + 1}"
 
@@ -126,7 +127,7 @@ def _misspelt_marker(line: str) -> str | None:
     return close[0] if close else None
 
 
-def released_cell(cell) -> str:
+def released_cell(cell: nbformat.NotebookNode) -> str:
     """The source of ``cell`` in the student's notebook, made by nbgrader's own preprocessors.
 
     Raises
@@ -147,7 +148,7 @@ def released_cell(cell) -> str:
     return cell.source
 
 
-def _defs(source: str) -> dict[str, ast.FunctionDef | ast.ClassDef]:
+def _defs(source: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """The top-level functions and classes of ``source`` (empty when it does not parse)."""
     try:
         tree = ast.parse(source)
@@ -224,7 +225,11 @@ def _reference_lines(ps: ProblemSet) -> dict[str, set[str]]:
             source = textwrap.dedent(inspect.getsource(function))
         except (DeclarationError, OSError, TypeError):
             continue  # named by reference_problems
-        body = [n for n in ast.parse(source).body[0].body if not _is_docstring(n)]  # type: ignore[attr-defined]
+        definition = ast.parse(source).body[0]
+        assert isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef), (
+            "the source of a function or a class is its definition"
+        )
+        body = [n for n in definition.body if not _is_docstring(n)]
         out[ref.partition(":")[2]] = _code_lines(
             "\n".join(ast.get_source_segment(source, n) or "" for n in body)
         )

@@ -79,7 +79,7 @@ def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
             f"{'; '.join(result.notes)}. Run it in Jupyter and fix the cell that "
             "fails."
         )
-    earned = sum(s.points for s in auto)
+    earned = sum(s.points for s in auto if s.points is not None)
     return problems, f"{earned:g} of {sum(s.max_points for s in auto):g} autograded points"
 
 

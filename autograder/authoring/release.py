@@ -149,7 +149,7 @@ def release(
     from autograder.authoring.cells import cell_problems
     from autograder.authoring.gate import gate_problems
     from autograder.authoring.graded import graded_problems
-    from autograder.authoring.validate import problems, refusal
+    from autograder.authoring.validate import Problem, problems, refusal
 
     if name not in list_problem_sets(course):
         raise ValueError(
@@ -166,7 +166,9 @@ def release(
         raise ValueError("; ".join(problems_found))
     scheme = ps.course.rubric(name).is_file()  # a course may keep its marking schemes elsewhere
     metadata = cell_problems(ps) if validate else []  # every count below reads these flags
-    found = metadata or ([*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else [])
+    found: Sequence[Problem | str] = metadata or (
+        [*problems(ps, rubric=scheme), *gate_problems(ps)] if validate else []
+    )
     if validate and not found:  # what only grading shows (it needs the static checks passed)
         ps.course.use_code()
         found = graded_problems(source)

@@ -271,11 +271,13 @@ def _nbgrader(grade_id: str, *, points: int | None = None, solution: bool = Fals
     return {"nbgrader": meta}
 
 
-def _cell(kind: str, grade_id: str, source: str, *, course: dict | None = None, **nbgrader):
+def _cell(
+    kind: str, grade_id: str, source: str, *, course: dict | None = None, **nbgrader
+) -> dict[str, object]:
     meta = _nbgrader(grade_id, **nbgrader)
     if course is not None:
         meta["course"] = course
-    cell = {
+    cell: dict[str, object] = {
         "cell_type": kind,
         "id": grade_id.replace("_", "-"),
         "metadata": meta,

@@ -36,8 +36,10 @@ import importlib
 import inspect
 import re
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+import nbformat
 
 from autograder.checks.answers import Answers
 from autograder.checks.declared import DeclarationError, build_checks, declared_cases
@@ -73,7 +75,7 @@ class Problem:
         return f"{self.where}: {self.what}. {self.fix}"
 
 
-def _nbgrader(cell) -> dict:
+def _nbgrader(cell: nbformat.NotebookNode) -> dict:
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
@@ -119,7 +121,9 @@ def check_reads(ps: ProblemSet, checks: Mapping[str, Callable]) -> dict[str, set
 def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
     """Every string constant in the source of the checks' modules."""
     names: set[str] = set()
-    for module in {inspect.getmodule(c) for c in checks.values()} - {None}:
+    for module in {inspect.getmodule(c) for c in checks.values()}:
+        if module is None:
+            continue
         try:
             tree = ast.parse(inspect.getsource(module))
         except (OSError, TypeError, SyntaxError):
@@ -132,7 +136,7 @@ def _named_in_checks(checks: Mapping[str, Callable]) -> set[str]:
     return names
 
 
-def _near(name: str, known) -> str:
+def _near(name: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, sorted(known), n=1)
     return f" (did you mean `{close[0]}`?)" if close else ""
 
@@ -514,8 +518,9 @@ def problems(
     ]
 
 
-def refusal(ps: ProblemSet, found: list[Problem]) -> str:
-    """The message of a release refused for ``found``."""
+def refusal(ps: ProblemSet, found: Sequence[Problem | str]) -> str:
+    """The message of a release refused for ``found`` (the static checks' problems, or what
+    grading the reference showed)."""
     lines = "\n".join(f"  - {p}" for p in found)
     return (
         f"{ps.name} would mis-grade, so it was not released ({len(found)} problem"

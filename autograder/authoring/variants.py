@@ -13,15 +13,18 @@ tests.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
+import nbformat
 import numpy as np
 
 from autograder.checks.answers import Answers
 from autograder.checks.declared import declared_cases
 from autograder.checks.record_calls import cases_by_function
 from autograder.checks.registry import checks_for
-from autograder.grading.problemset import ProblemSet
+from autograder.course import Course
+from autograder.grading.problemset import GradeCell, ProblemSet
 from autograder.grading.scoring import score_results
 from coursedata.naming import VISIBLE, test_kind
 
@@ -134,27 +137,30 @@ def write_variant(source, target, cases, transform, output=None) -> tuple[set[st
     return changed, whole
 
 
-def n_outputs(results_dir, case) -> int:
+def n_outputs(results_dir: str | Path, case: str) -> int:
     with np.load(Path(results_dir) / f"{case}.npz", allow_pickle=False) as z:
         return len(z.files)
 
 
 class Subset:
     """A view of a problem set restricted to some graded cells (to score only what a variant
-    can change); :func:`score_results` reads only ``name``, ``source`` and ``grade_cells``."""
+    can change): a :class:`~autograder.grading.problemset.GradedSet`, scored with the checks of
+    the problem set's own course."""
 
-    def __init__(self, ps: ProblemSet, grade_ids):
-        self.name = ps.name
-        self.source = ps.source
-        self.grade_cells = [c for c in ps.grade_cells if c.grade_id in set(grade_ids)]
+    def __init__(self, ps: ProblemSet, grade_ids: Iterable[str]):
+        wanted = set(grade_ids)
+        self.name: str = ps.name
+        self.course: Course = ps.course
+        self.source: nbformat.NotebookNode = ps.source
+        self.grade_cells: list[GradeCell] = [c for c in ps.grade_cells if c.grade_id in wanted]
 
 
-def generic_variants(ps: ProblemSet, reference_results):
+def generic_variants(ps: ProblemSet, reference_results) -> list[tuple[str, int | None, str]]:
     """Every generic wrong answer: ``(function, output, transform)`` with ``output`` ``None`` (all
     of the function's arrays) or the index of one of several, and ``function`` ``"*"`` for every
     function at once."""
     functions = case_functions(ps)
-    out = [("*", None, t) for t in TRANSFORMS]
+    out: list[tuple[str, int | None, str]] = [("*", None, t) for t in TRANSFORMS]
     for func, cases in functions.items():
         present = [c for c in cases if (Path(reference_results) / f"{c}.npz").is_file()]
         outputs = n_outputs(reference_results, present[0]) if present else 1
@@ -200,6 +206,7 @@ def score_generic_variants(ps: ProblemSet, reference_results, workdir, exemption
         )
         for gid in affected:
             s = scores[gid]
+            assert s.points is not None, "an autograded cell's score has its points"
             if s.error:
                 problems.append(f"{label}: {gid} had a grader error: {s.error.splitlines()[-1]}")
             elif exempt:

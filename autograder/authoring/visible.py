@@ -26,6 +26,7 @@ import base64
 import io
 import re
 
+import nbformat
 import numpy as np
 
 from autograder.checks.declaration import input_files, is_checked
@@ -47,7 +48,7 @@ def _b64(arrays: dict) -> str:
     return _text(buffer.getvalue())
 
 
-def _record_calls(cell, recorded: list) -> list[list[str]] | None:
+def _record_calls(cell: nbformat.NotebookNode, recorded: list) -> list[list[str]] | None:
     """A visible cell's hidden ``record(case, function, **inputs(problem_set, case))`` calls
     (``recorded``: its :func:`~autograder.checks.record_calls.record_calls`) as
     ``[case, function, problem_set]``,
@@ -64,13 +65,15 @@ def _record_calls(cell, recorded: list) -> list[list[str]] | None:
     return calls if calls and whole and len(calls) == len(plain) else None
 
 
-def _hidden_line(cell) -> int:
+def _hidden_line(cell: nbformat.NotebookNode) -> int:
     """The line of the released cell where the source's hidden part stood (nbgrader removes it
     with its markers, so the lines before it are the released cell's first lines)."""
-    return cell.source[: _HIDDEN.search(cell.source).start()].count("\n")
+    found = _HIDDEN.search(cell.source)
+    assert found is not None, "read only for a cell whose hidden part _record_calls read"
+    return cell.source[: found.start()].count("\n")
 
 
-def payloads(source, hand_written: set[str]) -> dict[str, dict]:
+def payloads(source: nbformat.NotebookNode, hand_written: set[str]) -> dict[str, dict]:
     """``{grade_id: metadata.course.visible}`` for every visible cell of the source notebook.
 
     Parameters
@@ -84,7 +87,7 @@ def payloads(source, hand_written: set[str]) -> dict[str, dict]:
     recorded: dict[str, list] = {}
     for r in record_calls(source):
         recorded.setdefault(r.grade_id, []).append(r)
-    out = {}
+    out: dict[str, dict] = {}
     for cell in source.cells:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or not gid or test_kind(gid) != VISIBLE:

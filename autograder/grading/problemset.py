@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 import nbformat
 
@@ -20,7 +22,14 @@ from autograder.course import Course
 from coursedata.naming import TestKind, question_of, test_kind
 from coursedata.rules import Rules
 
-__all__ = ["ProblemSet", "GradeCell", "Assembly", "InvalidNotebook", "list_problem_sets"]
+__all__ = [
+    "ProblemSet",
+    "GradedSet",
+    "GradeCell",
+    "Assembly",
+    "InvalidNotebook",
+    "list_problem_sets",
+]
 
 #: The default course's ``source/`` folder.
 SOURCE_DIR = Course.default().source_dir
@@ -75,7 +84,7 @@ def _nbgrader(cell) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def list_problem_sets(course: Course | None = None) -> list[str]:
+def list_problem_sets(course: str | Path | Course | None = None) -> list[str]:
     """Names of the problem sets under the ``source/`` folder of ``course`` (default: the
     default course)."""
     return Course.at(course).problem_sets()
@@ -106,6 +115,23 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         if not isinstance(cell.get("source", ""), str):
             raise InvalidNotebook("the notebook contains a cell whose source is not text")
     return nb
+
+
+class GradedSet(Protocol):
+    """What scoring reads of a problem set: a :class:`ProblemSet`, or a view of some of its graded
+    cells (:class:`autograder.authoring.variants.Subset`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def course(self) -> Course: ...  # whose checks score it
+
+    @property
+    def source(self) -> nbformat.NotebookNode: ...
+
+    @property
+    def grade_cells(self) -> list[GradeCell]: ...
 
 
 @dataclass

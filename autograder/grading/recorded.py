@@ -14,13 +14,13 @@ import hashlib
 import numpy as np
 
 from autograder.checks.record_calls import cases_by_cell
-from autograder.grading.problemset import ProblemSet
+from autograder.grading.problemset import GradedSet, ProblemSet
 from coursedata.naming import VISIBLE, question_of
 
 __all__ = ["cell_cases", "signatures"]
 
 
-def cell_cases(ps: ProblemSet) -> dict[str, list[str]]:
+def cell_cases(ps: GradedSet) -> dict[str, list[str]]:
     """For each autograded cell, the cases its check may read: a visible cell's own cases (its
     check holds what its hidden part recorded), and for any other cell every case of its question
     (a hidden check also reads the visible cell's cases)."""

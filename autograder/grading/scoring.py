@@ -19,7 +19,7 @@ from autograder.checks.answers import AnswerUnavailable
 from autograder.checks.declared import declared_cases
 from autograder.checks.registry import checks_for
 from autograder.grading.causes import name_causes
-from autograder.grading.problemset import ProblemSet
+from autograder.grading.problemset import GradedSet, ProblemSet
 from autograder.grading.recorded import cell_cases
 from coursedata.naming import VISIBLE, test_kind
 
@@ -114,13 +114,14 @@ class _ReadingAnswers(Answers):
 
 
 def score_results(
-    problem_set: ProblemSet, results, executed, tainted: Mapping[str, str] | None = None
+    problem_set: GradedSet, results, executed, tainted: Mapping[str, str] | None = None
 ) -> list[CellScore]:
     """Score every graded cell of ``problem_set`` from the arrays in ``results_dir``.
 
     Parameters
     ----------
-    problem_set : ProblemSet
+    problem_set : GradedSet
+        A :class:`ProblemSet`, or a view of some of its graded cells.
     results : path-like or Answers
         The folder the notebook's hidden cells wrote into, or its answers (shared with another
         reader, so that each file is read once).

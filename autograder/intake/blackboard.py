@@ -33,6 +33,7 @@ attempts' files are noted, not graded.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone, tzinfo
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
@@ -122,7 +123,7 @@ def _user(prefix: str, assignments: set[str]) -> str:
     return head.rsplit("_", 1)[-1]
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader) -> Claims:
     """Each attempt's files, owned by the receipt's username at the receipt's time."""
     claims = Claims()
     receipts: dict[str, dict | None] = {}

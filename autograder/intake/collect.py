@@ -55,20 +55,21 @@ rest of the class is collected.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
-from autograder.intake.lms import Claims, LmsInfo, Owner, lms_student
+from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Platform, lms_student
 from autograder.status import Status
 
 __all__ = [
@@ -90,19 +91,23 @@ _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20
+#: What reads an LMS's download names: a file's (or, True, a folder's) name to its ids, or None.
+NameReader = Callable[[str, bool], "LmsInfo | None"]
 #: The LMSs whose download names are read, tried in order (Moodle's names would also match
 #: Canvas's pattern): one module each in :mod:`autograder.intake`.
-LMS_NAMES = (moodle.parse_name, canvas.parse_name)
+LMS_NAMES: tuple[NameReader, ...] = (moodle.parse_name, canvas.parse_name)
 #: The modules of :data:`LMS_NAMES`, by the ``system`` of the names they read.
 _NAME_MODULES = {"canvas": canvas, "moodle": moodle}
 #: The platforms whose downloads are read whole (their names, receipts and metadata), each
 #: recognised by what its download holds, tried in order before the names above.
-PLATFORMS = (gradescope, nbexchange, blackboard, d2l, github)
+PLATFORMS: tuple[Platform, ...] = (gradescope, nbexchange, blackboard, d2l, github)
 #: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
 
 
-def parse_lms_name(name: str, folder: bool = False, names=LMS_NAMES) -> LmsInfo | None:
+def parse_lms_name(
+    name: str, folder: bool = False, names: Sequence[NameReader] = LMS_NAMES
+) -> LmsInfo | None:
     """The LMS ids in a downloaded file's (or Moodle folder's) name, or None if it has none.
 
     >>> parse_lms_name("doejane_LATE_101_5001_ps3_mle.ipynb").late
@@ -191,7 +196,7 @@ class _Entry:
     parts: tuple[str, ...]  # path below the folders that wrap the whole class, as components
     size: int
     mtime: float | None  # None: no time known (the platform gives none)
-    open: Callable[[], BinaryIO]
+    open: Callable[[], IO[bytes]]
     where: str  # the path inside the submissions, for messages
     lms: LmsInfo | None = None  # what the platform says, when read by a platform module
     disk: Path | None = None  # the file on disk, when the submissions are a folder
@@ -335,6 +340,11 @@ def _unsafe(name: str) -> bool:
     )
 
 
+def _opener(file: Path) -> Callable[[], IO[bytes]]:
+    """What opens ``file`` for reading, each time it is called."""
+    return lambda: file.open("rb")
+
+
 def _entries(path: Path, notes: list[str]) -> list[_Entry]:
     """Every file under ``path`` (a folder or a zip archive), junk and unsafe members noted."""
     if not path.exists():
@@ -352,7 +362,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     rel,
                     stat.st_size,
                     stat.st_mtime,
-                    lambda f=file: f.open("rb"),
+                    _opener(file),
                     "/".join(rel),
                     disk=file,
                 )
@@ -386,7 +396,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     parts,
                     info.file_size,
                     mtime or 0.0,
-                    lambda i=info: archive.open(i),
+                    functools.partial(archive.open, info),
                     info.filename,
                 )
             )
@@ -446,7 +456,11 @@ def _lose(entry: _Entry, why: str, notes: list[str], lost: list[str]) -> None:
 
 
 def _by_student(
-    entries: list[_Entry], notes: list[str], lost: list[str], names=LMS_NAMES, forced: str = ""
+    entries: list[_Entry],
+    notes: list[str],
+    lost: list[str],
+    names: Sequence[NameReader] = LMS_NAMES,
+    forced: str = "",
 ) -> tuple[dict[str, list[_Entry]], str]:
     """Group files by student: a folder per student, or the LMS's ``<student>_...`` names; and
     the format recognised, in words. With a format ``forced`` (``--lms``), a file its names do
@@ -457,6 +471,7 @@ def _by_student(
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
+        student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
@@ -487,7 +502,7 @@ def _by_student(
     return groups, title
 
 
-def _platform(entries: list[_Entry], lms: str | None):
+def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
     """The platform module whose download this is (``lms`` forces one), or None for the
     formats read by their names (Canvas, Moodle, a folder per student)."""
     if lms is not None and lms not in FORMATS:
@@ -498,15 +513,16 @@ def _platform(entries: list[_Entry], lms: str | None):
     return next((p for p in PLATFORMS if p.recognise(paths)), None)
 
 
-def _names(lms: str | None) -> tuple:
+def _names(lms: str | None) -> tuple[NameReader, ...]:
     """The name readers ``--lms`` leaves: Canvas's or Moodle's alone, none for a folder."""
     return {"canvas": (canvas.parse_name,), "moodle": (moodle.parse_name,), "folder": ()}.get(
         lms or "", LMS_NAMES
     )
 
 
-def _small(entry: _Entry) -> bytes | None:
+def _small(entry: FileLike) -> bytes | None:
     """A platform's small file (a receipt, its metadata), or None when it cannot be read."""
+    assert isinstance(entry, _Entry), "a platform reads only the files it was given"
     try:
         return _read(entry, 2**20)
     except Unreadable:
@@ -514,7 +530,7 @@ def _small(entry: _Entry) -> bytes | None:
 
 
 def _claimed(
-    platform, entries: list[_Entry], notes: list[str], lost: list[str]
+    platform: Platform, entries: list[_Entry], notes: list[str], lost: list[str]
 ) -> dict[str, list[_Entry]]:
     """Group files by student as the platform's module says (:class:`Claims`)."""
     claims: Claims = platform.claim(entries, _small)

@@ -15,6 +15,7 @@ several submissions the newest is graded.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
@@ -66,7 +67,7 @@ def _shared_names(claims: Claims) -> list[str]:
     ]
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader) -> Claims:
     """Each submission folder's files, owned by the student it names, at its time."""
     claims = Claims()
     for file in files:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from os.path import commonprefix
 from pathlib import Path
 
@@ -80,7 +81,7 @@ def _root(parts: tuple[str, ...]) -> int:
 
 
 def _folders_above(
-    files: list[FileLike], repo_of: dict[str, tuple[str, ...]]
+    files: Sequence[FileLike], repo_of: dict[str, tuple[str, ...]]
 ) -> dict[tuple[str, ...], str]:
     """The name of the folder on disk that holds each clone given as the download itself (the
     ``<slug>-submissions`` folder, which the files' paths do not include)."""
@@ -112,7 +113,7 @@ def _usernames(
     return users
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader) -> Claims:
     """Each clone's files, owned by its username at its last commit."""
     claims = Claims()
     repo_of = {file.where: file.parts[: _root(file.parts) + 1] for file in files}

@@ -28,6 +28,7 @@ else the email; a group's submission is every member's, so each gets the group's
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 
 import yaml
@@ -47,7 +48,7 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(p[-1] == _METADATA for p in paths)
 
 
-def _time(value) -> float | None:
+def _time(value: object) -> float | None:
     """``:created_at`` (a YAML time, or its text) as POSIX seconds; None without a zone."""
     if isinstance(value, datetime):
         return value.timestamp() if value.tzinfo else None
@@ -79,7 +80,7 @@ def _owners(key: str, entry: dict) -> tuple[list[Owner], str]:
     return owners, problem
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader) -> Claims:
     """Each submission folder's files, owned by every one of its submitters."""
     claims = Claims()
     metadata: dict = {}

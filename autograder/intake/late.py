@@ -131,9 +131,9 @@ class LateRule:
         lms_late : bool
             Whether the LMS marked the file late.
         """
-        if self.deadline is None:
-            return Lateness(lms_late=lms_late, reason="no late policy for this problem set")
         deadline = self.deadline_for(student)
+        if self.deadline is None or deadline is None:
+            return Lateness(lms_late=lms_late, reason="no late policy for this problem set")
         when = (
             datetime.fromtimestamp(submitted_at, timezone.utc)
             if isinstance(submitted_at, (int, float))
@@ -180,12 +180,12 @@ class LatePolicy:
         return self.rules.get(name) or self.rules.get("default") or LateRule()
 
 
-def _error(path, table: str, key: str, message: str) -> ValueError:
+def _error(path: Path, table: str, key: str, message: str) -> ValueError:
     where = f"[{table}]" + (f" {key}" if key else "")
     return ValueError(f"{path}: {where}: {message}")
 
 
-def _datetime(value, path, table: str, key: str) -> datetime:
+def _datetime(value: object, path: Path, table: str, key: str) -> datetime:
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
@@ -208,7 +208,9 @@ def _datetime(value, path, table: str, key: str) -> datetime:
     return value
 
 
-def _number(table: dict, key: str, default: float, path, name: str, upper=None) -> float:
+def _number(
+    table: dict, key: str, default: float, path: Path, name: str, upper: float | None = None
+) -> float:
     value = table.get(key, default)
     if (
         isinstance(value, bool)
@@ -221,7 +223,7 @@ def _number(table: dict, key: str, default: float, path, name: str, upper=None) 
     return float(value)
 
 
-def _rule(table: dict, path, name: str) -> LateRule:
+def _rule(table: object, path: Path, name: str) -> LateRule:
     if not isinstance(table, dict):
         raise _error(path, name, "", "must be a table of settings")
     unknown = sorted(set(table) - _KEYS)
@@ -284,7 +286,9 @@ def load_policy(path: str | Path | None = None, *, course: Course | None = None)
     """
     explicit = path is not None
     path = (
-        Path(path) if explicit else (course.late_policy_file if course is not None else POLICY_FILE)
+        Path(path)
+        if path is not None
+        else (course.late_policy_file if course is not None else POLICY_FILE)
     )
     if not path.is_file():
         if explicit:

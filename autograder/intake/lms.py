@@ -4,7 +4,7 @@ An LMS names each downloaded file (or folder) after the student and its own ids.
 Moodle are read by their names (:mod:`autograder.intake.canvas`, :mod:`autograder.intake.moodle`,
 each with a ``parse_name(name, folder) -> LmsInfo | None``, listed in
 :data:`autograder.intake.collect.LMS_NAMES`). Every other platform is one module that reads its
-whole download (:data:`autograder.intake.collect.PLATFORMS`), with:
+whole download (:data:`autograder.intake.collect.PLATFORMS`), a :class:`Platform`, with:
 
 - ``NAME`` (what ``--lms`` takes) and ``TITLE`` (what ``collection.txt`` says);
 - ``recognise(paths) -> bool``: whether a download (every file's path, as a tuple of its parts)
@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta, timezone, tzinfo
 from typing import Protocol
@@ -35,6 +35,7 @@ __all__ = [
     "Claims",
     "FileLike",
     "Reader",
+    "Platform",
     "slug",
     "zone",
 ]
@@ -152,6 +153,18 @@ class Claims:
 #: What a platform module reads a small file with (receipts, metadata): its bytes, or None when
 #: it cannot be read.
 Reader = Callable[[FileLike], "bytes | None"]
+
+
+class Platform(Protocol):
+    """A platform module (see the module docstring): what it is called, whether a download is
+    its, and whose each notebook of it is."""
+
+    NAME: str
+    TITLE: str
+
+    def recognise(self, paths: list[tuple[str, ...]]) -> bool: ...
+
+    def claim(self, files: Sequence[FileLike], read: Reader) -> Claims: ...
 
 
 #: Zone abbreviations a platform writes in its times, as the offsets from UTC (hours) they stand

@@ -18,6 +18,7 @@ submissions of one student the newest is graded, as ``nbgrader collect`` does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
@@ -67,7 +68,7 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(_anchor(p) is not None or (len(p) >= 3 and p[-1] == _STAMP) for p in paths)
 
 
-def _folders(files: list[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
+def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
     """Every submission's folder (as path parts) → its student and the folder's own time."""
     folders = {}
     for file in files:
@@ -81,7 +82,7 @@ def _folders(files: list[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
     return folders
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader) -> Claims:
     """Each submission folder's files, owned by its student at its ``timestamp.txt``."""
     claims = Claims()
     folders = _folders(files)

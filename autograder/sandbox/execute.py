@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 
 import nbformat
@@ -85,8 +85,8 @@ def sandbox_available() -> tuple[bool, str]:
     if bwrap is None:
         return False, "bubblewrap is not installed (Debian/Ubuntu: apt-get install -y bubblewrap)"
     uid = _sandbox_uid()
-    with tempfile.TemporaryDirectory(prefix="nbsbx-check-") as tmp:
-        tmp = _real(tmp)
+    with tempfile.TemporaryDirectory(prefix="nbsbx-check-") as scratch:
+        tmp = _real(scratch)
         for name in ("work", "run"):  # a private sibling of "work" would be hidden
             (tmp / name).mkdir()
             if uid >= 0:
@@ -273,6 +273,7 @@ async def _run(
     )
     log_path = tmp / "kernel.log"
     info_read = info_write = -1
+    warm: _WarmKernelManager | None = None  # the kernel manager when the zygote forks the kernel
     if zygote is None:
         cold = dataclasses.replace(config, env={**config.env, **env})
         if config.container:
@@ -285,7 +286,7 @@ async def _run(
         km = _SandboxKernelManager(_kernel_spec(argv, tmp), uid, **names)
     else:
         request = warm_request(config, workdir, rundir, uid, _kernel_env(config, dict(env)))
-        km = _WarmKernelManager(
+        km = warm = _WarmKernelManager(
             _kernel_spec(kernel_cmd, tmp),
             uid,
             zygote=zygote,
@@ -336,10 +337,11 @@ async def _run(
             raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
         if config.container:
             sandbox = None  # its end: every process of its user is killed
-        elif zygote is None:
+        elif warm is None:
             sandbox = _open_sandbox_process(info_read)
         else:
-            sandbox = os.dup(km.warm_process.pidfd)
+            assert warm.warm_process is not None, "its launch forked the kernel"
+            sandbox = os.dup(warm.warm_process.pidfd)
         if group is not None and sandbox is not None:  # before any cell of the student's
             group.add(sandbox)
         ready = time.perf_counter()
@@ -376,13 +378,16 @@ async def _run(
                 await km.cleanup_resources()
         finally:
             context.destroy(linger=0)
-            if getattr(km, "warm_process", None) is not None:
-                km.warm_process.close()
+            if warm is not None and warm.warm_process is not None:
+                warm.warm_process.close()
 
 
 async def _outcome(
-    client: _SandboxClient, km, config: SandboxConfig, task: asyncio.Future | None
-) -> tuple[str, str]:
+    client: _SandboxClient,
+    km: _SandboxKernelManager,
+    config: SandboxConfig,
+    task: asyncio.Future | None,
+) -> tuple[Status, str]:
     """The status and message of an execution; ``task`` is None when the notebook timed out."""
     where = f"cell {client.current_cell}" if client.current_cell is not None else "start-up"
     if task is None:
@@ -440,7 +445,7 @@ def _cold_because(reason: str) -> None:
         log.warning("warm sandbox unavailable, using a cold one: %s", reason)
 
 
-def _complete(coroutine) -> ExecutionResult:
+def _complete(coroutine: Coroutine[object, object, ExecutionResult]) -> ExecutionResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:

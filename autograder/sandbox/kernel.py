@@ -164,7 +164,8 @@ class _SandboxClient(NotebookClient):
 class _TolerantChannel(AsyncZMQSocketChannel):
     """A kernel channel that skips messages that do not deserialize (bad signature or JSON)."""
 
-    async def get_msg(self, timeout: float | None = None) -> dict:
+    # jupyter_client's AsyncZMQSocketChannel makes its synchronous base's get_msg a coroutine
+    async def get_msg(self, timeout: float | None = None) -> dict:  # type: ignore[override]
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())

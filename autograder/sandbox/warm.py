@@ -32,6 +32,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Protocol, cast
+
+from jupyter_client.connect import KernelConnectionInfo
 
 from autograder.sandbox.config import SandboxConfig, SandboxError, _MiB, _real
 from autograder.sandbox.kernel import _SandboxKernelManager
@@ -135,6 +138,7 @@ class Zygote:
         ]
         start = time.perf_counter()
         self._log = open(self.dir.parent / f"{self.dir.name}.log", "wb")
+        self.proc: subprocess.Popen[bytes] | None = None
         try:
             self.proc = subprocess.Popen(
                 _zygote_argv(config, self.dir, command),
@@ -145,8 +149,10 @@ class Zygote:
         except (OSError, SandboxError) as exc:
             self.close()
             raise WarmUnavailable(f"the zygote could not start: {exc}") from None
-        ready, _, _ = select.select([self.proc.stdout], [], [], config.startup_timeout_s)
-        line = self.proc.stdout.readline() if ready else b""
+        answers = self.proc.stdout
+        assert answers is not None, "started with stdout=PIPE"
+        ready, _, _ = select.select([answers], [], [], config.startup_timeout_s)
+        line = answers.readline() if ready else b""
         try:
             info = json.loads(line)
         except ValueError:
@@ -321,6 +327,17 @@ class _WarmProcess:
         self._conn.close()
 
 
+class _Launched(Protocol):
+    """What :class:`_WarmKernelManager` fills in of its provisioner (jupyter_client's
+    ``LocalProvisioner``) in place of the launch it skips."""
+
+    process: _WarmProcess | subprocess.Popen | None
+    pid: int | None
+    pgid: int | None
+    cwd: str | None
+    connection_info: KernelConnectionInfo
+
+
 class _WarmKernelManager(_SandboxKernelManager):
     """A kernel manager whose kernel is forked by the zygote instead of started by bwrap."""
 
@@ -354,7 +371,8 @@ class _WarmKernelManager(_SandboxKernelManager):
         finally:
             for fd in fds:
                 os.close(fd)
-        provisioner = self.provisioner
+        # jupyter_client's LocalProvisioner types these attributes as None (it sets them itself)
+        provisioner = cast(_Launched, self.provisioner)
         self.warm_process = provisioner.process = _WarmProcess(conn, pidfd, pid)
         provisioner.pid, provisioner.pgid = pid, None
         provisioner.cwd = self._request["workdir"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "remove_tree"]
@@ -204,7 +204,7 @@ def _staging(fd: int) -> str:
     raise OSError(f"no staging folder could be made in {fd}")
 
 
-def _quietly(call, *args, **kwargs) -> None:
+def _quietly(call: Callable[..., object], *args: object, **kwargs: object) -> None:
     try:
         call(*args, **kwargs)
     except OSError:
