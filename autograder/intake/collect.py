@@ -64,7 +64,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -229,7 +229,12 @@ def _is_zip(entry: _Entry) -> bool:
 
 
 def _inner(
-    entry: _Entry, notebook: str, lms: str | None, notes: list[str], depth: int
+    entry: _Entry,
+    notebook: str,
+    lms: str | None,
+    notes: list[str],
+    depth: int,
+    course_offset: timedelta | None = None,
 ) -> Collection:
     """The collection of the download inside a download that holds only it (the class's zip,
     zipped again): read like the outer one, with a note saying so."""
@@ -241,7 +246,7 @@ def _inner(
             raise ValueError(
                 f"the download holds only the archive {entry.where}, and {why}"
             ) from None
-        found = _collect(inner, notebook, lms, depth)
+        found = _collect(inner, notebook, lms, depth, course_offset)
     found.notes[:0] = [
         *notes,
         f"{entry.where}: the download holds only this archive; read as the download itself",
@@ -515,10 +520,14 @@ def _small(entry: _Entry) -> bytes | None:
 
 
 def _claimed(
-    platform, entries: list[_Entry], notes: list[str], lost: list[str]
+    platform,
+    entries: list[_Entry],
+    notes: list[str],
+    lost: list[str],
+    course_offset: timedelta | None = None,
 ) -> dict[str, list[_Entry]]:
     """Group files by student as the platform's module says (:class:`Claims`)."""
-    claims: Claims = platform.claim(entries, _small)
+    claims: Claims = platform.claim(entries, _small, course_offset)
     notes.extend(claims.notes)
     groups: dict[str, list[_Entry]] = {}
     for entry in entries:
@@ -604,7 +613,12 @@ def _why_not(
     )
 
 
-def collect_submissions(path: str | Path, notebook: str, lms: str | None = None) -> Collection:
+def collect_submissions(
+    path: str | Path,
+    notebook: str,
+    lms: str | None = None,
+    course_offset: timedelta | None = None,
+) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
 
     Parameters
@@ -615,6 +629,10 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         File name of the problem set's notebook, e.g. ``"ps1_pca.ipynb"``.
     lms : str, optional
         The format to read it as (one of :data:`FORMATS`); by default the one its files show.
+    course_offset : timedelta, optional
+        The course's offset from UTC (its deadline's), which settles a zone abbreviation that
+        names several zones (:data:`autograder.intake.lms.AMBIGUOUS`); without it, or when it
+        does not settle one, a time in such a zone is not read and its note says why.
 
     Returns
     -------
@@ -628,18 +646,20 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
         ``lms`` is no format this grader reads.
     """
-    return _collect(Path(path), notebook, lms, 0)
+    return _collect(Path(path), notebook, lms, 0, course_offset)
 
 
-def _collect(path: Path, notebook: str, lms: str | None, depth: int) -> Collection:
+def _collect(
+    path: Path, notebook: str, lms: str | None, depth: int, course_offset: timedelta | None = None
+) -> Collection:
     """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
     found = Collection()
     entries = _entries(path, found.notes)
     if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
-        return _inner(entries[0], notebook, lms, found.notes, depth + 1)
+        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset)
     platform = _platform(entries, lms)
     if platform is not None:
-        groups = _claimed(platform, entries, found.notes, found.lost)
+        groups = _claimed(platform, entries, found.notes, found.lost, course_offset)
         found.platform = platform.TITLE
     else:
         groups, found.platform = _by_student(

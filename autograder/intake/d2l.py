@@ -15,7 +15,7 @@ several submissions the newest is graded.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
 
@@ -66,8 +66,9 @@ def _shared_names(claims: Claims) -> list[str]:
     ]
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
-    """Each submission folder's files, owned by the student it names, at its time."""
+def claim(files: list[FileLike], read: Reader, course_offset: timedelta | None = None) -> Claims:
+    """Each submission folder's files, owned by the student it names, at its time.
+    ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()
     for file in files:
         folder = next((part for part in file.parts[:-1] if _FOLDER.match(part)), None)

@@ -28,7 +28,7 @@ else the email; a group's submission is every member's, so each gets the group's
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import yaml
 
@@ -79,8 +79,9 @@ def _owners(key: str, entry: dict) -> tuple[list[Owner], str]:
     return owners, problem
 
 
-def claim(files: list[FileLike], read: Reader) -> Claims:
-    """Each submission folder's files, owned by every one of its submitters."""
+def claim(files: list[FileLike], read: Reader, course_offset: timedelta | None = None) -> Claims:
+    """Each submission folder's files, owned by every one of its submitters.
+    ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()
     metadata: dict = {}
     for file in files:

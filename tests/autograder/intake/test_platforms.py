@@ -661,10 +661,23 @@ def test_two_d2l_folders_of_one_name_are_said(tmp_path):
                                                   ("CET", "Europe/Paris")])
 def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviation, region):
     """A Blackboard receipt's ``Date Submitted`` in a US or European server's standard time: the
-    abbreviation is the offset (compared with the region's zone on a winter date)."""
+    abbreviation is the offset (compared with the region's zone on a winter date). ``CST`` names
+    China's and Cuba's zones too, so the course's deadline, in the server's zone, says which."""
+    members, receipt = _receipt_in(region, ON_TIME, abbreviation)
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB,
+                                course_offset=ON_TIME.astimezone(ZoneInfo(region)).utcoffset())
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+
+
+def _receipt_in(region: str, when: datetime, abbreviation: str) -> tuple[dict[str, bytes], str]:
+    """The Blackboard download with jdoe's receipt dated ``when`` as a server in ``region``
+    writes it (its abbreviation, tzdata's ``%Z`` there, checked to be ``abbreviation``); jdoe's
+    attempt stamp in the name is in that zone too."""
     members, _ = blackboard({"correct": b"1", "blank": b"2"})
     receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
-    local = ON_TIME.astimezone(ZoneInfo(region))
+    local = when.astimezone(ZoneInfo(region))
     assert local.tzname() == abbreviation
     text = members[receipt].decode().replace(
         next(line for line in members[receipt].decode().splitlines()
@@ -672,10 +685,73 @@ def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviati
         f"Date Submitted: {local:%A, %B} {local.day}, {local.year} "
         f"{int(local.strftime('%I'))}:{local:%M:%S %p} {abbreviation}")
     members[receipt] = text.encode()
-    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    return members, receipt
+
+
+#: Servers whose zone's abbreviation (tzdata's ``%Z``) names several zones, and a date on which
+#: it does (Ireland's ``IST`` is its summer time).
+AMBIGUOUS_SERVERS = [("CST", "America/Chicago", ON_TIME), ("CST", "Asia/Shanghai", ON_TIME),
+                     ("CST", "America/Havana", ON_TIME), ("IST", "Asia/Kolkata", ON_TIME),
+                     ("IST", "Asia/Jerusalem", ON_TIME),
+                     ("IST", "Europe/Dublin", ON_TIME - timedelta(days=150))]
+
+
+def _regions_in(abbreviation: str, offset: timedelta) -> list[str]:
+    """The oracle: the regions of :data:`AMBIGUOUS_SERVERS` that write ``abbreviation`` and are
+    at ``offset`` on some day of the year, by tzdata."""
+    days = [datetime(2026, 1, 1, 12, tzinfo=timezone.utc) + timedelta(days=d) for d in range(365)]
+    return [region for abbr, region, _ in AMBIGUOUS_SERVERS if abbr == abbreviation
+            and any(day.astimezone(ZoneInfo(region)).utcoffset() == offset for day in days)]
+
+
+@pytest.mark.parametrize("abbreviation, region, when", AMBIGUOUS_SERVERS)
+def test_an_ambiguous_zone_abbreviation_is_read_only_where_the_course_settles_it(
+        tmp_path, abbreviation, region, when):
+    """``CST`` is Chicago's, Shanghai's and Havana's; ``IST`` India's, Israel's and Ireland's
+    (tzdata, read here through :mod:`zoneinfo`). A Blackboard receipt in such a zone is read in
+    the one the course's deadline (in the server's zone) settles, when only that one is ever at
+    the deadline's offset (Havana's −05:00 is Chicago's summer time too: not settled); with no
+    deadline, or one in a zone none of them is in, the attempt has no time (never a guess) and
+    the note names the receipt, the zones and how to settle it. The attempt stays graded."""
+    members, receipt = _receipt_in(region, when, abbreviation)
+    download = _zip(tmp_path / "b.zip", members)
+    course = when.astimezone(ZoneInfo(region)).utcoffset()
+    assert course is not None
+    found = collect_submissions(download, NB, course_offset=course)
     jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
-    assert jdoe.submitted_at == ON_TIME.timestamp()
-    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+    settled = _regions_in(abbreviation, course) == [region]
+    assert jdoe.submitted_at == (when.timestamp() if settled else None), found.notes
+    elsewhere = timedelta(hours=-10)  # Honolulu: in none of the zones these abbreviations name
+    for offset in (None, elsewhere) if settled else (None, elsewhere, course):
+        found = collect_submissions(download, NB, course_offset=offset)
+        jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+        assert jdoe.submitted_at is None
+        said = [n for n in found.notes if "_jdoe_" in n and "ambiguous" in n]
+        assert said and receipt.removesuffix(".txt") in said[0], found.notes
+        assert region.split("/")[1] in said[0] and "late.toml" in said[0], said
+        assert "no evidence" in said[0], said
+
+
+@pytest.mark.parametrize("abbreviation, region, when",
+                         [AMBIGUOUS_SERVERS[1], AMBIGUOUS_SERVERS[3]])
+def test_an_nbgrader_stamp_in_an_ambiguous_zone_is_read_only_where_the_course_settles_it(
+        tmp_path, abbreviation, region, when):
+    """nbgrader writes its timestamp with ``%Z`` in the exchange's zone (nbgrader
+    ``exchange/abc/exchange.py``): an exchange in Shanghai writes ``CST``, in Kolkata ``IST``.
+    The course's deadline settles it; without a deadline the submission has no time, and the
+    note names its ``timestamp.txt``."""
+    stamp = _nbgrader_stamp(when.astimezone(ZoneInfo(region)))
+    assert stamp.endswith(f" {abbreviation}"), stamp
+    folder = f"inbound/jdoe+{PS}+{stamp}+AbCdEfGhIjKl"
+    download = _zip(tmp_path / "inbound.zip",
+                    {f"{folder}/{NB}": b"1", f"{folder}/timestamp.txt": stamp.encode()})
+    offset = when.astimezone(ZoneInfo(region)).utcoffset()
+    found = collect_submissions(download, NB, course_offset=offset)
+    assert [s.submitted_at for s in found.submissions] == [when.timestamp()], found.notes
+    found = collect_submissions(download, NB)
+    assert [(s.student_id, s.submitted_at) for s in found.submissions] == [("jdoe", None)]
+    said = [n for n in found.notes if n.startswith(f"{folder}/timestamp.txt") and "ambiguous" in n]
+    assert said and "late.toml" in said[0], found.notes
 
 
 def test_a_blackboard_username_with_an_underscore_keeps_it_without_a_receipt(tmp_path):
