@@ -459,10 +459,14 @@ def _by_student(
     not read belongs to nobody (it is never split at its first ``_``, nor its folder taken for a
     student)."""
     entries = _unwrapped(entries)
+    teams, entries = _moodle_teams(entries, names, notes)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
+        if _team_entry(entry, teams, groups, notes, lost):
+            systems.update(["Moodle (team submissions)"] if teams is not None else [])
+            continue
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
@@ -491,6 +495,60 @@ def _by_student(
     else:
         title = "files named <student>_<file>" if flat and names else "a folder per student"
     return groups, title
+
+
+def _moodle_teams(
+    entries: list[_Entry], names: tuple, notes: list[str]
+) -> tuple[dict[str, list[LmsInfo]] | None, list[_Entry]]:
+    """The groups of a Moodle grading worksheet beside the folders (None without one), and the
+    download's other files (:mod:`autograder.intake.moodle`, team submissions)."""
+    if moodle.parse_name not in names:
+        return None, entries
+    teams, rest = None, []
+    for entry in entries:
+        found = (
+            moodle.read_teams(_small(entry))
+            if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
+            else None
+        )
+        if found is None:
+            rest.append(entry)
+            continue
+        teams = {**(teams or {}), **found}
+        notes.append(
+            f"{entry.where}: read as Moodle's grading worksheet of a team assignment: "
+            f"{len(found)} group(s), each member of a group's folder graded on it"
+        )
+    return teams, rest
+
+
+def _team_entry(
+    entry: _Entry,
+    teams: dict[str, list[LmsInfo]] | None,
+    groups: dict[str, list[_Entry]],
+    notes: list[str],
+    lost: list[str],
+) -> bool:
+    """Give a Moodle team submission's file to each member of its group (by the worksheet's
+    ``teams``); say so when it is a team's and its members are not known. Whether it was."""
+    team = moodle.team_of(entry.parts[0], len(entry.parts) > 1)
+    if team is not None and teams is not None and team in teams:
+        for member in teams[team]:
+            groups.setdefault(lms_student(member), []).append(
+                dataclasses.replace(entry, lms=member)
+            )
+        return True
+    if team == moodle.DEFAULT_TEAM and (teams is None or team not in teams):
+        _lose(
+            entry,
+            f"a Moodle team submission of the students in no group ({team!r}), and the download "
+            f"does not say who they are: add the assignment's grading worksheet (Submissions -> "
+            f"Download grading worksheet) to the download, and each member gets a row",
+            notes,
+            lost,
+        )
+        return True
+    return False
 
 
 def _platform(entries: list[_Entry], lms: str | None):
@@ -679,6 +737,14 @@ def _download_times(found: Collection) -> None:
     infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
     systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
     found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
+    if "moodle" in systems and not any("as Moodle's grading worksheet" in n for n in found.notes):
+        found.notes.insert(
+            0,
+            "Moodle: if this assignment takes team submissions, each folder is a group's, not a "
+            "student's, and the download does not name its members: add the assignment's "
+            "grading worksheet (Submissions -> Download grading worksheet) to the download, and "
+            "each member gets their own row",
+        )
     for system in sorted(s for s in systems if not _NAME_MODULES[s].FILE_TIME):
         found.notes.insert(
             0,
@@ -723,7 +789,7 @@ def _collect_one(found: Collection, student: str, files: list[_Entry], notebook:
 def _handed_in(entry: _Entry, info: LmsInfo | None) -> float | None:
     """When ``entry`` was handed in: the platform's own time, or the file's time; None where the
     LMS's download stamps every file with the time of the download (Canvas, Moodle)."""
-    if entry.lms is None and info is not None and info.system in _NAME_MODULES:
+    if info is not None and info.system in _NAME_MODULES:
         return entry.mtime if _NAME_MODULES[info.system].FILE_TIME else None
     return entry.mtime
 

@@ -12,6 +12,7 @@ reason on the last line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -835,3 +836,65 @@ def test_a_download_zipped_again_is_read_as_the_download(tmp_path):
         deep = _zip(tmp_path / f"deep{level}.zip", {f"again{level}.zip": deep.read_bytes()})
     found = collect_submissions(deep, NB)
     assert not found.submissions and found.notes, found
+
+
+def _moodle_worksheet(rows: list[tuple[str, str, str]]) -> bytes:
+    """Moodle's grading worksheet of a team assignment (Submissions → "Download grading
+    worksheet"): the grading table's columns as it downloads them (moodle
+    ``mod/assign/gradingtable.php``: ``recordid`` titled ``Identifier`` holding ``Participant
+    <id>``, the full name, the identity fields, the status, ``team`` titled ``Group`` with the
+    group's name or ``Default group`` (``col_team``), the grade columns)."""
+    header = ["Identifier", "Full name", "Email address", "Status", "Group", "Grade",
+              "Maximum Grade", "Grade can be changed", "Last modified (submission)",
+              "Last modified (grade)", "Feedback comments"]
+    lines = [header] + [[f"Participant {pid}", name, f"{name.split()[0].lower()}@example.edu",
+                         "Submitted for grading", group, "", "20.00", "Yes",
+                         "Thursday, 19 November 2026, 9:03 PM", "-", ""]
+                        for pid, name, group in rows]
+    out = io.StringIO()
+    csv.writer(out).writerows(lines)
+    return out.getvalue().encode("utf-8")
+
+
+#: A team assignment's participants: participant id, full name, group ("Default group": none).
+TEAMS = [("201", "Jane Doe", "Team_Alpha"), ("202", "Ann Lee", "Team_Alpha"),
+         ("203", "John Roe", "Default group")]
+
+
+def moodle_teams(with_worksheet: bool) -> dict[str, bytes]:
+    """A Moodle team assignment's download: one folder per group, named by
+    ``downloader::get_student_prefix`` (moodle ``mod/assign/classes/downloader.php``):
+    ``clean_filename(<group name, _ as space>_<group id>)``, and ``Default group`` with no id for
+    the students in no group, then ``_assignsubmission_file``; each group's files once."""
+    members = {f"Team Alpha_42_assignsubmission_file/{NB}": b"team",
+               f"Default group_assignsubmission_file/{NB}": b"alone"}
+    if with_worksheet:
+        members["Grades-STAT101-PS1 PCA-17.csv"] = _moodle_worksheet(TEAMS)
+    return members
+
+
+def test_a_moodle_team_submission_gives_each_member_their_row(tmp_path):
+    """With the assignment's grading worksheet in the download, each member of a group gets the
+    group's files under the id and participant id an individual Moodle download gives them (the
+    oracle: the same participants downloaded one folder each). Without it, the members are not
+    known: the ``Default group`` folder is lost with the reason, and the notes say the worksheet
+    is needed."""
+    alone = {f"{name}_{pid}_assignsubmission_file/{NB}": pid.encode()
+             for pid, name, _ in TEAMS}
+    individual = {s.lms.user_id: s.student_id
+                  for s in collect_submissions(_zip(tmp_path / "one.zip", alone), NB).submissions}
+    found = collect_submissions(_zip(tmp_path / "teams.zip", moodle_teams(True)), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(individual.values())
+    for pid, _, group in TEAMS:
+        sub = got[individual[pid]]
+        assert sub.lms.user_id == pid and sub.submitted_at is None
+        assert sub.data == (b"alone" if group == "Default group" else b"team")
+    assert "team" in found.platform.lower()
+    assert any("grading worksheet" in n for n in found.notes)
+    found = collect_submissions(_zip(tmp_path / "bare.zip", moodle_teams(False)), NB)
+    assert len(found.lost) == 1 and "Default group" in found.lost[0], found.lost
+    assert "grading worksheet" in found.lost[0]
+    assert any(n.startswith("Moodle: if this assignment takes team submissions")
+               for n in found.notes), found.notes
