@@ -898,3 +898,39 @@ def test_a_moodle_team_submission_gives_each_member_their_row(tmp_path):
     assert "grading worksheet" in found.lost[0]
     assert any(n.startswith("Moodle: if this assignment takes team submissions")
                for n in found.notes), found.notes
+
+
+def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks):
+    """A Blackboard server in Shanghai writes its receipts in ``CST`` (tzdata's ``%Z`` for
+    Asia/Shanghai), which is Chicago's and Havana's abbreviation too. With the deadline written
+    at +08:00 in ``late.toml`` the run reads each receipt in Shanghai's zone: the late student
+    is late by the receipt's time, the others on time, and no note calls a time ambiguous."""
+    require(AVAILABLE, f"no sandbox here: {REASON}")
+    base, books = notebooks
+    members, expected = blackboard(books)
+    for name in [n for n in members if n.endswith(".txt")]:
+        text = members[name].decode()
+        line = next(t for t in text.splitlines() if t.startswith("Date Submitted:"))
+        eastern = datetime.strptime(line.removeprefix("Date Submitted: "),
+                                    "%A, %B %d, %Y %I:%M:%S %p EST")
+        local = eastern.replace(tzinfo=timezone(timedelta(hours=-5))).astimezone(
+            ZoneInfo("Asia/Shanghai"))
+        members[name] = text.replace(line, local.strftime(
+            "Date Submitted: %A, %B %-d, %Y %-I:%M:%S %p %Z")).encode()
+        assert members[name].decode().count(" CST\n") == 1
+    out = base / "out-shanghai"
+    policy = base / "shanghai.toml"
+    deadline = DEADLINE.astimezone(ZoneInfo("Asia/Shanghai")).isoformat()
+    policy.write_text(f"[{PS}]\ndeadline = {deadline}\npercent_per_day = 10\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", PS, str(_zip(base / "sh.zip", members)),
+         "--out", str(out), "--workers", "2", "--quiet", "--course", str(base / "release"),
+         "--late-policy", str(policy)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = {r["student_id"]: r for r in
+               (json.loads(p.read_text()) for p in (out / "records").glob("*.json"))}
+    for who, (_, when) in STUDENTS.items():
+        assert records[expected[who]]["late"]["days"] == _days_late(when), who
+    assert _days_late(LATE) > 0
+    assert "ambiguous" not in (out / "collection.txt").read_text()
