@@ -15,7 +15,13 @@ import the instructor maps one column to a user field (``userid``, ``username``,
 other column to a grade item, an item's feedback, or nothing. The file has the identifier
 column (the student id, titled by what it holds, ``username`` by default), the problem set's
 column with the final score, ``Late penalty`` (points; map it to nothing, or to an item of its
-own) and ``Feedback``.
+own) and ``Feedback``. Moodle looks each identifier up in its ``user`` table (``id``,
+``username``, ``idnumber`` or ``email``, ``check_user_exists``), and one it does not find stops
+the whole import (``cleanup_import``, "user mapping error"). So a student graded from a Moodle
+assignment download is not written there: their id holds the assignment's participant id
+(``get_uniqueid_for_user``, an id of ``assign_user_mapping``, per assignment), which is none of
+those fields; the worksheet carries their grade. Nor is an id that cannot be what the column
+holds (a ``userid`` that is not a number, a ``useremail`` without ``@``). Each is reported.
 """
 
 from __future__ import annotations
@@ -97,6 +103,23 @@ def write_moodle_worksheet(
     return skipped
 
 
+def _not_an_identifier(record: Record, identifier: str) -> str:
+    """Why ``record``'s student id cannot be a Moodle user's ``identifier`` (empty if it can)."""
+    student = record.student_id
+    if record.lms is not None and record.lms.system == "moodle":
+        return (
+            f"graded from a Moodle download: its id holds the assignment's participant id "
+            f"{record.lms.user_id}, not a Moodle user's {identifier}, and Moodle stops the whole "
+            f"import at an identifier it does not find; its grade is in moodle-worksheet.csv "
+            f"(Assignment -> Submissions -> Upload grading worksheet)"
+        )
+    if identifier == "userid" and not student.isdigit():
+        return "not a Moodle user id (a number); Moodle would stop the whole import at it"
+    if identifier == "useremail" and "@" not in student:
+        return "not an email address; Moodle would stop the whole import at it"
+    return ""
+
+
 def write_moodle_gradebook(
     records: Sequence[Record | dict], path: str | Path, item: str, identifier: str = "username"
 ) -> list[str]:
@@ -108,7 +131,12 @@ def write_moodle_gradebook(
         )
     rows = [[IDENTIFIERS[identifier], item, "Late penalty", "Feedback"]]
     skipped = []
-    for summary in map(summarize, records):
+    for record in map(as_record, records):
+        summary = summarize(record)
+        unfit = _not_an_identifier(record, identifier)
+        if unfit:
+            skipped.append(f"{summary.student_id}: not written, {unfit}")
+            continue
         if summary.final is None:
             skipped.append(f"{summary.student_id}: left empty, {summary.why_not}")
         rows.append(

@@ -25,7 +25,10 @@ student (the one the Grade Center's upload matches on, :mod:`autograder.exports.
 without a receipt it is the part of the file name before ``_attempt_``. The receipt's ``Date
 Submitted`` is the time, in the zone it names; without a receipt, the attempt's stamp in the name,
 whose zone Blackboard does not write: it is the server's, which the other receipts name (the
-zone of the receipt nearest in time is used, and said so; UTC when no receipt names one). Of
+zone of the receipt nearest in time is used, and said so; UTC when no receipt names one). A
+receipt in a zone whose abbreviation names several (``CST``: Chicago's, Shanghai's or Havana's)
+is read in the one the course's deadline settles; when it does not, the attempt has no time
+(the late policy has no evidence), and the note names the receipt and how to settle it. Of
 several attempts the newest (with a notebook) is graded, whatever its file's name; the older
 attempts' files are noted, not graded.
 """
@@ -34,9 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
+from autograder.intake.lms import AmbiguousZone, Claims, FileLike, LmsInfo, Owner, Reader, zone
 
 __all__ = ["NAME", "TITLE", "recognise", "claim"]
 
@@ -62,28 +65,35 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return all(matches) and any(m.group("receipt") for m in matches if m)
 
 
-def _when(text: str) -> tuple[float | None, str, str]:
-    """A receipt's ``Date Submitted`` as POSIX seconds (or None and why not), and its zone."""
+def _when(text: str, course_offset: timedelta | None) -> tuple[float | None, str, str]:
+    """A receipt's ``Date Submitted`` as POSIX seconds (or None and why not), and its zone
+    (``"?"`` when its abbreviation names several zones and the course does not settle which)."""
     words = text.replace(" o'clock", "").rsplit(" ", 1)
-    if len(words) != 2 or zone(words[1]) is None:
+    try:
+        where = zone(words[1], course_offset) if len(words) == 2 else None
+    except AmbiguousZone as exc:
+        return None, f"its time {text!r} is ambiguous: {exc}", "?"
+    if where is None:
         return None, f"its time {text!r} names no time zone this grader knows", ""
     for form in _FORMATS:
         try:
             naive = datetime.strptime(words[0], form)
         except ValueError:
             continue
-        return naive.replace(tzinfo=zone(words[1])).timestamp(), "", words[1]
+        return naive.replace(tzinfo=where).timestamp(), "", words[1]
     return None, f"its time {text!r} is in no format this grader reads", ""
 
 
-def _receipt(data: bytes | None) -> dict | None:
+def _receipt(data: bytes | None, course_offset: timedelta | None) -> dict | None:
     """What a receipt says: ``user``, ``name``, ``when`` (or None), ``why`` and ``files``
     (Blackboard's file name → the student's)."""
     text = (data or b"").decode("utf-8", "replace").replace("\r\n", "\n")
     person, date = _NAME_LINE.search(text), _DATE_LINE.search(text)
     if person is None:
         return None
-    when, why, where = _when(date.group("when")) if date else (None, "it has no Date Submitted", "")
+    when, why, where = (
+        _when(date.group("when"), course_offset) if date else (None, "it has no Date Submitted", "")
+    )
     files = {m.group("name"): m.group("original") for m in _FILES.finditer(text)}
     assignment = _ASSIGNMENT_LINE.search(text)
     return {
@@ -97,17 +107,21 @@ def _receipt(data: bytes | None) -> dict | None:
     }
 
 
-def _stamp_time(stamp: str, receipts: list[dict]) -> tuple[float, str]:
+def _stamp_time(
+    stamp: str, receipts: list[dict], course_offset: timedelta | None
+) -> tuple[float | None, str]:
     """The time of an attempt's stamp (``YYYY-MM-DD-HH-MM-SS``, in the server's zone, which
-    Blackboard does not write): in the zone of the receipt nearest in time, else UTC; and the
-    zone's name."""
+    Blackboard does not write): in the zone of the receipt nearest in time, else UTC (None when
+    the receipts name only a zone the course does not settle); and the zone's name."""
     naive = datetime.strptime(stamp, "%Y-%m-%d-%H-%M-%S")
     known = [r for r in receipts if r["when"] is not None]
+    if not known and any(r["zone"] == "?" for r in receipts):
+        return None, "?"
     if not known:
         return naive.replace(tzinfo=timezone.utc).timestamp(), ""
     guess = naive.replace(tzinfo=timezone.utc).timestamp()
     nearest = min(known, key=lambda r: abs(r["when"] - guess))
-    where: tzinfo | None = zone(nearest["zone"])
+    where: tzinfo | None = zone(nearest["zone"], course_offset)
     assert where is not None  # a receipt's time is read only in a zone this grader knows
     return naive.replace(tzinfo=where).timestamp(), nearest["zone"]
 
@@ -123,15 +137,18 @@ def _user(prefix: str, assignments: set[str]) -> str:
     return head.rsplit("_", 1)[-1]
 
 
-def claim(files: Sequence[FileLike], read: Reader) -> Claims:
-    """Each attempt's files, owned by the receipt's username at the receipt's time."""
+def claim(
+    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+) -> Claims:
+    """Each attempt's files, owned by the receipt's username at the receipt's time (a zone
+    abbreviation of several zones settled by ``course_offset``, the course's deadline's)."""
     claims = Claims()
     receipts: dict[str, dict | None] = {}
     assignments: set[str] = set()
     for file in files:
         found = _ATTEMPT.match(file.parts[-1])
         if found and found.group("receipt"):
-            receipts[found.group("prefix")] = _receipt(read(file))
+            receipts[found.group("prefix")] = _receipt(read(file), course_offset)
             assignments.add((receipts[found.group("prefix")] or {}).get("assignment", ""))
             claims.note(file, f"read as the {TITLE} receipt of its attempt")
             if receipts[found.group("prefix")] is None:
@@ -145,11 +162,19 @@ def claim(files: Sequence[FileLike], read: Reader) -> Claims:
         receipt = receipts.get(found.group("prefix"))
         user = receipt["user"] if receipt else _user(found.group("prefix"), assignments)
         when = receipt["when"] if receipt else None
-        if when is None:
-            when, where = _stamp_time(found.group("stamp"), parsed)
+        if receipt and receipt["zone"] == "?":
+            claims.notes.append(
+                f"{file.where}: its receipt's {receipt['why']}; its attempt has no time, so the "
+                f"late policy has no evidence of when it was handed in"
+            )
+        elif when is None:
+            when, where = _stamp_time(found.group("stamp"), parsed, course_offset)
             why = receipt["why"] if receipt else "its attempt has no receipt"
             how = (
-                f"in {where}, the zone of the receipt nearest in time"
+                "in no zone: the receipts name only a zone the course does not settle, so the "
+                "late policy has no evidence of when it was handed in"
+                if where == "?"
+                else f"in {where}, the zone of the receipt nearest in time"
                 if where
                 else "as UTC, no receipt naming a zone"
             )

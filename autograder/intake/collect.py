@@ -64,7 +64,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -233,7 +233,12 @@ def _is_zip(entry: _Entry) -> bool:
 
 
 def _inner(
-    entry: _Entry, notebook: str, lms: str | None, notes: list[str], depth: int
+    entry: _Entry,
+    notebook: str,
+    lms: str | None,
+    notes: list[str],
+    depth: int,
+    course_offset: timedelta | None = None,
 ) -> Collection:
     """The collection of the download inside a download that holds only it (the class's zip,
     zipped again): read like the outer one, with a note saying so."""
@@ -245,7 +250,7 @@ def _inner(
             raise ValueError(
                 f"the download holds only the archive {entry.where}, and {why}"
             ) from None
-        found = _collect(inner, notebook, lms, depth)
+        found = _collect(inner, notebook, lms, depth, course_offset)
     found.notes[:0] = [
         *notes,
         f"{entry.where}: the download holds only this archive; read as the download itself",
@@ -467,10 +472,14 @@ def _by_student(
     not read belongs to nobody (it is never split at its first ``_``, nor its folder taken for a
     student)."""
     entries = _unwrapped(entries)
+    teams, entries = _moodle_teams(entries, names, notes)
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
+        if _team_entry(entry, teams, groups, notes, lost):
+            systems.update(["Moodle (team submissions)"] if teams is not None else [])
+            continue
         student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
         if lms is not None and (lms.system == "moodle" or flat):
@@ -502,6 +511,60 @@ def _by_student(
     return groups, title
 
 
+def _moodle_teams(
+    entries: list[_Entry], names: Sequence[NameReader], notes: list[str]
+) -> tuple[dict[str, list[LmsInfo]] | None, list[_Entry]]:
+    """The groups of a Moodle grading worksheet beside the folders (None without one), and the
+    download's other files (:mod:`autograder.intake.moodle`, team submissions)."""
+    if moodle.parse_name not in names:
+        return None, entries
+    teams, rest = None, []
+    for entry in entries:
+        found = (
+            moodle.read_teams(_small(entry))
+            if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
+            else None
+        )
+        if found is None:
+            rest.append(entry)
+            continue
+        teams = {**(teams or {}), **found}
+        notes.append(
+            f"{entry.where}: read as Moodle's grading worksheet of a team assignment: "
+            f"{len(found)} group(s), each member of a group's folder graded on it"
+        )
+    return teams, rest
+
+
+def _team_entry(
+    entry: _Entry,
+    teams: dict[str, list[LmsInfo]] | None,
+    groups: dict[str, list[_Entry]],
+    notes: list[str],
+    lost: list[str],
+) -> bool:
+    """Give a Moodle team submission's file to each member of its group (by the worksheet's
+    ``teams``); say so when it is a team's and its members are not known. Whether it was."""
+    team = moodle.team_of(entry.parts[0], len(entry.parts) > 1)
+    if team is not None and teams is not None and team in teams:
+        for member in teams[team]:
+            groups.setdefault(lms_student(member), []).append(
+                dataclasses.replace(entry, lms=member)
+            )
+        return True
+    if team == moodle.DEFAULT_TEAM and (teams is None or team not in teams):
+        _lose(
+            entry,
+            f"a Moodle team submission of the students in no group ({team!r}), and the download "
+            f"does not say who they are: add the assignment's grading worksheet (Submissions -> "
+            f"Download grading worksheet) to the download, and each member gets a row",
+            notes,
+            lost,
+        )
+        return True
+    return False
+
+
 def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
     """The platform module whose download this is (``lms`` forces one), or None for the
     formats read by their names (Canvas, Moodle, a folder per student)."""
@@ -530,10 +593,14 @@ def _small(entry: FileLike) -> bytes | None:
 
 
 def _claimed(
-    platform: Platform, entries: list[_Entry], notes: list[str], lost: list[str]
+    platform: Platform,
+    entries: list[_Entry],
+    notes: list[str],
+    lost: list[str],
+    course_offset: timedelta | None = None,
 ) -> dict[str, list[_Entry]]:
     """Group files by student as the platform's module says (:class:`Claims`)."""
-    claims: Claims = platform.claim(entries, _small)
+    claims: Claims = platform.claim(entries, _small, course_offset)
     notes.extend(claims.notes)
     groups: dict[str, list[_Entry]] = {}
     for entry in entries:
@@ -619,7 +686,12 @@ def _why_not(
     )
 
 
-def collect_submissions(path: str | Path, notebook: str, lms: str | None = None) -> Collection:
+def collect_submissions(
+    path: str | Path,
+    notebook: str,
+    lms: str | None = None,
+    course_offset: timedelta | None = None,
+) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
 
     Parameters
@@ -630,6 +702,10 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         File name of the problem set's notebook, e.g. ``"ps1_pca.ipynb"``.
     lms : str, optional
         The format to read it as (one of :data:`FORMATS`); by default the one its files show.
+    course_offset : timedelta, optional
+        The course's offset from UTC (its deadline's), which settles a zone abbreviation that
+        names several zones (:data:`autograder.intake.lms.AMBIGUOUS`); without it, or when it
+        does not settle one, a time in such a zone is not read and its note says why.
 
     Returns
     -------
@@ -643,18 +719,20 @@ def collect_submissions(path: str | Path, notebook: str, lms: str | None = None)
         If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
         ``lms`` is no format this grader reads.
     """
-    return _collect(Path(path), notebook, lms, 0)
+    return _collect(Path(path), notebook, lms, 0, course_offset)
 
 
-def _collect(path: Path, notebook: str, lms: str | None, depth: int) -> Collection:
+def _collect(
+    path: Path, notebook: str, lms: str | None, depth: int, course_offset: timedelta | None = None
+) -> Collection:
     """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
     found = Collection()
     entries = _entries(path, found.notes)
     if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
-        return _inner(entries[0], notebook, lms, found.notes, depth + 1)
+        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset)
     platform = _platform(entries, lms)
     if platform is not None:
-        groups = _claimed(platform, entries, found.notes, found.lost)
+        groups = _claimed(platform, entries, found.notes, found.lost, course_offset)
         found.platform = platform.TITLE
     else:
         groups, found.platform = _by_student(
@@ -674,6 +752,14 @@ def _download_times(found: Collection) -> None:
     infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
     systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
     found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
+    if "moodle" in systems and not any("as Moodle's grading worksheet" in n for n in found.notes):
+        found.notes.insert(
+            0,
+            "Moodle: if this assignment takes team submissions, each folder is a group's, not a "
+            "student's, and the download does not name its members: add the assignment's "
+            "grading worksheet (Submissions -> Download grading worksheet) to the download, and "
+            "each member gets their own row",
+        )
     for system in sorted(s for s in systems if not _NAME_MODULES[s].FILE_TIME):
         found.notes.insert(
             0,
@@ -718,7 +804,7 @@ def _collect_one(found: Collection, student: str, files: list[_Entry], notebook:
 def _handed_in(entry: _Entry, info: LmsInfo | None) -> float | None:
     """When ``entry`` was handed in: the platform's own time, or the file's time; None where the
     LMS's download stamps every file with the time of the download (Canvas, Moodle)."""
-    if entry.lms is None and info is not None and info.system in _NAME_MODULES:
+    if info is not None and info.system in _NAME_MODULES:
         return entry.mtime if _NAME_MODULES[info.system].FILE_TIME else None
     return entry.mtime
 

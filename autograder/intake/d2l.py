@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
 
@@ -67,8 +67,11 @@ def _shared_names(claims: Claims) -> list[str]:
     ]
 
 
-def claim(files: Sequence[FileLike], read: Reader) -> Claims:
-    """Each submission folder's files, owned by the student it names, at its time."""
+def claim(
+    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+) -> Claims:
+    """Each submission folder's files, owned by the student it names, at its time.
+    ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()
     for file in files:
         folder = next((part for part in file.parts[:-1] if _FOLDER.match(part)), None)

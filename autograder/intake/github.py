@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 from collections.abc import Sequence
+from datetime import timedelta
 from os.path import commonprefix
 from pathlib import Path
 
@@ -113,8 +114,11 @@ def _usernames(
     return users
 
 
-def claim(files: Sequence[FileLike], read: Reader) -> Claims:
-    """Each clone's files, owned by its username at its last commit."""
+def claim(
+    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+) -> Claims:
+    """Each clone's files, owned by its username at its last commit.
+    ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()
     repo_of = {file.where: file.parts[: _root(file.parts) + 1] for file in files}
     users = _usernames({r for r in repo_of.values() if len(r) >= 1}, _folders_above(files, repo_of))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import yaml
 
@@ -80,8 +80,11 @@ def _owners(key: str, entry: dict) -> tuple[list[Owner], str]:
     return owners, problem
 
 
-def claim(files: Sequence[FileLike], read: Reader) -> Claims:
-    """Each submission folder's files, owned by every one of its submitters."""
+def claim(
+    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+) -> Claims:
+    """Each submission folder's files, owned by every one of its submitters.
+    ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()
     metadata: dict = {}
     for file in files:

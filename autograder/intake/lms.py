@@ -9,9 +9,11 @@ whole download (:data:`autograder.intake.collect.PLATFORMS`), a :class:`Platform
 - ``NAME`` (what ``--lms`` takes) and ``TITLE`` (what ``collection.txt`` says);
 - ``recognise(paths) -> bool``: whether a download (every file's path, as a tuple of its parts)
   holds what this platform writes, and nothing that says otherwise;
-- ``claim(files, read) -> Claims``: each notebook's :class:`Owner` (the student, the platform's
-  ids, the time the platform gives), from the names and the files the platform adds (receipts,
-  metadata); ``read(file)`` gives a small file's bytes (None if it cannot be read).
+- ``claim(files, read, course_offset=None) -> Claims``: each notebook's :class:`Owner` (the
+  student, the platform's ids, the time the platform gives), from the names and the files the
+  platform adds (receipts, metadata); ``read(file)`` gives a small file's bytes (None if it
+  cannot be read); ``course_offset`` is the course's offset from UTC (its deadline's), which
+  settles a zone abbreviation that names several zones (:data:`AMBIGUOUS`).
 
 A new platform is a module beside them, one entry in that list, and its test.
 """
@@ -29,6 +31,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = [
     "ABBREVIATIONS",
+    "AMBIGUOUS",
+    "AmbiguousZone",
     "LmsInfo",
     "lms_student",
     "Owner",
@@ -164,13 +168,15 @@ class Platform(Protocol):
 
     def recognise(self, paths: list[tuple[str, ...]]) -> bool: ...
 
-    def claim(self, files: Sequence[FileLike], read: Reader) -> Claims: ...
+    def claim(
+        self, files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+    ) -> Claims: ...
 
 
 #: Zone abbreviations a platform writes in its times, as the offsets from UTC (hours) they stand
 #: for. An abbreviation names an offset, standard or summer time, not a region: ``EST`` is five
-#: hours behind UTC on any date. ``CST`` is read as North America's Central time (Blackboard's and
-#: nbgrader's hosts write it so), and ``IST`` as India's; :func:`zone` names each one it reads.
+#: hours behind UTC on any date. An abbreviation that names several zones is in :data:`AMBIGUOUS`
+#: instead, never guessed.
 ABBREVIATIONS: dict[str, float] = {
     "UTC": 0,
     "GMT": 0,
@@ -178,7 +184,6 @@ ABBREVIATIONS: dict[str, float] = {
     "WET": 0,
     "WEST": 1,
     "BST": 1,
-    "IST": 5.5,
     "CET": 1,
     "CEST": 2,
     "MET": 1,
@@ -188,7 +193,6 @@ ABBREVIATIONS: dict[str, float] = {
     "MSK": 3,
     "EST": -5,
     "EDT": -4,
-    "CST": -6,
     "CDT": -5,
     "MST": -7,
     "MDT": -6,
@@ -215,15 +219,78 @@ ABBREVIATIONS: dict[str, float] = {
 }
 
 
-def zone(name: str) -> tzinfo | None:
-    """The time zone a platform's time names (``UTC``, ``EST``, ``CST``, ``Europe/Paris``,
+#: Abbreviations that the time-zone database gives to several zones (``strftime``'s ``%Z`` of
+#: each region, tzdata): for each, the zones it may be, as (the zone, the abbreviation's offset
+#: there, the offsets that zone is in through the year), in hours from UTC.
+AMBIGUOUS: dict[str, tuple[tuple[str, float, tuple[float, ...]], ...]] = {
+    "CST": (
+        ("North America's Central (America/Chicago)", -6, (-6, -5)),
+        ("China's (Asia/Shanghai)", 8, (8,)),
+        ("Cuba's (America/Havana)", -5, (-5, -4)),
+    ),
+    "IST": (
+        ("India's (Asia/Kolkata)", 5.5, (5.5,)),
+        ("Ireland's (Europe/Dublin)", 1, (0, 1)),
+        ("Israel's (Asia/Jerusalem)", 2, (2, 3)),
+    ),
+}
+
+
+class AmbiguousZone(ValueError):
+    """A zone abbreviation that names several zones, which the course's offset does not settle;
+    its message says which zones and how to settle it."""
+
+
+def _hours(hours: float) -> str:
+    sign = "+" if hours >= 0 else "-"
+    whole, rest = divmod(abs(hours) * 60, 60)
+    return f"UTC{sign}{int(whole):02d}:{int(rest):02d}"
+
+
+def _settled(name: str, course_offset: timedelta | None) -> tzinfo:
+    """The one zone of :data:`AMBIGUOUS` ``name`` that is in ``course_offset`` at some time of the
+    year, or :class:`AmbiguousZone`."""
+    choices = AMBIGUOUS[name]
+    if course_offset is not None:
+        hours = course_offset.total_seconds() / 3600
+        fits = [c for c in choices if hours in c[2]]
+        if len(fits) == 1:
+            return timezone(timedelta(hours=fits[0][1]), name)
+    zones = ", ".join(f"{where} {_hours(hours)}" for where, hours, _ in choices)
+    course = (
+        "the course gives no offset (no deadline in its late policy)"
+        if course_offset is None
+        else f"the course's deadline, at {_hours(course_offset.total_seconds() / 3600)}, "
+        f"does not settle which"
+    )
+    raise AmbiguousZone(
+        f"{name} is {zones}, and {course}; write the problem set's deadline in the late policy "
+        f"(course/late.toml) with the offset of the platform's zone (e.g. -06:00 for "
+        f"America/Chicago, +08:00 for Asia/Shanghai), or set the platform's time zone to one "
+        f"whose abbreviation is unique"
+    )
+
+
+def zone(name: str, course_offset: timedelta | None = None) -> tzinfo | None:
+    """The time zone a platform's time names (``UTC``, ``EST``, ``Europe/Paris``,
     ``+0100``, ``+01:00``, ``+01``: ``strftime``'s ``%Z`` of a zone whose abbreviation is its
-    offset, such as ``Asia/Singapore``), or None when this grader does not know it."""
+    offset, such as ``Asia/Singapore``), or None when this grader does not know it.
+
+    An abbreviation of several zones (:data:`AMBIGUOUS`: ``CST``, ``IST``) is the one zone among
+    them the course is in at some time of the year (``course_offset``, its deadline's offset).
+
+    Raises
+    ------
+    AmbiguousZone
+        When ``course_offset`` is None or does not settle such an abbreviation.
+    """
     offset = re.fullmatch(r"([+-])(\d\d)(?::?(\d\d))?", name)
     if offset:
         sign = 1 if offset.group(1) == "+" else -1
         minutes = int(offset.group(2)) * 60 + int(offset.group(3) or 0)
         return timezone(sign * timedelta(minutes=minutes))
+    if name.upper() in AMBIGUOUS:
+        return _settled(name.upper(), course_offset)
     if name.upper() in ABBREVIATIONS:
         return timezone(timedelta(hours=ABBREVIATIONS[name.upper()]), name.upper())
     try:

@@ -12,21 +12,43 @@ ZipStream's ``addFileFromStream`` with no options, and ZipStream's file options 
 time to ``new DateTime()``, the moment of the download (``lib/zipstream/src/Option/File.php``,
 ``defaultTo``). So :data:`FILE_TIME` is False, and with no mark either a Moodle download gives the
 late policy no evidence: each student's row says so.
+
+**Team submissions.** In an assignment with "Students submit in groups" the download holds one
+folder (or prefix) per group, not per student: ``downloader::get_student_prefix`` names it
+``clean_filename(<group name with _ as space>_<group id>)``, or ``Default group`` with no id for
+the students in no group (``get_string('defaultteam')``), then ``_assignsubmission_<plugin>``,
+and writes each group's files once. The zip does not say who a group's members are, and a
+group's folder reads like a student's (the group id where the participant id would be). The
+members come from the assignment's grading worksheet ("Download grading worksheet"), which
+lists every participant with their ``Identifier`` (``Participant <id>``), ``Full name`` and, in
+a team assignment, ``Group`` (the group's name, or ``Default group``: ``mod/assign/
+gradingtable.php``, ``col_team``). Put it in the download, beside the folders: a folder whose
+name is a group of the worksheet gives each member their own row, under the id (and participant
+id) an individual download gives them. Without it, a ``Default group`` folder is not graded and
+says so, and every Moodle download's notes say that a team assignment needs the worksheet.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 from autograder.intake.lms import LmsInfo
 
-__all__ = ["FILE_TIME", "MARKS_LATE", "parse_name"]
+__all__ = ["FILE_TIME", "MARKS_LATE", "DEFAULT_TEAM", "parse_name", "read_teams", "team_of"]
 
 #: Whether a file's time in the download is when it was handed in: no, the download's own time.
 FILE_TIME = False
 #: Whether the download marks a late file: no.
 MARKS_LATE = False
 
+#: The group Moodle names the students in no group (``defaultteam``, English).
+DEFAULT_TEAM = "Default group"
+_TEAM = re.compile(
+    r"^(?P<team>.+?)(?:_(?P<group>\d+))?_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<file>.*))?$"
+)
+_PARTICIPANT = re.compile(r"^Participant (?P<id>\d+)$")
 _MOODLE = re.compile(
     r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
     r"(?:_(?P<file>.*))?$"
@@ -50,3 +72,39 @@ def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
         None,
         f"{moodle.group('name')}_{moodle.group('user')}_assignsubmission_{moodle.group('plugin')}",
     )
+
+
+def team_of(name: str, folder: bool = False) -> str | None:
+    """The group a team submission's folder (or flat file's prefix) names, or None.
+
+    >>> team_of("Team Alpha_42_assignsubmission_file", folder=True)
+    'Team Alpha'
+    >>> team_of("Default group_assignsubmission_file", folder=True)
+    'Default group'
+    """
+    team = _TEAM.match(name)
+    if not (team and (folder or team.group("file"))):
+        return None
+    return team.group("team")
+
+
+def read_teams(data: bytes | None) -> dict[str, list[LmsInfo]] | None:
+    """The groups of a grading worksheet: each group's name → its members (participant id and
+    full name, with the prefix an individual download gives them); None when ``data`` is not a
+    worksheet of a team assignment (no ``Identifier``, ``Full name`` and ``Group`` columns)."""
+    try:
+        rows = list(csv.DictReader(io.StringIO((data or b"").decode("utf-8-sig"))))
+    except (UnicodeDecodeError, csv.Error):
+        return None
+    if not rows or not {"Identifier", "Full name", "Group"} <= set(rows[0]):
+        return None
+    teams: dict[str, list[LmsInfo]] = {}
+    for row in rows:
+        participant = _PARTICIPANT.match((row["Identifier"] or "").strip())
+        if participant and row["Group"]:
+            name, user = (row["Full name"] or "").strip(), participant.group("id")
+            prefix = f"{name.replace('_', ' ')}_{user}_assignsubmission_file"
+            teams.setdefault(row["Group"].strip().replace("_", " "), []).append(
+                LmsInfo("moodle", user, name, False, None, prefix)
+            )
+    return teams

@@ -19,9 +19,9 @@ submissions of one student the newest is graded, as ``nbgrader collect`` does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, zone
+from autograder.intake.lms import AmbiguousZone, Claims, FileLike, LmsInfo, Owner, Reader, zone
 
 __all__ = ["NAME", "TITLE", "recognise", "claim", "parse_timestamp"]
 
@@ -30,9 +30,16 @@ TITLE = "nbgrader (exchange inbound or submitted)"
 _STAMP = "timestamp.txt"
 
 
-def parse_timestamp(text: str) -> float | None:
+def parse_timestamp(text: str, course_offset: timedelta | None = None) -> float | None:
     """nbgrader's timestamp (``2026-11-19 21:03:00.123456 UTC``, or with an offset ``+0100``)
-    as POSIX seconds, or None when it is not one."""
+    as POSIX seconds, or None when it is not one.
+
+    Raises
+    ------
+    autograder.intake.lms.AmbiguousZone
+        When its zone's abbreviation names several zones and ``course_offset`` (the course's
+        deadline's) does not settle which.
+    """
     words = text.strip().split(" ")
     if len(words) not in (2, 3):
         return None
@@ -40,10 +47,18 @@ def parse_timestamp(text: str) -> float | None:
         when = datetime.fromisoformat(" ".join(words[:2]))
     except ValueError:
         return None
-    where = zone(words[2]) if len(words) == 3 else None
+    where = zone(words[2], course_offset) if len(words) == 3 else None
     if where is None and when.tzinfo is None:
         return None
     return (when if when.tzinfo else when.replace(tzinfo=where)).timestamp()
+
+
+def _stamp(text: str, course_offset: timedelta | None) -> tuple[float | None, str]:
+    """A timestamp's time, or None and why not (empty when it is no timestamp at all)."""
+    try:
+        return parse_timestamp(text, course_offset), ""
+    except AmbiguousZone as exc:
+        return None, f"its time {text.strip()!r} is ambiguous: {exc}"
 
 
 def _inbound(name: str) -> tuple[str, str] | None:
@@ -53,7 +68,7 @@ def _inbound(name: str) -> tuple[str, str] | None:
     for end in (len(parts), len(parts) - 1):  # without nbgrader's random string, then with it
         for start in range(2, end):
             stamp = "+".join(parts[start:end])
-            if all(parts[: start - 1]) and parts[start - 1] and parse_timestamp(stamp):
+            if all(parts[: start - 1]) and parts[start - 1] and any(_stamp(stamp, None)):
                 return "+".join(parts[: start - 1]), stamp
     return None
 
@@ -82,18 +97,29 @@ def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str]
     return folders
 
 
-def claim(files: Sequence[FileLike], read: Reader) -> Claims:
-    """Each submission folder's files, owned by its student at its ``timestamp.txt``."""
+def claim(
+    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+) -> Claims:
+    """Each submission folder's files, owned by its student at its ``timestamp.txt`` (a zone
+    abbreviation of several zones settled by ``course_offset``, the course's deadline's; when it
+    does not, the submission has no time and the note says how to settle it)."""
     claims = Claims()
     folders = _folders(files)
     times: dict[tuple[str, ...], float | None] = {
-        folder: parse_timestamp(stamp) for folder, (_, stamp) in folders.items()
+        folder: _stamp(stamp, course_offset)[0] for folder, (_, stamp) in folders.items()
     }
     for file in files:
         if file.parts[-1] == _STAMP and file.parts[:-1] in folders:
             data = read(file)
-            when = parse_timestamp((data or b"").decode("utf-8", "replace"))
-            if when is None:
+            when, why = _stamp((data or b"").decode("utf-8", "replace"), course_offset)
+            if why:
+                times[file.parts[:-1]] = None
+                claims.note(
+                    file,
+                    f"{why}; its submission has no time, so the late policy has no evidence of "
+                    f"when it was handed in",
+                )
+            elif when is None:
                 claims.note(file, "not an nbgrader timestamp; the folder's time is used")
             else:
                 times[file.parts[:-1]] = when
@@ -106,8 +132,9 @@ def claim(files: Sequence[FileLike], read: Reader) -> Claims:
         when = times[folder]
         if when is None:
             claims.notes.append(
-                f"{file.where}: its submission has no nbgrader time (no timestamp.txt); the "
-                f"late policy has no evidence of when it was handed in"
+                f"{file.where}: its submission has no nbgrader time (no timestamp.txt, or one "
+                f"whose time is not read, as noted); the late policy has no evidence of when it "
+                f"was handed in"
             )
         info = LmsInfo(NAME, student, student, False, None, "/".join(folder))
         claims.own(file, Owner(student, info, when, file.parts[-1]))

@@ -147,13 +147,14 @@ def grade_class(
         hidden_paths=options.hidden_paths
         + instructor_folders(submissions, out, ps.course.root, getattr(gradebook, "course", None)),
     )
-    found = collect_submissions(submissions, ps.notebook_name, lms)
+    writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
+    rule = writer.policy.for_problem_set(ps.name)
+    offset = rule.deadline.utcoffset() if rule.deadline is not None else None
+    found = collect_submissions(submissions, ps.notebook_name, lms, offset)
     if collected is not None:
         collected(found)
     subs = found.submissions
-    writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     absent, roster = _roster_notes(found, writer.students())
-    rule = writer.policy.for_problem_set(ps.name)
     roster += extension_notes(rule, found, writer.students()) + evidence_notes(rule, found)
     heading = [f"format: {found.platform}"] + [f"lost: {n}" for n in found.lost]
     for note in found.notes + roster:

@@ -217,6 +217,29 @@ def test_moodle_gradebook_import(batch, tmp_path):
         write_moodle_gradebook(records, path, item="x", identifier="fullname")
 
 
+def test_moodle_gradebook_writes_only_ids_moodle_can_find(batch, tmp_path):
+    """Moodle's gradebook import looks each identifier up in its ``user`` table (``id``,
+    ``username``, ``idnumber`` or ``email``) and stops the whole import at one it does not find
+    (moodle ``grade/import/csv/classes/load_data.php``: ``map_user_data_with_value``,
+    ``check_user_exists``, ``cleanup_import``). A student from a Moodle download is known by the
+    assignment's participant id (``mod/assign/classes/downloader.php``, ``get_uniqueid_for_user``),
+    which is no user field: not written, reported with the worksheet that carries them; the
+    others are written. A ``userid`` column takes only numbers."""
+    _, _, records, moodle_records = batch
+    path = tmp_path / "gradebook.csv"
+    skipped = write_moodle_gradebook(moodle_records + records, path, item="PS3")
+    written = [r[0] for r in _rows(path)[1:]]
+    assert sorted(written) == sorted(r["student_id"] for r in records)
+    for record in moodle_records:
+        said = [s for s in skipped if s.startswith(f"{record['student_id']}: not written")]
+        assert len(said) == 1 and record["lms"]["user_id"] in said[0], skipped
+        assert "moodle-worksheet.csv" in said[0]
+    numeric = [{**records[0], "student_id": "4711"}] + records[1:]
+    skipped = write_moodle_gradebook(numeric, path, item="PS3", identifier="userid")
+    assert [r[0] for r in _rows(path)[1:]] == ["4711"]
+    assert len(skipped) == len(records) - 1 and all("not a Moodle user id" in s for s in skipped)
+
+
 @pytest.mark.parametrize("mode", ["full", "pass-fail", "none"])
 def test_gradescope_results_follow_the_spec_and_the_visibility(batch, tmp_path, mode):
     _, _, records, _ = batch

@@ -12,6 +12,7 @@ reason on the last line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -661,10 +662,23 @@ def test_two_d2l_folders_of_one_name_are_said(tmp_path):
                                                   ("CET", "Europe/Paris")])
 def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviation, region):
     """A Blackboard receipt's ``Date Submitted`` in a US or European server's standard time: the
-    abbreviation is the offset (compared with the region's zone on a winter date)."""
+    abbreviation is the offset (compared with the region's zone on a winter date). ``CST`` names
+    China's and Cuba's zones too, so the course's deadline, in the server's zone, says which."""
+    members, receipt = _receipt_in(region, ON_TIME, abbreviation)
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB,
+                                course_offset=ON_TIME.astimezone(ZoneInfo(region)).utcoffset())
+    jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+    assert jdoe.submitted_at == ON_TIME.timestamp()
+    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+
+
+def _receipt_in(region: str, when: datetime, abbreviation: str) -> tuple[dict[str, bytes], str]:
+    """The Blackboard download with jdoe's receipt dated ``when`` as a server in ``region``
+    writes it (its abbreviation, tzdata's ``%Z`` there, checked to be ``abbreviation``); jdoe's
+    attempt stamp in the name is in that zone too."""
     members, _ = blackboard({"correct": b"1", "blank": b"2"})
     receipt = next(n for n in members if n.endswith(".txt") and "_jdoe_" in n)
-    local = ON_TIME.astimezone(ZoneInfo(region))
+    local = when.astimezone(ZoneInfo(region))
     assert local.tzname() == abbreviation
     text = members[receipt].decode().replace(
         next(line for line in members[receipt].decode().splitlines()
@@ -672,10 +686,73 @@ def test_a_receipts_zone_abbreviation_is_read_as_its_offset(tmp_path, abbreviati
         f"Date Submitted: {local:%A, %B} {local.day}, {local.year} "
         f"{int(local.strftime('%I'))}:{local:%M:%S %p} {abbreviation}")
     members[receipt] = text.encode()
-    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    return members, receipt
+
+
+#: Servers whose zone's abbreviation (tzdata's ``%Z``) names several zones, and a date on which
+#: it does (Ireland's ``IST`` is its summer time).
+AMBIGUOUS_SERVERS = [("CST", "America/Chicago", ON_TIME), ("CST", "Asia/Shanghai", ON_TIME),
+                     ("CST", "America/Havana", ON_TIME), ("IST", "Asia/Kolkata", ON_TIME),
+                     ("IST", "Asia/Jerusalem", ON_TIME),
+                     ("IST", "Europe/Dublin", ON_TIME - timedelta(days=150))]
+
+
+def _regions_in(abbreviation: str, offset: timedelta) -> list[str]:
+    """The oracle: the regions of :data:`AMBIGUOUS_SERVERS` that write ``abbreviation`` and are
+    at ``offset`` on some day of the year, by tzdata."""
+    days = [datetime(2026, 1, 1, 12, tzinfo=timezone.utc) + timedelta(days=d) for d in range(365)]
+    return [region for abbr, region, _ in AMBIGUOUS_SERVERS if abbr == abbreviation
+            and any(day.astimezone(ZoneInfo(region)).utcoffset() == offset for day in days)]
+
+
+@pytest.mark.parametrize("abbreviation, region, when", AMBIGUOUS_SERVERS)
+def test_an_ambiguous_zone_abbreviation_is_read_only_where_the_course_settles_it(
+        tmp_path, abbreviation, region, when):
+    """``CST`` is Chicago's, Shanghai's and Havana's; ``IST`` India's, Israel's and Ireland's
+    (tzdata, read here through :mod:`zoneinfo`). A Blackboard receipt in such a zone is read in
+    the one the course's deadline (in the server's zone) settles, when only that one is ever at
+    the deadline's offset (Havana's −05:00 is Chicago's summer time too: not settled); with no
+    deadline, or one in a zone none of them is in, the attempt has no time (never a guess) and
+    the note names the receipt, the zones and how to settle it. The attempt stays graded."""
+    members, receipt = _receipt_in(region, when, abbreviation)
+    download = _zip(tmp_path / "b.zip", members)
+    course = when.astimezone(ZoneInfo(region)).utcoffset()
+    assert course is not None
+    found = collect_submissions(download, NB, course_offset=course)
     jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
-    assert jdoe.submitted_at == ON_TIME.timestamp()
-    assert not [n for n in found.notes if "_jdoe_" in n and "no time zone" in n], found.notes
+    settled = _regions_in(abbreviation, course) == [region]
+    assert jdoe.submitted_at == (when.timestamp() if settled else None), found.notes
+    elsewhere = timedelta(hours=-10)  # Honolulu: in none of the zones these abbreviations name
+    for offset in (None, elsewhere) if settled else (None, elsewhere, course):
+        found = collect_submissions(download, NB, course_offset=offset)
+        jdoe = next(s for s in found.submissions if s.student_id == "jdoe")
+        assert jdoe.submitted_at is None
+        said = [n for n in found.notes if "_jdoe_" in n and "ambiguous" in n]
+        assert said and receipt.removesuffix(".txt") in said[0], found.notes
+        assert region.split("/")[1] in said[0] and "late.toml" in said[0], said
+        assert "no evidence" in said[0], said
+
+
+@pytest.mark.parametrize("abbreviation, region, when",
+                         [AMBIGUOUS_SERVERS[1], AMBIGUOUS_SERVERS[3]])
+def test_an_nbgrader_stamp_in_an_ambiguous_zone_is_read_only_where_the_course_settles_it(
+        tmp_path, abbreviation, region, when):
+    """nbgrader writes its timestamp with ``%Z`` in the exchange's zone (nbgrader
+    ``exchange/abc/exchange.py``): an exchange in Shanghai writes ``CST``, in Kolkata ``IST``.
+    The course's deadline settles it; without a deadline the submission has no time, and the
+    note names its ``timestamp.txt``."""
+    stamp = _nbgrader_stamp(when.astimezone(ZoneInfo(region)))
+    assert stamp.endswith(f" {abbreviation}"), stamp
+    folder = f"inbound/jdoe+{PS}+{stamp}+AbCdEfGhIjKl"
+    download = _zip(tmp_path / "inbound.zip",
+                    {f"{folder}/{NB}": b"1", f"{folder}/timestamp.txt": stamp.encode()})
+    offset = when.astimezone(ZoneInfo(region)).utcoffset()
+    found = collect_submissions(download, NB, course_offset=offset)
+    assert [s.submitted_at for s in found.submissions] == [when.timestamp()], found.notes
+    found = collect_submissions(download, NB)
+    assert [(s.student_id, s.submitted_at) for s in found.submissions] == [("jdoe", None)]
+    said = [n for n in found.notes if n.startswith(f"{folder}/timestamp.txt") and "ambiguous" in n]
+    assert said and "late.toml" in said[0], found.notes
 
 
 def test_a_blackboard_username_with_an_underscore_keeps_it_without_a_receipt(tmp_path):
@@ -759,3 +836,101 @@ def test_a_download_zipped_again_is_read_as_the_download(tmp_path):
         deep = _zip(tmp_path / f"deep{level}.zip", {f"again{level}.zip": deep.read_bytes()})
     found = collect_submissions(deep, NB)
     assert not found.submissions and found.notes, found
+
+
+def _moodle_worksheet(rows: list[tuple[str, str, str]]) -> bytes:
+    """Moodle's grading worksheet of a team assignment (Submissions → "Download grading
+    worksheet"): the grading table's columns as it downloads them (moodle
+    ``mod/assign/gradingtable.php``: ``recordid`` titled ``Identifier`` holding ``Participant
+    <id>``, the full name, the identity fields, the status, ``team`` titled ``Group`` with the
+    group's name or ``Default group`` (``col_team``), the grade columns)."""
+    header = ["Identifier", "Full name", "Email address", "Status", "Group", "Grade",
+              "Maximum Grade", "Grade can be changed", "Last modified (submission)",
+              "Last modified (grade)", "Feedback comments"]
+    lines = [header] + [[f"Participant {pid}", name, f"{name.split()[0].lower()}@example.edu",
+                         "Submitted for grading", group, "", "20.00", "Yes",
+                         "Thursday, 19 November 2026, 9:03 PM", "-", ""]
+                        for pid, name, group in rows]
+    out = io.StringIO()
+    csv.writer(out).writerows(lines)
+    return out.getvalue().encode("utf-8")
+
+
+#: A team assignment's participants: participant id, full name, group ("Default group": none).
+TEAMS = [("201", "Jane Doe", "Team_Alpha"), ("202", "Ann Lee", "Team_Alpha"),
+         ("203", "John Roe", "Default group")]
+
+
+def moodle_teams(with_worksheet: bool) -> dict[str, bytes]:
+    """A Moodle team assignment's download: one folder per group, named by
+    ``downloader::get_student_prefix`` (moodle ``mod/assign/classes/downloader.php``):
+    ``clean_filename(<group name, _ as space>_<group id>)``, and ``Default group`` with no id for
+    the students in no group, then ``_assignsubmission_file``; each group's files once."""
+    members = {f"Team Alpha_42_assignsubmission_file/{NB}": b"team",
+               f"Default group_assignsubmission_file/{NB}": b"alone"}
+    if with_worksheet:
+        members["Grades-STAT101-PS1 PCA-17.csv"] = _moodle_worksheet(TEAMS)
+    return members
+
+
+def test_a_moodle_team_submission_gives_each_member_their_row(tmp_path):
+    """With the assignment's grading worksheet in the download, each member of a group gets the
+    group's files under the id and participant id an individual Moodle download gives them (the
+    oracle: the same participants downloaded one folder each). Without it, the members are not
+    known: the ``Default group`` folder is lost with the reason, and the notes say the worksheet
+    is needed."""
+    alone = {f"{name}_{pid}_assignsubmission_file/{NB}": pid.encode()
+             for pid, name, _ in TEAMS}
+    individual = {s.lms.user_id: s.student_id
+                  for s in collect_submissions(_zip(tmp_path / "one.zip", alone), NB).submissions}
+    found = collect_submissions(_zip(tmp_path / "teams.zip", moodle_teams(True)), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.student_id: s for s in found.submissions}
+    assert set(got) == set(individual.values())
+    for pid, _, group in TEAMS:
+        sub = got[individual[pid]]
+        assert sub.lms.user_id == pid and sub.submitted_at is None
+        assert sub.data == (b"alone" if group == "Default group" else b"team")
+    assert "team" in found.platform.lower()
+    assert any("grading worksheet" in n for n in found.notes)
+    found = collect_submissions(_zip(tmp_path / "bare.zip", moodle_teams(False)), NB)
+    assert len(found.lost) == 1 and "Default group" in found.lost[0], found.lost
+    assert "grading worksheet" in found.lost[0]
+    assert any(n.startswith("Moodle: if this assignment takes team submissions")
+               for n in found.notes), found.notes
+
+
+def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks):
+    """A Blackboard server in Shanghai writes its receipts in ``CST`` (tzdata's ``%Z`` for
+    Asia/Shanghai), which is Chicago's and Havana's abbreviation too. With the deadline written
+    at +08:00 in ``late.toml`` the run reads each receipt in Shanghai's zone: the late student
+    is late by the receipt's time, the others on time, and no note calls a time ambiguous."""
+    require(AVAILABLE, f"no sandbox here: {REASON}")
+    base, books = notebooks
+    members, expected = blackboard(books)
+    for name in [n for n in members if n.endswith(".txt")]:
+        text = members[name].decode()
+        line = next(t for t in text.splitlines() if t.startswith("Date Submitted:"))
+        eastern = datetime.strptime(line.removeprefix("Date Submitted: "),
+                                    "%A, %B %d, %Y %I:%M:%S %p EST")
+        local = eastern.replace(tzinfo=timezone(timedelta(hours=-5))).astimezone(
+            ZoneInfo("Asia/Shanghai"))
+        members[name] = text.replace(line, local.strftime(
+            "Date Submitted: %A, %B %-d, %Y %-I:%M:%S %p %Z")).encode()
+        assert members[name].decode().count(" CST\n") == 1
+    out = base / "out-shanghai"
+    policy = base / "shanghai.toml"
+    deadline = DEADLINE.astimezone(ZoneInfo("Asia/Shanghai")).isoformat()
+    policy.write_text(f"[{PS}]\ndeadline = {deadline}\npercent_per_day = 10\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", PS, str(_zip(base / "sh.zip", members)),
+         "--out", str(out), "--workers", "2", "--quiet", "--course", str(base / "release"),
+         "--late-policy", str(policy)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = {r["student_id"]: r for r in
+               (json.loads(p.read_text()) for p in (out / "records").glob("*.json"))}
+    for who, (_, when) in STUDENTS.items():
+        assert records[expected[who]]["late"]["days"] == _days_late(when), who
+    assert _days_late(LATE) > 0
+    assert "ambiguous" not in (out / "collection.txt").read_text()
