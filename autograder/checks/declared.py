@@ -148,7 +148,7 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
         "rows_up_to_constant": "shifted",
     }
     recorded = {r.case: r.function for r in record_calls(notebook)}
-    out = {}
+    out: dict[tuple, str] = {}
     for case in declared_cases(notebook).values():
         if case.reference is None:  # inputs only: no declared comparison
             continue
@@ -162,7 +162,9 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
         for kind in TOGETHER:  # one sign flipped in all of them: Q = -I
             group = tuple(i for i, o in enumerate(case.outputs) if o.compare == kind)
             if group:
-                index = None if len(group) == len(case.outputs) else group
                 names = [case.outputs[i].name for i in group]
-                out[(function, index, "negated")] = f"{', '.join(names)}: compared {kind}"
+                whole = len(group) == len(case.outputs)
+                out[(function, None if whole else group, "negated")] = (
+                    f"{', '.join(names)}: compared {kind}"
+                )
     return out

@@ -239,8 +239,14 @@ def als_with_biases_run(R, mask, k, reg, n_iters, seed) -> tuple:
     """``(U, Z, b, c, mu, losses)`` of ALS with biases from the stated start (the reference of
     ``als_with_biases_visible``)."""
     ref = _reference_run(dict(R=R, mask=mask, k=k, reg=reg, n_iters=n_iters, seed=seed), True)
-    return (ref.user_factors_, ref.item_factors_, ref.user_bias_, ref.item_bias_,
-            ref.global_mean_, ref.loss_history_)
+    return (
+        ref.user_factors_,
+        ref.item_factors_,
+        ref.user_bias_,
+        ref.item_bias_,
+        ref.global_mean_,
+        ref.loss_history_,
+    )
 
 
 def _describe(inp: dict) -> str:
