@@ -16,7 +16,7 @@ reference implementation, so the kit may ship it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +33,9 @@ __all__ = [
     "compare_relative",
     "columns_up_to_sign",
     "rows_up_to_sign",
+    "orthogonal_together",
+    "TOGETHER",
+    "together",
     "rows_up_to_constant",
     "probability_rows",
     "log_probability_rows",
@@ -225,6 +228,52 @@ def rows_up_to_sign(got, expected, what: str, **tol) -> str | None:
     return _up_to_sign(got, expected, what, 1, **tol)
 
 
+def orthogonal_together(got: Sequence, expected: Sequence) -> list[np.ndarray]:
+    """``got``'s matrices times the one orthogonal matrix ``Q`` that brings them, stacked, closest
+    to ``expected``'s (the orthogonal Procrustes problem): ``[G Q for G in got]``.
+
+    For factors defined only up to one orthogonal ``Q`` applied to all of them together: ``U Q``
+    and ``Z Q`` give the same ``U Zᵀ`` and the same ridge penalty (a sign flipped in both, the
+    factors swapped in both, a rotation of the factor space). ``Q = W Vᵀ`` where ``W S Vᵀ`` is the
+    singular value decomposition of ``Σ Gᵀ E``. Matrices that cannot be aligned (another shape
+    than expected, not 2-D, NaN or infinite values, products too large) are returned as they are,
+    for the comparison that follows to explain.
+    """
+    try:
+        got = [np.asarray(g, dtype=float) for g in got]
+        expected = [np.asarray(e, dtype=float) for e in expected]
+    except (TypeError, ValueError):
+        return list(got)
+    if not all(g.shape == e.shape and g.ndim == 2 and g.shape[1] == got[0].shape[1]
+               for g, e in zip(got, expected)) or not all(np.all(np.isfinite(g)) for g in got):
+        return got
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = sum(g.T @ e for g, e in zip(got, expected))
+    if not np.all(np.isfinite(product)):
+        return got
+    try:
+        w, _, vt = np.linalg.svd(product)
+    except np.linalg.LinAlgError:  # pragma: no cover - the SVD of a finite matrix converges
+        return got
+    return [g @ (w @ vt) for g in got]
+
+
+#: Comparisons of several outputs of one case together (the outputs that declare the kind): each
+#: aligns the group's arrays to the expected ones, then each is compared as ``"close"``.
+TOGETHER: dict[str, Callable[[Sequence, Sequence], list[np.ndarray]]] = {
+    "orthogonal_together": orthogonal_together,
+}
+
+
+def together(kind: str, got: Sequence, expected: Sequence, names: Sequence[str]
+             ) -> tuple[list[np.ndarray], str]:
+    """One group's arrays aligned by the comparison ``kind`` of :data:`TOGETHER`, and the words
+    each message adds (`` (compared up to one orthogonal Q applied to U and Z together)``)."""
+    joined = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+    return TOGETHER[kind](got, expected), (
+        f" (compared up to one orthogonal Q applied to {joined} together)")
+
+
 def rows_up_to_constant(
     got, expected, what: str, *, rtol: float, atol: float, reference: str = "the correct answer"
 ) -> str | None:
@@ -404,6 +453,8 @@ KINDS: dict[str, Callable[..., str | None]] = {
     "rows_up_to_constant": rows_up_to_constant,
     "rows_up_to_sign": rows_up_to_sign,
     "columns_up_to_sign": columns_up_to_sign,
+    # each output of the group after :func:`together` has aligned them (see :data:`TOGETHER`)
+    "orthogonal_together": compare,
 }
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coursedata.compare import Output, compare_output
+from coursedata.compare import TOGETHER, Output, compare_output, together
 from coursedata.grading import CASE_NAME, INPUTS_FOLDER, MEMORY_MB
 
 __all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "called_with", "read", "unpack", "problems"]
@@ -160,22 +160,30 @@ def problems(got: Callable[[], tuple], outputs: Sequence[Output], expected: Sequ
     Parameters
     ----------
     got : callable
-        Returns the recorded output (:func:`read`); called per output, so an unavailable answer
-        is each output's message.
+        Returns the recorded output (:func:`read`); an unavailable answer is each output's
+        message.
     outputs : sequence of Output
-        How each value is compared.
+        How each value is compared; the outputs declaring one kind of
+        :data:`coursedata.compare.TOGETHER` are aligned together first (one orthogonal ``Q``
+        for ``U`` and ``Z``), then each compared.
     expected : sequence
         The reference's values, one per output.
     whats : sequence of str
         Each value and its inputs in words, for the messages.
     """
-    out: list[str | None] = []
-    for i, (output, value, what) in enumerate(zip(outputs, expected, whats)):
-        try:
-            mine = unpack(got(), len(outputs))[i]
-        except AnswerUnavailable as exc:
-            out.append(str(exc))
-            continue
-        out.append(compare_output(output.compare, mine, value, what, rtol=output.rtol,
-                                  atol=output.atol, scalar=output.scalar))
-    return out
+    try:
+        mine = list(unpack(got(), len(outputs)))
+    except AnswerUnavailable as exc:
+        return [str(exc)] * len(outputs)
+    whats = list(whats)
+    for kind in TOGETHER:  # outputs compared together: aligned as one group first
+        group = [i for i, o in enumerate(outputs) if o.compare == kind]
+        if group:
+            aligned, words = together(kind, [mine[i] for i in group],
+                                      [expected[i] for i in group],
+                                      [outputs[i].name for i in group])
+            for i, value in zip(group, aligned):
+                mine[i], whats[i] = value, f"{whats[i]}{words}"
+    return [compare_output(output.compare, value, wanted, what, rtol=output.rtol,
+                           atol=output.atol, scalar=output.scalar)
+            for output, value, wanted, what in zip(outputs, mine, expected, whats)]

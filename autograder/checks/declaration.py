@@ -72,7 +72,12 @@ Keys of a declaration
     (integer-valued and equal), or an equivalence: ``"rows_up_to_sign"``,
     ``"columns_up_to_sign"``, ``"rows_up_to_constant"``, ``"permutation"`` (the same rows in any
     order), ``"log_probability_rows"`` (each row log-probabilities that sum to one, which explains
-    a wrong answer first; then close). ``"scalar": true`` requires one number (shape ``()``).
+    a wrong answer first; then close), or ``"orthogonal_together"``, declared on several outputs
+    of a case (matrices with as many columns, ALS's ``U`` and ``Z``): defined only up to one
+    orthogonal ``Q`` applied to all of them at once, they are aligned by the ``Q`` that fits
+    them best together (:func:`~coursedata.compare.orthogonal_together`), then each is compared
+    close; one output's sign alone still counts. ``"scalar": true`` requires one number
+    (shape ``()``).
 ``weights``
     Only in a ``_hidden`` cell: ``{case: weight}`` over its own cases and any recorded elsewhere
     in the notebook (the visible cell's), relative (normalised to sum to one). A case's weight is

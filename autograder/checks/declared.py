@@ -40,6 +40,7 @@ from autograder.checks.declaration import (
 )
 from autograder.checks.outcome import Outcome, first_problem, weighted
 from autograder.checks.record_calls import record_calls
+from coursedata.compare import TOGETHER
 from coursedata.results import problems
 
 __all__ = [
@@ -139,14 +140,15 @@ def build_checks(notebook) -> dict[str, Callable[[Answers], Outcome]]:
 def equivalent_forms(notebook) -> dict[tuple, str]:
     """The declared symmetries as the self-tests' ``EQUIVALENT_FORMS``:
     ``{(function, output, transform): reason}``, the function named as the cell that records the
-    case calls it (as its reference is, for a case no cell records)."""
+    case calls it (as its reference is, for a case no cell records); outputs compared together
+    (:data:`coursedata.compare.TOGETHER`) are negated together (``output`` their indices)."""
     transform = {
         "rows_up_to_sign": "negated",
         "columns_up_to_sign": "negated",
         "rows_up_to_constant": "shifted",
     }
     recorded = {r.case: r.function for r in record_calls(notebook)}
-    out = {}
+    out: dict[tuple, str] = {}
     for case in declared_cases(notebook).values():
         if case.reference is None:  # inputs only: no declared comparison
             continue
@@ -156,5 +158,13 @@ def equivalent_forms(notebook) -> dict[tuple, str]:
                 index = None if len(case.outputs) == 1 else i
                 out[(function, index, transform[o.compare])] = (
                     f"{o.name}: compared {o.compare.replace('_', ' ')}"
+                )
+        for kind in TOGETHER:  # one sign flipped in all of them: Q = -I
+            group = tuple(i for i, o in enumerate(case.outputs) if o.compare == kind)
+            if group:
+                names = [case.outputs[i].name for i in group]
+                whole = len(group) == len(case.outputs)
+                out[(function, None if whole else group, "negated")] = (
+                    f"{', '.join(names)}: compared {kind}"
                 )
     return out

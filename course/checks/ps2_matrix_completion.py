@@ -22,16 +22,23 @@ systems are singular without the penalty. A case's ``R`` and ``mask`` come from 
 :func:`ratings` (declared ``"R, mask": {...}``), its ``U`` and ``Z`` from one of
 :func:`factor_pair`, so their parameters cannot drift apart.
 
+Questions 5 and 6's visible cells (``als_visible``, ``als_with_biases_visible``) are declared
+too, with :func:`als_run` and :func:`als_with_biases_run` as references: a run from the stated
+start is determined, but ALS factors only up to an orthogonal ``Q`` (``U Q`` and ``Z Q`` give the
+same ``U Zᵀ`` and the same objective, penalty included: the lecture's section on the model), so
+``U`` and ``Z`` are compared together, ``"compare": "orthogonal_together"`` (aligned by the one
+``Q`` that fits both best, then each compared to ``rtol=1e-6``); the losses (and ``b``, ``c``,
+``mu``) directly. The student's check judges them with the same comparison.
+
 Still Python, one line per check (their inputs are declared like the others'):
 
-- ``als_visible``, ``als_hidden``: ALS factors are defined only up to an orthogonal ``Q`` (``U Q``
-  and ``Z Q`` fit equally well), so a run is scored on values derived from what it returned: its
-  predictions ``U Zᵀ`` on the unobserved entries, the objective of its factors recomputed here,
-  and its losses (never increasing, and equal to the reference's from the same start), weighted
-  0.4 / 0.3 / 0.3 per case; a declaration compares returned values only.
-- ``als_with_biases_visible``, ``als_with_biases_hidden``: the same for the bias model
-  (predictions ``μ + b_i + c_j + u_iᵀz_j`` on every entry, the biases, the recomputed objective
-  and the losses, 0.4 / 0.2 / 0.2 / 0.2).
+- ``als_hidden``: a run is scored on values derived from what it returned, for partial credit
+  per independent part: its predictions ``U Zᵀ`` on the unobserved entries, the objective of its
+  factors recomputed here, and its losses (never increasing, and equal to the reference's from
+  the same start), weighted 0.4 / 0.3 / 0.3 per case.
+- ``als_with_biases_hidden``: the same for the bias model (predictions ``μ + b_i + c_j +
+  u_iᵀz_j`` on every entry, the biases, the recomputed objective and the losses, 0.4 / 0.2 / 0.2
+  / 0.2).
 
 A visible cell earns its point only when every value its hidden part recorded is right (all or
 nothing), as its visible test asserts values; the hidden cells give partial credit per case and
@@ -46,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from autograder.checks.answers import Answers, unpack
-from autograder.checks.outcome import Outcome, first_problem, guarded, weighted
+from autograder.checks.outcome import Outcome, guarded, weighted
 from coursedata.compare import check_shape, compare
 from solutions.matrix_completion import ALS, _ridge_rows, objective, rmse
 
@@ -222,6 +229,26 @@ def _reference_run(inp: dict, biases: bool) -> ALS:
     ).fit(_sparse(inp["R"], inp["mask"]))
 
 
+def als_run(R, mask, k, reg, n_iters, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(U, Z, losses)`` of ALS from the stated start (the reference of ``als_visible``)."""
+    ref = _reference_run(dict(R=R, mask=mask, k=k, reg=reg, n_iters=n_iters, seed=seed), False)
+    return ref.user_factors_, ref.item_factors_, ref.loss_history_
+
+
+def als_with_biases_run(R, mask, k, reg, n_iters, seed) -> tuple:
+    """``(U, Z, b, c, mu, losses)`` of ALS with biases from the stated start (the reference of
+    ``als_with_biases_visible``)."""
+    ref = _reference_run(dict(R=R, mask=mask, k=k, reg=reg, n_iters=n_iters, seed=seed), True)
+    return (
+        ref.user_factors_,
+        ref.item_factors_,
+        ref.user_bias_,
+        ref.item_bias_,
+        ref.global_mean_,
+        ref.loss_history_,
+    )
+
+
 def _describe(inp: dict) -> str:
     R, mask = inp["R"], inp["mask"]
     n_few = int(np.sum(mask.sum(axis=1) < inp.get("k", 0))) if "k" in inp else 0
@@ -303,10 +330,6 @@ def _als_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str | 
     ]
 
 
-def als_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _als_parts(a, "als", 1.0)])
-
-
 def als_hidden(a: Answers) -> Outcome:
     return weighted(
         *_als_parts(a, "als", 0.4),
@@ -380,24 +403,11 @@ def _biases_parts(a: Answers, case: str, weight: float) -> list[tuple[float, str
     ]
 
 
-def als_with_biases_visible(a: Answers) -> Outcome:
-    return first_problem(*[p for _, p in _biases_parts(a, "biases", 1.0)])
-
-
 def als_with_biases_hidden(a: Answers) -> Outcome:
     return weighted(*_biases_parts(a, "biases", 0.5), *_biases_parts(a, "biases_few", 0.5))
 
 
-#: Wrong-looking answers that are right: ``(function, outputs, transform)`` of the generic
-#: mutants in ``tests/psharness.py`` that must keep full marks.
-EQUIVALENT_FORMS = {
-    ("als", (0, 1), "negated"): "U Zᵀ, the objective and the losses are the same for -U and -Z",
-    ("als_with_biases", (0, 1), "negated"): "U Zᵀ and the objective are the same for -U and -Z",
-}
-
 CHECKS = {
-    "als_visible": als_visible,
     "als_hidden": als_hidden,
-    "als_with_biases_visible": als_with_biases_visible,
     "als_with_biases_hidden": als_with_biases_hidden,
 }

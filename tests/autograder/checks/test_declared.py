@@ -402,8 +402,7 @@ def test_only_trusted_modules_are_called():
 #: autograded cell declares its check in the source notebook.
 PYTHON_CHECKS = {
     "ps1_pca": set(),
-    "ps2_matrix_completion": {"als_visible", "als_hidden", "als_with_biases_visible",
-                              "als_with_biases_hidden"},
+    "ps2_matrix_completion": {"als_hidden", "als_with_biases_hidden"},
     "ps3_mle": set(),
     "ps4_map_naive_bayes": set(),
     "ps5_kde": {"kde_pdf_hidden"},
@@ -744,3 +743,102 @@ def test_a_malformed_fitted_declaration_is_named():
            "cases": {"g": {"X": [[0.0], [1.0]], "y": [0, 1]}}}
     with pytest.raises(DeclarationError, match="fitted must be"):
         declared_cases(_notebook(("q_visible", bad)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Problem set 2: ALS's factors, defined up to one orthogonal Q, compared together
+# ---------------------------------------------------------------------------------------------
+
+PS2 = "ps2_matrix_completion"
+
+
+def _dense_als(R, mask, k, reg, n_iters, seed):
+    """ALS as problem set 2 states it, written here from the text (an oracle independent of the
+    course's reference): Z from ``default_rng(seed).normal(0, 1/sqrt(k), (M, k))``, then each sweep
+    the exact ridge user step, then the item step; J = ½ Σ_observed (R - U Zᵀ)² + ½ λ (‖U‖² + ‖Z‖²)
+    after each."""
+    Z = np.random.default_rng(seed).normal(0.0, 1.0 / np.sqrt(k), size=(R.shape[1], k))
+
+    def ridge(ratings, observed, other):
+        return np.array([np.linalg.solve(other[o].T @ other[o] + reg * np.eye(k), other[o].T @ r[o])
+                         for r, o in zip(ratings, observed)])
+
+    losses = []
+    for _ in range(n_iters):
+        U = ridge(R, mask, Z)
+        Z = ridge(R.T, mask.T, U)
+        losses.append(0.5 * np.sum(np.where(mask, R - U @ Z.T, 0.0) ** 2)
+                      + 0.5 * reg * (np.sum(U**2) + np.sum(Z**2)))
+    return U, Z, np.array(losses)
+
+
+def _ps2_verdicts(tmp_path, name, U, Z, losses):
+    """The grader's outcome of ``als_visible`` and the student's check's verdict (what the release
+    gives it), on one results folder holding the answer ``(U, Z, losses)``."""
+    from autograder.authoring.visible import embed
+    from coursedata.visible import verdict, visible_checks
+
+    ps = ProblemSet(PS2)
+    folder = tmp_path / name
+    folder.mkdir()
+    np.savez(folder / "als.npz", out_0=U, out_1=Z, out_2=losses)
+    released = copy.deepcopy(ps.source)
+    embed(released, ps.source, set(load_checks(PS2).CHECKS))
+    graded = checks_for(ps)["als_visible"](Answers(PS2, folder, declared_cases(ps.source)))
+    return graded, verdict(visible_checks(released)["als_visible"], folder)
+
+
+def test_als_factors_are_compared_together_up_to_one_orthogonal_q(tmp_path):
+    """U Q and Z Q fit as well as U and Z for any orthogonal Q, penalty included (the lecture's
+    section on the model: chapters/02_matrix_completion.md): a correct run with the signs of both
+    flipped, the factors swapped or rotated keeps the point, in the grader and in the student's
+    check alike; one factor's sign alone, or U scaled up and Z down (the same U Zᵀ, another
+    penalty), loses it with a message that shows the two values, the error and the tolerance."""
+    inputs = case_inputs(declared_cases(ProblemSet(PS2).source), "als")
+    U, Z, losses = _dense_als(**inputs)
+    angle = np.deg2rad(30)
+    Q = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    right = {"as run": (U, Z), "signs flipped": (-U, -Z), "swapped": (U[:, ::-1], Z[:, ::-1]),
+             "rotated": (U @ Q, Z @ Q), "one sign flipped in both": (U * [1, -1], Z * [1, -1])}
+    for name, (u, z) in right.items():
+        graded, said = _ps2_verdicts(tmp_path, name, u, z, losses)
+        assert graded.fraction == 1.0 and said is None, (name, graded.message, said)
+    wrong = {"U's sign alone": (-U, Z), "U doubled, Z halved": (2 * U, Z / 2)}
+    for name, (u, z) in wrong.items():
+        graded, said = _ps2_verdicts(tmp_path, name, u, z, losses)
+        assert graded.fraction == 0.0 and said == graded.message, (name, graded.message, said)
+        shown = re.search(r"^[UZ] for R of shape \(20, 15\).* \(compared up to one orthogonal Q "
+                          r"applied to U and Z together\) is wrong at index \(\d+, \d+\): yours "
+                          r"is (\S+), expected (\S+?): off by \S+ \(relative \S+\), more than "
+                          r"the tolerance 1e-07 \+ 1e-06 x \|expected\|", said)
+        assert shown and shown.group(1) != shown.group(2), said
+    graded, said = _ps2_verdicts(tmp_path, "losses off", U, Z, losses * (1 + 1e-5))
+    assert graded.fraction == 0.0 and said == graded.message and said.startswith("losses"), said
+
+
+def test_als_with_biases_keeps_the_point_with_both_signs_flipped(tmp_path):
+    """The bias model's U and Z are compared together too; its biases, mean and losses as they
+    are, so a flipped U and Z keep the point and a flipped user bias loses it."""
+    ps = ProblemSet(PS2)
+    check = checks_for(ps)["als_with_biases_visible"]
+    case = declared_cases(ps.source)["biases"]
+    U, Z, b, c, mu, losses = load_checks(PS2).als_with_biases_run(**case_inputs(
+        declared_cases(ps.source), "biases"))
+    assert [o.compare for o in case.outputs[:2]] == ["orthogonal_together"] * 2
+
+    def fraction(name, *values):
+        (tmp_path / name).mkdir()
+        np.savez(tmp_path / name / "biases.npz", **{f"out_{i}": v for i, v in enumerate(values)})
+        return check(Answers(PS2, tmp_path / name, declared_cases(ps.source)))
+
+    assert fraction("flipped", -U, -Z, b, c, mu, losses).fraction == 1.0
+    wrong = fraction("b flipped", -U, -Z, -b, c, mu, losses)
+    assert wrong.fraction == 0.0 and wrong.message.startswith("b (user biases) for R of shape")
+
+
+def test_flipping_both_als_factors_is_a_declared_equivalent_form():
+    """The self-tests' generic variants negate U and Z together and expect full marks; negating
+    one of them alone is still a wrong answer."""
+    forms = equivalent_forms(ProblemSet(PS2).source)
+    assert ("als", (0, 1), "negated") in forms and ("als_with_biases", (0, 1), "negated") in forms
+    assert not any(f in ("als", "als_with_biases") and o in (0, 1) for f, o, _ in forms)

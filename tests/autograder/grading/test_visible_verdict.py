@@ -35,7 +35,9 @@ PS = ProblemSet("ps5_kde")
 PS_HAND = ProblemSet("ps6_generative_discriminative")
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
-SLOW_FIXTURES = ("answered", "answered_hand")
+#: A problem set whose ALS cells compare two returned factors together (up to one orthogonal Q).
+PS_ALS = ProblemSet("ps2_matrix_completion")
+SLOW_FIXTURES = ("answered", "answered_hand", "answered_als")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -67,6 +69,11 @@ def answered(tmp_path_factory) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def answered_hand(tmp_path_factory) -> nbformat.NotebookNode:
     return _answered(PS_HAND, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_als(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_ALS, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -216,3 +223,56 @@ def test_a_cell_once_checked_in_python_gets_the_graders_verdict(answered_hand, t
     for gid, (verdict, line) in said.items():  # and no other visible line says otherwise
         full = scores[gid].points == scores[gid].max_points
         assert (verdict == "ok") == full, (line, scores[gid])
+
+
+def _als_returns(nb, returned: str):
+    """``als`` returning ``returned`` (in terms of its U, Z and losses) instead of them."""
+    cell = _answer(nb, "als")
+    assert cell.source.count("    return U, Z, losses") == 1, cell.source
+    cell.source = cell.source.replace("    return U, Z, losses", f"    return {returned}")
+    return nb
+
+
+def _signs_flipped(nb):
+    """Both factors' signs flipped: the same U Zᵀ and objective, a correct answer."""
+    return _als_returns(nb, "-U, -Z, losses")
+
+
+def _first_call_flips_one_sign(nb):
+    """U's sign alone flipped on the first call only (state kept between calls): the grader
+    records the cell's case first, so the visible test's own calls pass and the point is lost on
+    the comparison, which the check makes too."""
+    cell = _answer(nb, "als")
+    cell.source += ("\n_right_als, _als_calls = als, []\n\n\n"
+                    "def als(*args, **kwargs):\n"
+                    "    _als_calls.append(1)\n"
+                    "    U, Z, losses = _right_als(*args, **kwargs)\n"
+                    "    return (-U if len(_als_calls) == 1 else U), Z, losses\n")
+    return nb
+
+
+@pytest.mark.parametrize("change, loses", [(_signs_flipped, False),
+                                           (_first_call_flips_one_sign, True)])
+def test_als_factors_get_the_same_verdict_in_the_check_and_the_grade(answered_als, tmp_path,
+                                                                     change, loses):
+    """Problem set 2's ALS cells, once checked by the course's Python (the check could only say
+    the function ran): U and Z compared together up to one orthogonal Q, in the check as in the
+    grader. Both signs flipped keeps every point and every "ok"; U's sign alone flipped on the
+    grader's call fails ``als_visible`` in both, the line showing the two values."""
+    nb = change(copy.deepcopy(answered_als))
+    said, scores = _check(nb, tmp_path, PS_ALS), _grade(nb, PS_ALS)
+    visible = [c.grade_id for c in PS_ALS.grade_cells if c.autograded and c.kind == VISIBLE]
+    assert set(said) == set(visible)
+    for gid in visible:
+        full = scores[gid].points == scores[gid].max_points
+        assert (said[gid][0] == "ok") == full, (said[gid][1], scores[gid])
+    assert (scores["als_visible"].points == 0) == loses, scores["als_visible"]
+    if loses:
+        line = said["als_visible"][1]
+        shown = re.search(r"\(compared up to one orthogonal Q applied to U and Z together\) is "
+                          r"wrong at index \(\d+, \d+\): yours is (\S+), expected (\S+?): off by",
+                          line)
+        assert shown and shown.group(1) != shown.group(2), line
+        assert "yours is" in scores["als_visible"].message, scores["als_visible"]
+    else:
+        assert all(s.points == s.max_points for s in scores.values() if s.points is not None)
