@@ -221,9 +221,10 @@ def read_secret(course: Course, *, create: bool = False) -> bytes:
     if not path.exists():
         if not create:
             raise SecretMissing(
-                f"{path} is missing: it is the key every student's variant is drawn from, made "
-                "by the first release of a problem set with variants. Restore it from your "
-                "backup; a new one would give every student other numbers than their notebook's"
+                f"{path} is missing: it is the course's secret, the key every student's variant "
+                "is drawn from, made by the first release (`python -m autograder release`) of a "
+                "problem set with variants. Restore it there from your backup and run again; a "
+                "new one would give every student other numbers than their notebook's"
             )
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:

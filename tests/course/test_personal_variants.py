@@ -220,6 +220,30 @@ def test_without_the_secret_the_grade_is_the_graders_fault_not_a_zero(course):
     assert result.ps is ps and result.total == 0
 
 
+def test_grading_without_the_secret_stops_before_grading_anyone(course, tmp_path, capsys):
+    """The secret lost (issue 42, I2): ``grade`` and ``similarity`` on a Canvas download (its
+    file naming as in the Canvas test below) stop at once with exit status 2 and one message
+    naming the file, where it comes from (the release) and what to do; nothing is graded or
+    written, and no traceback."""
+    (course / "variants.secret").unlink()
+    ps = ProblemSet(NAME, Course(course))
+    download = tmp_path / "download"
+    download.mkdir()
+    (download / f"adaada_101_5001_{NAME}.ipynb").write_bytes(_signed(ps, "adaada-101"))
+    out = tmp_path / "out"
+    for command in (["grade", NAME, str(download), "--out", str(out), "--workers", "1",
+                     "--quiet", "--unsafe", "--course", str(course)],
+                    ["similarity", NAME, str(download), "--out", str(out), "--course",
+                     str(course)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        [line] = [x for x in err.splitlines() if x.startswith("error:")]
+        assert f"{course / 'variants.secret'} is missing" in line, err
+        assert "python -m autograder release" in line and "Restore it" in line
+        assert "Traceback" not in err and "grader-error" not in err
+        assert not (out / "records").exists() and not (out / "grades.csv").exists()
+
+
 def test_a_problem_set_without_variants_is_itself_for_every_student():
     ps = ProblemSet("ps1_pca")
     assert ps.variants is None
