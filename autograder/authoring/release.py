@@ -76,6 +76,8 @@ __all__ = [
     "variant_table",
     "give_variants",
     "read_roster",
+    "released_with_variants",
+    "release_secret",
 ]
 
 #: Where a source notebook's setup names the release's table of variants (a string literal).
@@ -130,6 +132,7 @@ def release(
     url: str | None = None,
     validate: bool = True,
     roster: Sequence[str] | None = None,
+    new_secret: bool = False,
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
@@ -145,6 +148,8 @@ def release(
     gradebook's students; :func:`give_variants`), the course's secret made first if need be;
     without a roster (none given, none in the gradebook: the course site's copy), the table of
     the practice identity alone (:data:`coursedata.variants.PRACTICE`), with a note on stderr.
+    ``new_secret`` lets it make a new secret where an earlier release's was lost
+    (:func:`release_secret`).
     """
     from autograder.authoring.cells import cell_problems
     from autograder.authoring.gate import gate_problems
@@ -158,7 +163,7 @@ def release(
         )
     source = ProblemSet(name, Course(course))
     roster = list(roster) if roster is not None else _students(db_url, course)
-    table = variant_table(source, roster)
+    table = variant_table(source, roster, new_secret=new_secret)
     # the static checks below judge one student's declarations; grading samples several
     ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
     problems_found = declaration_problems(ps)
@@ -232,9 +237,11 @@ def _students(db_url: str | None, course: Path) -> list[str]:
         return [student.id for student in gradebook.students]
 
 
-def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
+def variant_table(
+    ps: ProblemSet, roster: Sequence[str], *, new_secret: bool = False
+) -> dict | None:
     """``{key: parameters}`` of every student of ``roster`` (:func:`coursedata.variants.
-    table_key`), drawn with the course's secret (made now if the course has none); None for a
+    table_key`), drawn with the course's secret (:func:`release_secret`); None for a
     problem set without variants. An empty roster gives the table of the practice identity
     alone (:data:`coursedata.variants.PRACTICE`, drawn as a student's is), for a release
     without a class (the course site's copy).
@@ -243,9 +250,10 @@ def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
     ------
     ValueError
         A roster naming the practice identity (its notebook would not be flagged as another's
-        at grading), or a visible cell that reads a student's parameter.
+        at grading), a visible cell that reads a student's parameter, or a lost secret
+        (:func:`release_secret`).
     """
-    from autograder.checks.personal import draw, read_secret, varied_visible_cells
+    from autograder.checks.personal import draw, varied_visible_cells
     from coursedata.variants import PRACTICE, identity, table_key
 
     spec = ps.variants
@@ -264,8 +272,54 @@ def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
             "the whole class's (every student's check gets their inputs): vary the hidden "
             "cases, and let the visible test read the student's numbers from V"
         )
-    secret = read_secret(ps.course, create=True)
+    secret = release_secret(ps.course, new_secret=new_secret)
     return {table_key(ps.name, s): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+
+
+def released_with_variants(course: Course) -> list[str]:
+    """The problem sets of ``course`` with variants that have a release (``release/NAME/``),
+    whose table of variants was drawn from the course's secret."""
+    return [
+        name
+        for name in list_problem_sets(course.root)
+        if course.release_notebook(name).is_file()
+        and ProblemSet(name, course).variants is not None
+    ]
+
+
+def release_secret(course: Course, *, new_secret: bool = False) -> bytes:
+    """The course's secret, for a release's table of variants: made now when the course has
+    none, unless an earlier release's table was drawn from one now lost
+    (:func:`released_with_variants`), which a new secret would silently contradict: every
+    student of that release would be graded on other numbers than their notebook shows.
+    ``new_secret`` makes a new one all the same (the instructor starts afresh on purpose).
+
+    Raises
+    ------
+    ValueError
+        The secret is lost and an earlier release needs it (without ``new_secret``), or
+        ``new_secret`` where the course has a secret.
+    """
+    from autograder.checks.personal import read_secret, secret_file
+
+    path = secret_file(course)
+    if new_secret and path.exists():
+        raise ValueError(
+            f"--new-secret makes a secret where the course's is lost, but {path} exists: to "
+            "start afresh, move it aside first (every student then gets new numbers)"
+        )
+    earlier = [] if new_secret or path.exists() else released_with_variants(course)
+    if earlier:
+        raise ValueError(
+            f"{path} is missing, but {', '.join(earlier)} "
+            f"{'was' if len(earlier) == 1 else 'were'} released with a table of variants drawn "
+            f"from it ({course.root / 'release'}): a new secret would give every student other "
+            "numbers than their notebook shows, and grade them on those. Restore the secret "
+            "from your backup and release again; or, to start afresh deliberately, release "
+            "with --new-secret, then release every problem set with variants again to the "
+            "whole class before anyone hands it in"
+        )
+    return read_secret(course, create=True)
 
 
 def give_variants(path: Path, table: dict) -> int:

@@ -387,6 +387,36 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
 
 
 @pytest.mark.slow
+def test_a_release_never_silently_replaces_a_lost_secret(course, tmp_path, capsys):
+    """The secret lost after a release (issue 42, I3): releasing again (a late student added) is
+    refused, saying why and how to go on, and changes nothing; ``--new-secret`` starts afresh
+    on purpose, and is refused where the secret is not lost."""
+    from autograder.authoring.release import release
+
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    path = course / "release" / NAME / f"{NAME}.ipynb"
+    release(NAME, course, db_url=db, roster=STUDENTS, validate=False)
+    published = path.read_bytes()
+    (course / "variants.secret").unlink()
+    roster = tmp_path / "roster.txt"
+    roster.write_text("\n".join([*STUDENTS, "dan04"]) + "\n")
+    command = ["release", NAME, "--course", str(course), "--roster", str(roster),
+               "--db-url", db, "--quiet"]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert f"{course / 'variants.secret'} is missing, but {NAME} was released" in err, err
+    assert "Restore the secret" in err and "--new-secret" in err
+    assert not (course / "variants.secret").exists() and path.read_bytes() == published
+    # Afresh, on purpose: a new secret, and every student's numbers drawn from it.
+    release(NAME, course, db_url=db, roster=[*STUDENTS, "dan04"], validate=False,
+            new_secret=True)
+    assert read_secret(Course(course))
+    assert path.read_bytes() != published
+    assert main([*command, "--new-secret"]) == 2
+    assert "--new-secret makes a secret where the course's is lost, but" in capsys.readouterr().err
+
+
+@pytest.mark.slow
 def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tmp_path):
     """The course site's copy (``make book`` releases every problem set without a roster, and
     the gradebook has no student): the command succeeds with a note on stderr, and the
