@@ -212,14 +212,26 @@ def _practice_note(name: str) -> str:
 
 
 def read_roster(path: Path) -> list[str]:
-    """The identities of a roster file: one per line (blank lines and ``#`` comments skipped).
+    """The identities of a roster file: one per line (blank lines and ``#`` comments skipped),
+    in UTF-8, with or without the byte-order mark a spreadsheet's "UTF-8 CSV" starts with.
 
     Raises
     ------
     ValueError
-        A file with no identity.
+        A file that cannot be read, is not UTF-8, or names no identity (the message names it).
     """
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}"
+            "): save the roster as UTF-8 (a spreadsheet's \"CSV UTF-8\"), one identity a line"
+        ) from None
+    except OSError as exc:
+        raise ValueError(
+            f"cannot read the roster {path}: {exc.strerror or exc}; give --roster a text file "
+            "of the class's identities, one a line"
+        ) from None
     found = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not found:
         raise ValueError(f"{path} names no student: write one identity (as the LMS has it) a line")

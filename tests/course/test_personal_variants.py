@@ -386,6 +386,28 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
         release(NAME, course, roster=[*STUDENTS, " Practice"])
 
 
+def test_a_roster_is_read_as_utf8_with_or_without_a_bom_or_said_clearly(tmp_path, capsys):
+    """Issue 42, I4: a spreadsheet's "CSV UTF-8" starts with the byte-order mark U+FEFF
+    (https://www.unicode.org/faq/utf_bom.html#bom4): it is no part of the first identity. A
+    roster in another encoding, a missing one or a folder is an error naming the file."""
+    from autograder.authoring.release import read_roster
+
+    roster = tmp_path / "roster.txt"
+    roster.write_bytes("\ufeffada01\r\nzoë05\r\n".encode())
+    assert read_roster(roster) == ["ada01", "zoë05"]
+    for data, said in (("zoë05\n".encode("latin-1"), "is not UTF-8 text"),
+                       ("ada01\n".encode("utf-16"), "is not UTF-8 text")):
+        roster.write_bytes(data)
+        with pytest.raises(ValueError, match=f"{re.escape(str(roster))} {said}"):
+            read_roster(roster)
+    for missing in (tmp_path / "nowhere.txt", tmp_path):
+        with pytest.raises(ValueError, match=f"cannot read the roster {re.escape(str(missing))}"):
+            read_roster(missing)
+        assert main(["release", NAME, "--course", str(tmp_path), "--roster", str(missing)]) == 2
+        [line] = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error:")]
+        assert f"cannot read the roster {missing}" in line
+
+
 @pytest.mark.slow
 def test_a_release_never_silently_replaces_a_lost_secret(course, tmp_path, capsys):
     """The secret lost after a release (issue 42, I3): releasing again (a late student added) is
