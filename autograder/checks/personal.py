@@ -338,7 +338,7 @@ def identity_problem(notebook, student: str) -> str | None:
     said = f"{IDENTITY_NAME} = {entered!r}" if entered else f"no {IDENTITY_NAME}"
     return (
         f"the notebook says {said}, but it was handed in as {student!r}: it was graded on "
-        f"{student!r}'s own numbers, so answers made for another variant lose their points "
+        f"the numbers drawn for {student!r}, so answers made for another variant lose their points "
         "(a person should check whose work this is)"
     )
 

@@ -310,6 +310,7 @@ def test_a_student_who_enters_another_identity_is_reported(course):
         assert result.ps.parameters == ps.for_student("bob02").parameters
         [flag] = result.flags
         assert said in flag and "handed in as 'bob02'" in flag, flag
+        assert "graded on the numbers drawn for 'bob02', so" in flag and "''" not in flag
         assert flag in result.notes
         assert all(s.points == s.max_points for s in result.scores if s.points is not None)
     fine = grade(ps, _signed(ps, "Bob02 "), local_executor(), student="bob02")
