@@ -24,12 +24,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import unicodedata
 from pathlib import Path
 
 from coursedata.grading import INPUTS_FOLDER, RESULTS_ENV
 
-__all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "IDENTITY_CELL", "IDENTITY_NAME",
-           "PRACTICE", "UnknownIdentity"]
+__all__ = [
+    "variant",
+    "identity",
+    "table_key",
+    "VARIANT_FILE",
+    "IDENTITY_CELL",
+    "IDENTITY_NAME",
+    "PRACTICE",
+    "UnknownIdentity",
+    "FOLDER_ID",
+    "LMS_ID",
+]
 
 #: The file of the results folder's inputs holding the graded student's parameters.
 VARIANT_FILE = "variant.json"
@@ -41,17 +53,29 @@ IDENTITY_NAME = "STUDENT_ID"
 PRACTICE = "practice"
 
 
+#: A student id as the grader takes it from a folder of submissions (the folder's name); a
+#: Canvas or Moodle id is ``<name>-<the LMS's number for the student>``.
+FOLDER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+LMS_ID = re.compile(r"-\d+$")
+
+
 class UnknownIdentity(ValueError):
     """An identity that is not on the roster the problem set was released for."""
 
 
 def identity(student: str) -> str:
-    """A student's identity as it is compared: without surrounding spaces, case folded.
+    """A student's identity as it is compared, the same on every side (the release's roster,
+    ``STUDENT_ID`` in the notebook, the LMS's name for the student at grading): letters folded
+    to ASCII (``ë`` is ``e``), lower case, every run of anything else one hyphen, none at the
+    ends. The grader makes a Canvas or Moodle student's id with this function
+    (``autograder.intake.lms.slug``), so the id as ``grades.csv`` shows it, as Canvas's file
+    name spells it or as Moodle's full name and participant id read, is one identity.
 
-    >>> identity("  AB123 ")
-    'ab123'
+    >>> identity("  AB123 "), identity("oneilzoë-104"), identity("Ada Lovelace-201")
+    ('ab123', 'oneilzoe-104', 'ada-lovelace-201')
     """
-    return str(student).strip().casefold()
+    ascii_text = unicodedata.normalize("NFKD", str(student)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
 def table_key(problem_set: str, student: str) -> str:

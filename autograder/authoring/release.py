@@ -78,6 +78,7 @@ __all__ = [
     "read_roster",
     "released_with_variants",
     "release_secret",
+    "roster_warnings",
 ]
 
 #: Where a source notebook's setup names the release's table of variants (a string literal).
@@ -164,6 +165,8 @@ def release(
     source = ProblemSet(name, Course(course))
     roster = list(roster) if roster is not None else _students(db_url, course)
     table = variant_table(source, roster, new_secret=new_secret)
+    for warning in roster_warnings(source, roster):
+        print(warning, file=sys.stderr)
     # the static checks below judge one student's declarations; grading samples several
     ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
     problems_found = declaration_problems(ps)
@@ -199,6 +202,16 @@ def release(
     return folder
 
 
+def roster_warnings(ps: ProblemSet, roster: Sequence[str]) -> list[str]:
+    """The warnings a release of ``ps`` (a problem set with variants) prints for its roster's
+    lines (:func:`autograder.checks.personal.roster_problems`), each naming the problem set."""
+    from autograder.checks.personal import roster_problems
+
+    if ps.variants is None:
+        return []
+    return [f"warning: {ps.name}'s roster: {p}" for p in roster_problems(list(roster))]
+
+
 def _practice_note(name: str) -> str:
     """What a release of ``name`` (a problem set with variants) without a roster prints."""
     from coursedata.variants import PRACTICE
@@ -224,8 +237,8 @@ def read_roster(path: Path) -> list[str]:
         lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         raise ValueError(
-            f"{path} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}"
-            "): save the roster as UTF-8 (a spreadsheet's \"CSV UTF-8\"), one identity a line"
+            f"{path} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}"
+            '): save the roster as UTF-8 (a spreadsheet\'s "CSV UTF-8"), one identity a line'
         ) from None
     except OSError as exc:
         raise ValueError(
@@ -294,8 +307,7 @@ def released_with_variants(course: Course) -> list[str]:
     return [
         name
         for name in list_problem_sets(course.root)
-        if course.release_notebook(name).is_file()
-        and ProblemSet(name, course).variants is not None
+        if course.release_notebook(name).is_file() and ProblemSet(name, course).variants is not None
     ]
 
 

@@ -578,5 +578,89 @@ def test_another_secret_grades_every_student_again(course):
     assert grader_fingerprint(plain) == fingerprint
 
 
+def _canvas_name(sortable_name: str, user_id: int, attachment_id: int, file: str) -> str:
+    """A file's name in Canvas's download, as canvas-lms ``lib/content_zipper.rb`` makes it:
+    ``get_user_name`` takes the sortable name through ``sanitize_user_name`` (``_<digits>_``
+    joined, then ``downcase``), ``get_filename`` joins it and the user id with ``_`` and drops
+    every character that is not ``[[:word:]]`` (``sanitize_file_name``: Unicode letters stay),
+    and ``add_upload_submission`` appends ``_<attachment id>_<file>``."""
+    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()
+    stem = re.sub(r"[^\w]", "", f"{name}_{user_id}")
+    return f"{stem}_{attachment_id}_{file}"
+
+
+def _moodle_folder(full_name: str, participant_id: int) -> str:
+    """A student's folder in Moodle's download (moodle ``mod/assign/classes/downloader.php``,
+    ``get_student_prefix``: ``clean_filename(str_replace('_', ' ', fullname) . '_' .
+    get_uniqueid_for_user(id))``, then ``_assignsubmission_file``; ``clean_filename`` keeps
+    spaces and letters)."""
+    return f"{full_name.replace('_', ' ')}_{participant_id}_assignsubmission_file"
+
+
+def test_a_roster_names_a_student_as_the_lms_download_does(course, tmp_path):
+    """Issue 42, I1: one function (:func:`coursedata.variants.identity`) compares an identity on
+    every side. Grace Hopper (Canvas sortable name "Hopper, Grace", user 103), Zoë O'Neil
+    ("O'Neil, Zoë", 104) and Ada Lovelace (Moodle, participant 201) are on the roster as the
+    guide says (the id the grader gives, spelled as the download or the LMS shows it): each
+    one's notebook, signed with the roster's line, is looked up in the released table, drawn and
+    graded on the same numbers as the LMS's student, and not flagged. A roster line that is a
+    display name, or has no LMS number, is warned of at release."""
+    from autograder.authoring.release import roster_warnings, variant_table
+    from autograder.checks.personal import identity_problem
+    from autograder.intake.collect import collect_submissions
+    from coursedata.variants import variant
+
+    ps = ProblemSet(NAME, Course(course))
+    canvas, moodle = tmp_path / "canvas", tmp_path / "moodle"
+    canvas.mkdir()
+    signed = {"HopperGrace-103": _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb"),
+              "oneilzoë-104": _canvas_name("O'Neil, Zoë", 104, 9002, f"{NAME}.ipynb")}
+    assert signed["oneilzoë-104"].startswith("oneilzoë_104_")  # Canvas keeps the letter
+    for line, name in signed.items():
+        (canvas / name).write_bytes(_signed(ps, line))
+    folder = moodle / _moodle_folder("Ada Lovelace", 201)
+    folder.mkdir(parents=True)
+    (folder / f"{NAME}.ipynb").write_bytes(_signed(ps, "Ada Lovelace-201"))
+    roster = [*signed, "Ada Lovelace-201"]
+    table = variant_table(ps, roster)
+    assert roster_warnings(ps, roster) == []
+    graded = {}
+    for download in (canvas, moodle):
+        for sub in collect_submissions(download, f"{NAME}.ipynb").submissions:
+            line = ast.literal_eval(_entered(sub.data).split("=", 1)[1].strip())
+            graded[line] = sub.student_id
+            mine = ps.for_student(sub.student_id)
+            assert variant(NAME, line, table) == mine.shown_parameters, (line, sub.student_id)
+            assert ps.for_student(line).parameters == mine.parameters
+            assert identity_problem(nbformat.reads(sub.data.decode(), 4), sub.student_id) is None
+    assert graded == {"HopperGrace-103": "hoppergrace-103", "oneilzoë-104": "oneilzoe-104",
+                      "Ada Lovelace-201": "ada-lovelace-201"}
+    result = grade(ps, _signed(ps, "oneilzoë-104"), local_executor(), student="oneilzoe-104")
+    assert result.flags == [] and result.ps.parameters == ps.for_student("oneilzoë-104").parameters
+    assert all(s.points == s.max_points for s in result.scores if s.points is not None)
+    # What cannot be an id the grader gives is said at release; an id in every form is not.
+    fine = ["hoppergrace-103", "Ada Lovelace-201", "ada.lovelace@uni.example", "s1234567"]
+    warnings = roster_warnings(ps, ["Hopper, Grace", "oneilzoë", *fine, "HOPPERGRACE-103"])
+    assert [w.split(": ", 2)[2][:18] for w in warnings] == [
+        "'Hopper, Grace' is", "'oneilzoë' is no s", "'HOPPERGRACE-103' "], warnings
+    assert "is 'hoppergrace-103' again" in warnings[2]
+    assert "graded on other numbers than their notebook's" in warnings[0]
+
+
+def _entered(data: bytes) -> str:
+    """The identity cell's source of a notebook."""
+    return _cell(nbformat.reads(data.decode(), 4), IDENTITY_CELL).source
+
+
 def test_identity_drops_spaces_and_case():
     assert identity(" Ada01\n") == identity("ADA01") == "ada01"
+
+
+def test_identity_is_the_graders_form_of_an_lms_name():
+    """The grader's student id of an LMS name (:func:`autograder.intake.lms.slug`) is the
+    identity's form, so the two cannot drift apart."""
+    from autograder.intake.lms import slug
+
+    for text in ("Zoë O'Neil", "oneilzoë", " Hopper, Grace ", "ada.lovelace@uni.example"):
+        assert slug(text) == identity(text) == identity(slug(text))
+    assert identity("Zoë O'Neil") == "zoe-o-neil"
