@@ -67,9 +67,10 @@ def draw_variant(rng: np.random.Generator) -> dict:
 
 
 def expected(parameters: dict) -> dict:
-    """What the written answer states for the student's N: the ratio of the two estimates."""
+    """What the written answer states for the student's numbers: their mean scaled by the
+    ratio of the two estimates (one of thousands of values, so a classmate's is evidence)."""
     n = parameters["n"]
-    return {"sigma ratio sqrt(N / (N - 1))": float(np.sqrt(n / (n - 1)))}
+    return {"mean times sqrt(N / (N - 1))": parameters["mean"] * float(np.sqrt(n / (n - 1)))}
 '''
 #: The hidden case that reads them.
 SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant": "mean"},
