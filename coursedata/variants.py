@@ -7,8 +7,12 @@ course identity (``STUDENT_ID = "..."``, in an answer cell) and then calls::
 
 which returns that student's parameters (a dict), used by the question text's numbers and the
 visible tests. The table, written into the notebook by the release for the course's roster, maps
-``SHA-256("<problem set>:<identity>")`` to each student's parameters, so it works offline and in
-the browser; the secret the parameters are drawn from stays with the grader.
+``HMAC-SHA256(salt, "<problem set>:<identity>")`` to each student's parameters, with a salt made
+anew at each release and written beside it (:func:`table_key`), so it works offline and in
+the browser; the secret the parameters are drawn from stays with the grader. Anyone who knows a
+classmate's identity can look their numbers up (the price of an offline notebook); the salt
+makes a precomputed list of guessed identities' keys useless, though identities can still be
+guessed one by one against one release's table.
 
 When the notebook is graded, the grader writes the parameters of the student the LMS names into
 ``$GRADER_RESULTS_DIR/inputs/variant.json`` before it runs, and this returns those, whatever
@@ -22,6 +26,7 @@ enters their own identity in the notebook their instructor released for the clas
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -34,6 +39,7 @@ __all__ = [
     "variant",
     "identity",
     "table_key",
+    "salted_table",
     "VARIANT_FILE",
     "IDENTITY_CELL",
     "IDENTITY_NAME",
@@ -78,10 +84,20 @@ def identity(student: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
-def table_key(problem_set: str, student: str) -> str:
-    """The released table's key of ``student``: SHA-256 of ``"<problem set>:<identity>"`` in
-    hex (the table does not list the class's identities in clear)."""
-    return hashlib.sha256(f"{problem_set}:{identity(student)}".encode()).hexdigest()
+def table_key(problem_set: str, student: str, salt: str | None = None) -> str:
+    """The released table's key of ``student``: HMAC-SHA256 of ``"<problem set>:<identity>"``
+    keyed with the release's ``salt`` (hexadecimal), in hex, so the table lists no identity in
+    clear and a table of guessed identities' keys made for one release is useless for another;
+    without a salt (a table released before salts), SHA-256 of the same text."""
+    message = f"{problem_set}:{identity(student)}".encode()
+    if salt is None:
+        return hashlib.sha256(message).hexdigest()
+    return hmac.new(bytes.fromhex(salt), message, hashlib.sha256).hexdigest()
+
+
+def salted_table(rows: dict, salt: str) -> dict:
+    """The table a release writes: ``{"salt": salt, "rows": {table_key: parameters}}``."""
+    return {"salt": salt, "rows": rows}
 
 
 def _graded_parameters() -> dict | None:
@@ -103,7 +119,8 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
         The student's course identity, as the course's LMS knows it (spaces and case do not
         matter).
     table : str or dict
-        The release's table, ``{key: parameters}`` (or its JSON).
+        The release's table, ``{"salt": hex, "rows": {key: parameters}}`` (or its JSON;
+        :func:`table_key`), or an older release's ``{key: parameters}``.
 
     Returns
     -------
@@ -130,8 +147,10 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
             f"this notebook has no table of variants ({table!r}): it is the course's source, "
             "not a released problem set; variants are drawn at release and at grading"
         )
-    found = rows.get(table_key(problem_set, student_id))
-    if found is None and set(rows) == {table_key(problem_set, PRACTICE)}:
+    salt = rows.get("salt") if set(rows) == {"salt", "rows"} else None
+    rows = rows["rows"] if salt is not None else rows
+    found = rows.get(table_key(problem_set, student_id, salt))
+    if found is None and set(rows) == {table_key(problem_set, PRACTICE, salt)}:
         raise UnknownIdentity(
             f"this is the course site's copy of the problem set, released without a roster: "
             f'it knows only STUDENT_ID = "{PRACTICE}", to try the problem set. For your course, '

@@ -28,6 +28,7 @@ repository ships with, the release prints a loud warning, and refuses with ``MFP
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -265,11 +266,11 @@ def _students(db_url: str | None, course: Path) -> list[str]:
 def variant_table(
     ps: ProblemSet, roster: Sequence[str], *, new_secret: bool = False
 ) -> dict | None:
-    """``{key: parameters}`` of every student of ``roster`` (:func:`coursedata.variants.
-    table_key`), drawn with the course's secret (:func:`release_secret`); None for a
-    problem set without variants. An empty roster gives the table of the practice identity
-    alone (:data:`coursedata.variants.PRACTICE`, drawn as a student's is), for a release
-    without a class (the course site's copy).
+    """``{"salt": salt, "rows": {key: parameters}}`` of every student of ``roster``, keyed with
+    a salt made anew (:func:`coursedata.variants.table_key`), drawn with the course's secret
+    (:func:`release_secret`); None for a problem set without variants. An empty roster gives
+    the table of the practice identity alone (:data:`coursedata.variants.PRACTICE`, drawn as a
+    student's is), for a release without a class (the course site's copy).
 
     Raises
     ------
@@ -279,7 +280,7 @@ def variant_table(
         (:func:`release_secret`).
     """
     from autograder.checks.personal import draw, varied_visible_cells
-    from coursedata.variants import PRACTICE, identity, table_key
+    from coursedata.variants import PRACTICE, identity, salted_table, table_key
 
     spec = ps.variants
     if spec is None:
@@ -298,7 +299,9 @@ def variant_table(
             "cases, and let the visible test read the student's numbers from V"
         )
     secret = release_secret(ps.course, new_secret=new_secret)
-    return {table_key(ps.name, s): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+    salt = secrets.token_hex(16)  # anew at each release
+    rows = {table_key(ps.name, s, salt): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+    return salted_table(rows, salt)
 
 
 def released_with_variants(course: Course) -> list[str]:

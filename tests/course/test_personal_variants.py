@@ -343,6 +343,27 @@ def test_the_kit_looks_a_student_up_in_the_table_or_says_what_is_wrong(tmp_path,
     assert variant(NAME, "ada01", table) == {"mean": -3.0}
 
 
+def test_the_tables_keys_are_salted_anew_at_each_release(course):
+    """Issue 42, S1: the table's keys are HMAC-SHA256 (RFC 2104, by hand) of "<problem set>:
+    <identity>" keyed with a salt written beside it and made anew at each release: a key
+    precomputed from a guessed identity (its plain SHA-256, or another release's key) finds
+    nobody, while each student finds their own numbers in either release."""
+    from autograder.authoring.release import variant_table
+    from coursedata.variants import variant
+
+    ps = ProblemSet(NAME, Course(course))
+    first, second = variant_table(ps, STUDENTS), variant_table(ps, STUDENTS)
+    assert set(first) == set(second) == {"salt", "rows"} and first["salt"] != second["salt"]
+    for student in STUDENTS:
+        message = f"{NAME}:{student}".encode()
+        keys = [_hmac_sha256(bytes.fromhex(t["salt"]), message).hex() for t in (first, second)]
+        assert keys[0] in first["rows"] and keys[1] in second["rows"]
+        assert keys[0] not in second["rows"] and keys[1] not in first["rows"]
+        assert hashlib.sha256(message).hexdigest() not in first["rows"]
+        assert variant(NAME, student.upper(), json.dumps(first)) == variant(
+            NAME, student, second) == ps.for_student(student).shown_parameters
+
+
 @pytest.mark.slow
 def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_path):
     """A real nbgrader release with a roster: one notebook for the class, whose table gives each
@@ -458,7 +479,7 @@ def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tm
     released = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
     call = ast.parse(_cell(released, "variant").source).body[0].value
     table = json.loads(ast.literal_eval(call.args[2]))
-    assert len(table) == 1
+    assert len(table["rows"]) == 1
     spec = VariantSpec.from_metadata(ProblemSet(NAME, Course(course)).source.metadata)
     drawn = draw(spec, NAME, PRACTICE, read_secret(Course(course)))
     assert variant(NAME, PRACTICE, table) == spec.shown(drawn)
