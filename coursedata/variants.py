@@ -7,8 +7,12 @@ course identity (``STUDENT_ID = "..."``, in an answer cell) and then calls::
 
 which returns that student's parameters (a dict), used by the question text's numbers and the
 visible tests. The table, written into the notebook by the release for the course's roster, maps
-``SHA-256("<problem set>:<identity>")`` to each student's parameters, so it works offline and in
-the browser; the secret the parameters are drawn from stays with the grader.
+``HMAC-SHA256(salt, "<problem set>:<identity>")`` to each student's parameters, with a salt made
+anew at each release and written beside it (:func:`table_key`), so it works offline and in
+the browser; the secret the parameters are drawn from stays with the grader. Anyone who knows a
+classmate's identity can look their numbers up (the price of an offline notebook); the salt
+makes a precomputed list of guessed identities' keys useless, though identities can still be
+guessed one by one against one release's table.
 
 When the notebook is graded, the grader writes the parameters of the student the LMS names into
 ``$GRADER_RESULTS_DIR/inputs/variant.json`` before it runs, and this returns those, whatever
@@ -22,14 +26,28 @@ enters their own identity in the notebook their instructor released for the clas
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import re
+import unicodedata
 from pathlib import Path
 
 from coursedata.grading import INPUTS_FOLDER, RESULTS_ENV
 
-__all__ = ["variant", "identity", "table_key", "VARIANT_FILE", "IDENTITY_CELL", "IDENTITY_NAME",
-           "PRACTICE", "UnknownIdentity"]
+__all__ = [
+    "variant",
+    "identity",
+    "table_key",
+    "salted_table",
+    "VARIANT_FILE",
+    "IDENTITY_CELL",
+    "IDENTITY_NAME",
+    "PRACTICE",
+    "UnknownIdentity",
+    "FOLDER_ID",
+    "LMS_ID",
+]
 
 #: The file of the results folder's inputs holding the graded student's parameters.
 VARIANT_FILE = "variant.json"
@@ -41,23 +59,45 @@ IDENTITY_NAME = "STUDENT_ID"
 PRACTICE = "practice"
 
 
+#: A student id as the grader takes it from a folder of submissions (the folder's name); a
+#: Canvas or Moodle id is ``<name>-<the LMS's number for the student>``.
+FOLDER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+LMS_ID = re.compile(r"-\d+$")
+
+
 class UnknownIdentity(ValueError):
     """An identity that is not on the roster the problem set was released for."""
 
 
 def identity(student: str) -> str:
-    """A student's identity as it is compared: without surrounding spaces, case folded.
+    """A student's identity as it is compared, the same on every side (the release's roster,
+    ``STUDENT_ID`` in the notebook, the LMS's name for the student at grading): letters folded
+    to ASCII (``ë`` is ``e``), lower case, every run of anything else one hyphen, none at the
+    ends. The grader makes a Canvas or Moodle student's id with this function
+    (``autograder.intake.lms.slug``), so the id as ``grades.csv`` shows it, as Canvas's file
+    name spells it or as Moodle's full name and participant id read, is one identity.
 
-    >>> identity("  AB123 ")
-    'ab123'
+    >>> identity("  AB123 "), identity("oneilzoë-104"), identity("Ada Lovelace-201")
+    ('ab123', 'oneilzoe-104', 'ada-lovelace-201')
     """
-    return str(student).strip().casefold()
+    ascii_text = unicodedata.normalize("NFKD", str(student)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
-def table_key(problem_set: str, student: str) -> str:
-    """The released table's key of ``student``: SHA-256 of ``"<problem set>:<identity>"`` in
-    hex (the table does not list the class's identities in clear)."""
-    return hashlib.sha256(f"{problem_set}:{identity(student)}".encode()).hexdigest()
+def table_key(problem_set: str, student: str, salt: str | None = None) -> str:
+    """The released table's key of ``student``: HMAC-SHA256 of ``"<problem set>:<identity>"``
+    keyed with the release's ``salt`` (hexadecimal), in hex, so the table lists no identity in
+    clear and a table of guessed identities' keys made for one release is useless for another;
+    without a salt (a table released before salts), SHA-256 of the same text."""
+    message = f"{problem_set}:{identity(student)}".encode()
+    if salt is None:
+        return hashlib.sha256(message).hexdigest()
+    return hmac.new(bytes.fromhex(salt), message, hashlib.sha256).hexdigest()
+
+
+def salted_table(rows: dict, salt: str) -> dict:
+    """The table a release writes: ``{"salt": salt, "rows": {table_key: parameters}}``."""
+    return {"salt": salt, "rows": rows}
 
 
 def _graded_parameters() -> dict | None:
@@ -79,7 +119,8 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
         The student's course identity, as the course's LMS knows it (spaces and case do not
         matter).
     table : str or dict
-        The release's table, ``{key: parameters}`` (or its JSON).
+        The release's table, ``{"salt": hex, "rows": {key: parameters}}`` (or its JSON;
+        :func:`table_key`), or an older release's ``{key: parameters}``.
 
     Returns
     -------
@@ -106,8 +147,10 @@ def variant(problem_set: str, student_id: str, table: str | dict) -> dict:
             f"this notebook has no table of variants ({table!r}): it is the course's source, "
             "not a released problem set; variants are drawn at release and at grading"
         )
-    found = rows.get(table_key(problem_set, student_id))
-    if found is None and set(rows) == {table_key(problem_set, PRACTICE)}:
+    salt = rows.get("salt") if set(rows) == {"salt", "rows"} else None
+    rows = rows["rows"] if salt is not None else rows
+    found = rows.get(table_key(problem_set, student_id, salt))
+    if found is None and set(rows) == {table_key(problem_set, PRACTICE, salt)}:
         raise UnknownIdentity(
             f"this is the course site's copy of the problem set, released without a roster: "
             f'it knows only STUDENT_ID = "{PRACTICE}", to try the problem set. For your course, '

@@ -28,6 +28,7 @@ repository ships with, the release prints a loud warning, and refuses with ``MFP
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,9 @@ __all__ = [
     "variant_table",
     "give_variants",
     "read_roster",
+    "released_with_variants",
+    "release_secret",
+    "roster_warnings",
 ]
 
 #: Where a source notebook's setup names the release's table of variants (a string literal).
@@ -130,6 +134,7 @@ def release(
     url: str | None = None,
     validate: bool = True,
     roster: Sequence[str] | None = None,
+    new_secret: bool = False,
 ) -> Path:
     """Generate the student version of ``name`` in ``course/release/name/``; return the folder.
 
@@ -145,6 +150,8 @@ def release(
     gradebook's students; :func:`give_variants`), the course's secret made first if need be;
     without a roster (none given, none in the gradebook: the course site's copy), the table of
     the practice identity alone (:data:`coursedata.variants.PRACTICE`), with a note on stderr.
+    ``new_secret`` lets it make a new secret where an earlier release's was lost
+    (:func:`release_secret`).
     """
     from autograder.authoring.cells import cell_problems
     from autograder.authoring.gate import gate_problems
@@ -158,7 +165,9 @@ def release(
         )
     source = ProblemSet(name, Course(course))
     roster = list(roster) if roster is not None else _students(db_url, course)
-    table = variant_table(source, roster)
+    table = variant_table(source, roster, new_secret=new_secret)
+    for warning in roster_warnings(source, roster):
+        print(warning, file=sys.stderr)
     # the static checks below judge one student's declarations; grading samples several
     ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
     problems_found = declaration_problems(ps)
@@ -196,6 +205,16 @@ def release(
     return folder
 
 
+def roster_warnings(ps: ProblemSet, roster: Sequence[str]) -> list[str]:
+    """The warnings a release of ``ps`` (a problem set with variants) prints for its roster's
+    lines (:func:`autograder.checks.personal.roster_problems`), each naming the problem set."""
+    from autograder.checks.personal import roster_problems
+
+    if ps.variants is None:
+        return []
+    return [f"warning: {ps.name}'s roster: {p}" for p in roster_problems(list(roster))]
+
+
 def _practice_note(name: str) -> str:
     """What a release of ``name`` (a problem set with variants) without a roster prints."""
     from coursedata.variants import PRACTICE
@@ -209,14 +228,26 @@ def _practice_note(name: str) -> str:
 
 
 def read_roster(path: Path) -> list[str]:
-    """The identities of a roster file: one per line (blank lines and ``#`` comments skipped).
+    """The identities of a roster file: one per line (blank lines and ``#`` comments skipped),
+    in UTF-8, with or without the byte-order mark a spreadsheet's "UTF-8 CSV" starts with.
 
     Raises
     ------
     ValueError
-        A file with no identity.
+        A file that cannot be read, is not UTF-8, or names no identity (the message names it).
     """
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}"
+            '): save the roster as UTF-8 (a spreadsheet\'s "CSV UTF-8"), one identity a line'
+        ) from None
+    except OSError as exc:
+        raise ValueError(
+            f"cannot read the roster {path}: {exc.strerror or exc}; give --roster a text file "
+            "of the class's identities, one a line"
+        ) from None
     found = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not found:
         raise ValueError(f"{path} names no student: write one identity (as the LMS has it) a line")
@@ -234,21 +265,24 @@ def _students(db_url: str | None, course: Path) -> list[str]:
         return [student.id for student in gradebook.students]
 
 
-def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
-    """``{key: parameters}`` of every student of ``roster`` (:func:`coursedata.variants.
-    table_key`), drawn with the course's secret (made now if the course has none); None for a
-    problem set without variants. An empty roster gives the table of the practice identity
-    alone (:data:`coursedata.variants.PRACTICE`, drawn as a student's is), for a release
-    without a class (the course site's copy).
+def variant_table(
+    ps: ProblemSet, roster: Sequence[str], *, new_secret: bool = False
+) -> dict | None:
+    """``{"salt": salt, "rows": {key: parameters}}`` of every student of ``roster``, keyed with
+    a salt made anew (:func:`coursedata.variants.table_key`), drawn with the course's secret
+    (:func:`release_secret`); None for a problem set without variants. An empty roster gives
+    the table of the practice identity alone (:data:`coursedata.variants.PRACTICE`, drawn as a
+    student's is), for a release without a class (the course site's copy).
 
     Raises
     ------
     ValueError
         A roster naming the practice identity (its notebook would not be flagged as another's
-        at grading), or a visible cell that reads a student's parameter.
+        at grading), a visible cell that reads a student's parameter, or a lost secret
+        (:func:`release_secret`).
     """
-    from autograder.checks.personal import draw, read_secret, varied_visible_cells
-    from coursedata.variants import PRACTICE, identity, table_key
+    from autograder.checks.personal import draw, varied_visible_cells
+    from coursedata.variants import PRACTICE, identity, salted_table, table_key
 
     spec = ps.variants
     if spec is None:
@@ -266,8 +300,55 @@ def variant_table(ps: ProblemSet, roster: Sequence[str]) -> dict | None:
             "the whole class's (every student's check gets their inputs): vary the hidden "
             "cases, and let the visible test read the student's numbers from V"
         )
-    secret = read_secret(ps.course, create=True)
-    return {table_key(ps.name, s): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+    secret = release_secret(ps.course, new_secret=new_secret)
+    salt = secrets.token_hex(16)  # anew at each release
+    rows = {table_key(ps.name, s, salt): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
+    return salted_table(rows, salt)
+
+
+def released_with_variants(course: Course) -> list[str]:
+    """The problem sets of ``course`` with variants that have a release (``release/NAME/``),
+    whose table of variants was drawn from the course's secret."""
+    return [
+        name
+        for name in list_problem_sets(course.root)
+        if course.release_notebook(name).is_file() and ProblemSet(name, course).variants is not None
+    ]
+
+
+def release_secret(course: Course, *, new_secret: bool = False) -> bytes:
+    """The course's secret, for a release's table of variants: made now when the course has
+    none, unless an earlier release's table was drawn from one now lost
+    (:func:`released_with_variants`), which a new secret would silently contradict: every
+    student of that release would be graded on other numbers than their notebook shows.
+    ``new_secret`` makes a new one all the same (the instructor starts afresh on purpose).
+
+    Raises
+    ------
+    ValueError
+        The secret is lost and an earlier release needs it (without ``new_secret``), or
+        ``new_secret`` where the course has a secret.
+    """
+    from autograder.checks.personal import read_secret, secret_file
+
+    path = secret_file(course)
+    if new_secret and path.exists():
+        raise ValueError(
+            f"--new-secret makes a secret where the course's is lost, but {path} exists: to "
+            "start afresh, move it aside first (every student then gets new numbers)"
+        )
+    earlier = [] if new_secret or path.exists() else released_with_variants(course)
+    if earlier:
+        raise ValueError(
+            f"{path} is missing, but {', '.join(earlier)} "
+            f"{'was' if len(earlier) == 1 else 'were'} released with a table of variants drawn "
+            f"from it ({course.root / 'release'}): a new secret would give every student other "
+            "numbers than their notebook shows, and grade them on those. Restore the secret "
+            "from your backup and release again; or, to start afresh deliberately, release "
+            "with --new-secret, then release every problem set with variants again to the "
+            "whole class before anyone hands it in"
+        )
+    return read_secret(course, create=True)
 
 
 def give_variants(path: Path, table: dict) -> int:

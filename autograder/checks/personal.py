@@ -31,8 +31,9 @@ The generator's seed is ``HMAC-SHA256(secret, "<problem set>:<student id>")`` cu
 (:func:`seed`): the course's secret is a random key in the course folder (:func:`read_secret`),
 never released and hidden from the sandboxed kernel, so a student's variant is recomputed by the
 grader from the student's identity alone and cannot be derived from another student's. A
-student identity is compared as :func:`coursedata.variants.identity` writes it (spaces around it
-dropped, case folded), so ``" AB123"`` and ``"ab123"`` are one student.
+student identity is compared as :func:`coursedata.variants.identity` writes it (letters folded
+to ASCII, lower case, anything else a hyphen: the grader's own form of an LMS's name), so
+``" AB123"`` and ``"ab123"``, or ``oneilzoë-104`` and Canvas's ``oneilzoe-104``, are one student.
 
 The student meets their numbers in the one notebook released to the class
 (:func:`autograder.authoring.release.give_variants` writes the roster's table into it), through
@@ -61,7 +62,14 @@ from autograder.checks.declaration import DeclarationError, reads_parameter, res
 from autograder.course import Course
 from coursedata.grading import INPUTS_FOLDER
 from coursedata.naming import VISIBLE, test_kind
-from coursedata.variants import IDENTITY_CELL, IDENTITY_NAME, VARIANT_FILE, identity
+from coursedata.variants import (
+    FOLDER_ID,
+    IDENTITY_CELL,
+    IDENTITY_NAME,
+    LMS_ID,
+    VARIANT_FILE,
+    identity,
+)
 
 __all__ = [
     "KEY",
@@ -79,6 +87,7 @@ __all__ = [
     "write_parameters",
     "entered_identity",
     "identity_problem",
+    "roster_problems",
 ]
 
 #: The key of the source notebook's ``metadata.course`` declaring its variants.
@@ -221,9 +230,10 @@ def read_secret(course: Course, *, create: bool = False) -> bytes:
     if not path.exists():
         if not create:
             raise SecretMissing(
-                f"{path} is missing: it is the key every student's variant is drawn from, made "
-                "by the first release of a problem set with variants. Restore it from your "
-                "backup; a new one would give every student other numbers than their notebook's"
+                f"{path} is missing: it is the course's secret, the key every student's variant "
+                "is drawn from, made by the first release (`python -m autograder release`) of a "
+                "problem set with variants. Restore it there from your backup and run again; a "
+                "new one would give every student other numbers than their notebook's"
             )
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:
@@ -328,6 +338,31 @@ def entered_identity(notebook) -> str | None:
     return None
 
 
+def roster_problems(roster: list[str]) -> list[str]:
+    """What a person should know of a roster's lines before a release: a line that is no
+    student id the grader gives (neither a Canvas or Moodle id, ``<name>-<number>``, nor a
+    folder's name of letters, digits and ``._@+-``: a display name such as ``Hopper, Grace``),
+    whose student would be flagged and graded on another's numbers; two lines of one identity;
+    a line with nothing to compare (:func:`coursedata.variants.identity`)."""
+    found: list[str] = []
+    seen: dict[str, str] = {}
+    for line in roster:
+        text, key = str(line).strip(), identity(line)
+        if not key:
+            found.append(f"{text!r} has no letter or digit to tell the student by")
+        elif not (LMS_ID.search(text) or FOLDER_ID.match(text)):
+            found.append(
+                f"{text!r} is no student id the grader gives (Canvas and Moodle: "
+                f"<name>-<number>, as grades.csv names the student, e.g. hoppergrace-103; a "
+                "folder of submissions: the folder's name, of letters, digits and ._@+-): this "
+                "student would be graded on other numbers than their notebook's, and flagged"
+            )
+        elif key in seen:
+            found.append(f"{text!r} is {seen[key]!r} again (one identity, {key!r})")
+        seen.setdefault(key, text)
+    return found
+
+
 def identity_problem(notebook, student: str) -> str | None:
     """What a person should know when the identity entered in ``notebook`` is not ``student``'s
     (the LMS's), or None when it is."""
@@ -337,7 +372,7 @@ def identity_problem(notebook, student: str) -> str | None:
     said = f"{IDENTITY_NAME} = {entered!r}" if entered else f"no {IDENTITY_NAME}"
     return (
         f"the notebook says {said}, but it was handed in as {student!r}: it was graded on "
-        f"{student!r}'s own numbers, so answers made for another variant lose their points "
+        f"the numbers drawn for {student!r}, so answers made for another variant lose their points "
         "(a person should check whose work this is)"
     )
 

@@ -143,6 +143,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def main(args) -> int:
     """The ``grade`` subcommand; returns the exit code (see the module docstring)."""
+    from autograder.checks.personal import SecretMissing
     from autograder.grading.problemset import ProblemSet
     from autograder.run.batch import grade_class
     from autograder.run.task import GradingOptions
@@ -242,7 +243,7 @@ def main(args) -> int:
 
         # The exports state what grades.csv and the feedback now state.
         export_again(args.assignment, args.out, course.root, log=log)
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError, SecretMissing) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if before:

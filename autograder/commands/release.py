@@ -2,7 +2,9 @@
 
 nbgrader's student version of each, with the student kit's address filled in
 (:func:`autograder.authoring.release.release`); a warning first while the course site's address is
-still the placeholder. Exit codes: 0 when every problem set was released, 2 on the first that could
+still the placeholder. A problem set with variants whose earlier release's secret is lost is
+refused unless ``--new-secret`` (:func:`autograder.authoring.release.release_secret`). Exit
+codes: 0 when every problem set was released, 2 on the first that could
 not be (the reason printed).
 """
 
@@ -18,6 +20,8 @@ from autograder.authoring.release import (
     site_url,
     warn_if_placeholder,
 )
+from autograder.checks.personal import secret_file
+from autograder.course import Course
 from autograder.grading.problemset import list_problem_sets
 from autograder.settings import COURSE_DIR
 
@@ -45,6 +49,13 @@ def add_parser(sub):
         help="for a problem set with per-student variants: the class's identities, one a line "
         "(default: the gradebook's students)",
     )
+    release.add_argument(
+        "--new-secret",
+        action="store_true",
+        help="the course's secret (variants.secret) is lost: make a new one although earlier "
+        "releases' variants were drawn from the lost one (every student gets new numbers: "
+        "release every problem set with variants again)",
+    )
     release.add_argument("--quiet", action="store_true", help="print nothing on success")
     return release
 
@@ -54,8 +65,12 @@ def main(args) -> int:
     try:
         warn_if_placeholder(site_url())
         roster = read_roster(args.roster) if args.roster is not None else None
+        secret = secret_file(Course(args.course))
+        had_secret = secret.exists()
         for name in args.names:
-            folder = release(name, args.course, args.db_url, roster=roster)
+            # --new-secret is for the one the first problem set with variants makes
+            fresh = args.new_secret and (had_secret or not secret.exists())
+            folder = release(name, args.course, args.db_url, roster=roster, new_secret=fresh)
             if not args.quiet:
                 print(f"{name}: released to {folder} (kit: {kit_url()})")
     except (ValueError, RuntimeError) as exc:

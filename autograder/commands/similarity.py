@@ -46,6 +46,7 @@ def add_parser(sub):
 
 def main(args) -> int:
     """The ``similarity`` subcommand (arguments declared by :func:`add_parser`)."""
+    from autograder.checks.personal import read_secret
     from autograder.grading.problemset import ProblemSet
     from autograder.grading.quoted import quoted_numbers
     from autograder.intake.collect import collect_submissions
@@ -56,6 +57,8 @@ def main(args) -> int:
         return 2
     ps = ProblemSet(args.assignment, course)
     try:
+        if ps.variants is not None:  # each student's expected numbers are drawn from it
+            read_secret(ps.course)
         found = collect_submissions(args.submissions, ps.notebook_name)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -71,6 +71,7 @@ from typing import IO
 from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Platform, lms_student
 from autograder.status import Status
+from coursedata.variants import FOLDER_ID
 
 __all__ = [
     "Submission",
@@ -87,7 +88,7 @@ __all__ = [
 
 #: A student id: letters, digits and ``. _ @ - +`` (an email such as ``jane+ml@uni.edu``, which
 #: Gradescope gives a student without an SIS id, and nbgrader allows in a username).
-_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+_STUDENT_ID = FOLDER_ID
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 MAX_FILE_BYTES = 50 * 2**20

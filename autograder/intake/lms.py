@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta, timezone, tzinfo
 from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from coursedata.variants import identity
 
 __all__ = [
     "ABBREVIATIONS",
@@ -95,9 +96,10 @@ def lms_student(info: LmsInfo) -> str:
 
 def slug(text: str) -> str:
     """``text`` as a piece of a student id: letters folded to ASCII, lower case, anything else a
-    hyphen (``Zoë O'Neil`` gives ``zoe-o-neil``)."""
-    ascii_name = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80]
+    hyphen (``Zoë O'Neil`` gives ``zoe-o-neil``), cut to 80 characters: the form a student's
+    identity is compared in (:func:`coursedata.variants.identity`), so that a roster and a
+    notebook naming the student as the LMS does name the student the grader does."""
+    return identity(text)[:80]
 
 
 class FileLike(Protocol):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from autograder.checks.personal import read_secret
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.quoted import quoted_numbers
@@ -130,6 +131,8 @@ def grade_class(
 
     Raises
     ------
+    autograder.checks.personal.SecretMissing
+        A problem set with variants in a course without its secret (nothing is graded).
     autograder.run.cluster.ClusterError
         If the cluster cannot be reached or a worker cannot grade (records written until then
         are kept).
@@ -139,6 +142,8 @@ def grade_class(
         if isinstance(problem_set, ProblemSet)
         else ProblemSet(problem_set, Course.at(course))
     )
+    if ps.variants is not None:  # missing: said now, before grading, not as everyone's error
+        read_secret(ps.course)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     options = dataclasses.replace(

@@ -69,14 +69,17 @@ def beta_large_counts(seed: int, n) -> tuple[np.ndarray, np.ndarray]:
 
 
 def draw_variant(rng: np.random.Generator) -> dict:
-    """One student's numbers: ``runs`` R (5 to 40) of Question 2's coin, flipped until heads,
-    which took ``flips`` K in all (R + R to R + 6R: every run ends in one heads), and ``seed``
-    for the hidden case ``beta_map_large`` (the grader's alone). Thousands of (R, K), so that
-    few classmates share a MAP estimate."""
-    runs = int(rng.integers(5, 41))
+    """One student's numbers: ``runs`` R (50 to 500) of Question 2's coin, flipped until heads,
+    which took ``flips`` K in all (K >= R: every run ends in one heads), and ``seed`` for the
+    hidden case ``beta_map_large`` (the grader's alone). K is R / theta rounded, for a theta
+    uniform between 0.1 and 0.9, so that the MAP estimates (R + 1)/(K + 2) spread over that
+    range, where few classmates share one to four decimals (``tests/course/
+    test_ps4_variants.py`` measures it)."""
+    runs = int(rng.integers(50, 501))
+    theta = float(rng.uniform(0.1, 0.9))
     return {
         "runs": runs,
-        "flips": runs + int(rng.integers(runs, 6 * runs + 1)),
+        "flips": runs + int(round(runs * (1 - theta) / theta)),
         "seed": int(rng.integers(2**31)),
     }
 

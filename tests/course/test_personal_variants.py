@@ -67,9 +67,10 @@ def draw_variant(rng: np.random.Generator) -> dict:
 
 
 def expected(parameters: dict) -> dict:
-    """What the written answer states for the student's N: the ratio of the two estimates."""
+    """What the written answer states for the student's numbers: their mean scaled by the
+    ratio of the two estimates (one of thousands of values, so a classmate's is evidence)."""
     n = parameters["n"]
-    return {"sigma ratio sqrt(N / (N - 1))": float(np.sqrt(n / (n - 1)))}
+    return {"mean times sqrt(N / (N - 1))": parameters["mean"] * float(np.sqrt(n / (n - 1)))}
 '''
 #: The hidden case that reads them.
 SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant": "mean"},
@@ -220,6 +221,30 @@ def test_without_the_secret_the_grade_is_the_graders_fault_not_a_zero(course):
     assert result.ps is ps and result.total == 0
 
 
+def test_grading_without_the_secret_stops_before_grading_anyone(course, tmp_path, capsys):
+    """The secret lost (issue 42, I2): ``grade`` and ``similarity`` on a Canvas download (its
+    file naming as in the Canvas test below) stop at once with exit status 2 and one message
+    naming the file, where it comes from (the release) and what to do; nothing is graded or
+    written, and no traceback."""
+    (course / "variants.secret").unlink()
+    ps = ProblemSet(NAME, Course(course))
+    download = tmp_path / "download"
+    download.mkdir()
+    (download / f"adaada_101_5001_{NAME}.ipynb").write_bytes(_signed(ps, "adaada-101"))
+    out = tmp_path / "out"
+    for command in (["grade", NAME, str(download), "--out", str(out), "--workers", "1",
+                     "--quiet", "--unsafe", "--course", str(course)],
+                    ["similarity", NAME, str(download), "--out", str(out), "--course",
+                     str(course)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        [line] = [x for x in err.splitlines() if x.startswith("error:")]
+        assert f"{course / 'variants.secret'} is missing" in line, err
+        assert "python -m autograder release" in line and "Restore it" in line
+        assert "Traceback" not in err and "grader-error" not in err
+        assert not (out / "records").exists() and not (out / "grades.csv").exists()
+
+
 def test_a_problem_set_without_variants_is_itself_for_every_student():
     ps = ProblemSet("ps1_pca")
     assert ps.variants is None
@@ -286,6 +311,7 @@ def test_a_student_who_enters_another_identity_is_reported(course):
         assert result.ps.parameters == ps.for_student("bob02").parameters
         [flag] = result.flags
         assert said in flag and "handed in as 'bob02'" in flag, flag
+        assert "graded on the numbers drawn for 'bob02', so" in flag and "''" not in flag
         assert flag in result.notes
         assert all(s.points == s.max_points for s in result.scores if s.points is not None)
     fine = grade(ps, _signed(ps, "Bob02 "), local_executor(), student="bob02")
@@ -315,6 +341,27 @@ def test_the_kit_looks_a_student_up_in_the_table_or_says_what_is_wrong(tmp_path,
     (tmp_path / "inputs" / "variant.json").write_text('{"mean": -3.0}')
     monkeypatch.setenv("GRADER_RESULTS_DIR", str(tmp_path))
     assert variant(NAME, "ada01", table) == {"mean": -3.0}
+
+
+def test_the_tables_keys_are_salted_anew_at_each_release(course):
+    """Issue 42, S1: the table's keys are HMAC-SHA256 (RFC 2104, by hand) of "<problem set>:
+    <identity>" keyed with a salt written beside it and made anew at each release: a key
+    precomputed from a guessed identity (its plain SHA-256, or another release's key) finds
+    nobody, while each student finds their own numbers in either release."""
+    from autograder.authoring.release import variant_table
+    from coursedata.variants import variant
+
+    ps = ProblemSet(NAME, Course(course))
+    first, second = variant_table(ps, STUDENTS), variant_table(ps, STUDENTS)
+    assert set(first) == set(second) == {"salt", "rows"} and first["salt"] != second["salt"]
+    for student in STUDENTS:
+        message = f"{NAME}:{student}".encode()
+        keys = [_hmac_sha256(bytes.fromhex(t["salt"]), message).hex() for t in (first, second)]
+        assert keys[0] in first["rows"] and keys[1] in second["rows"]
+        assert keys[0] not in second["rows"] and keys[1] not in first["rows"]
+        assert hashlib.sha256(message).hexdigest() not in first["rows"]
+        assert variant(NAME, student.upper(), json.dumps(first)) == variant(
+            NAME, student, second) == ps.for_student(student).shown_parameters
 
 
 @pytest.mark.slow
@@ -362,6 +409,58 @@ def test_the_release_carries_the_rosters_numbers_and_no_identity(course, tmp_pat
         release(NAME, course, roster=[*STUDENTS, " Practice"])
 
 
+def test_a_roster_is_read_as_utf8_with_or_without_a_bom_or_said_clearly(tmp_path, capsys):
+    """Issue 42, I4: a spreadsheet's "CSV UTF-8" starts with the byte-order mark U+FEFF
+    (https://www.unicode.org/faq/utf_bom.html#bom4): it is no part of the first identity. A
+    roster in another encoding, a missing one or a folder is an error naming the file."""
+    from autograder.authoring.release import read_roster
+
+    roster = tmp_path / "roster.txt"
+    roster.write_bytes("\ufeffada01\r\nzoë05\r\n".encode())
+    assert read_roster(roster) == ["ada01", "zoë05"]
+    for data, said in (("zoë05\n".encode("latin-1"), "is not UTF-8 text"),
+                       ("ada01\n".encode("utf-16"), "is not UTF-8 text")):
+        roster.write_bytes(data)
+        with pytest.raises(ValueError, match=f"{re.escape(str(roster))} {said}"):
+            read_roster(roster)
+    for missing in (tmp_path / "nowhere.txt", tmp_path):
+        with pytest.raises(ValueError, match=f"cannot read the roster {re.escape(str(missing))}"):
+            read_roster(missing)
+        assert main(["release", NAME, "--course", str(tmp_path), "--roster", str(missing)]) == 2
+        [line] = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error:")]
+        assert f"cannot read the roster {missing}" in line
+
+
+@pytest.mark.slow
+def test_a_release_never_silently_replaces_a_lost_secret(course, tmp_path, capsys):
+    """The secret lost after a release (issue 42, I3): releasing again (a late student added) is
+    refused, saying why and how to go on, and changes nothing; ``--new-secret`` starts afresh
+    on purpose, and is refused where the secret is not lost."""
+    from autograder.authoring.release import release
+
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    path = course / "release" / NAME / f"{NAME}.ipynb"
+    release(NAME, course, db_url=db, roster=STUDENTS, validate=False)
+    published = path.read_bytes()
+    (course / "variants.secret").unlink()
+    roster = tmp_path / "roster.txt"
+    roster.write_text("\n".join([*STUDENTS, "dan04"]) + "\n")
+    command = ["release", NAME, "--course", str(course), "--roster", str(roster),
+               "--db-url", db, "--quiet"]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert f"{course / 'variants.secret'} is missing, but {NAME} was released" in err, err
+    assert "Restore the secret" in err and "--new-secret" in err
+    assert not (course / "variants.secret").exists() and path.read_bytes() == published
+    # Afresh, on purpose: a new secret, and every student's numbers drawn from it.
+    release(NAME, course, db_url=db, roster=[*STUDENTS, "dan04"], validate=False,
+            new_secret=True)
+    assert read_secret(Course(course))
+    assert path.read_bytes() != published
+    assert main([*command, "--new-secret"]) == 2
+    assert "--new-secret makes a secret where the course's is lost, but" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tmp_path):
     """The course site's copy (``make book`` releases every problem set without a roster, and
@@ -380,7 +479,7 @@ def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tm
     released = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
     call = ast.parse(_cell(released, "variant").source).body[0].value
     table = json.loads(ast.literal_eval(call.args[2]))
-    assert len(table) == 1
+    assert len(table["rows"]) == 1
     spec = VariantSpec.from_metadata(ProblemSet(NAME, Course(course)).source.metadata)
     drawn = draw(spec, NAME, PRACTICE, read_secret(Course(course)))
     assert variant(NAME, PRACTICE, table) == spec.shown(drawn)
@@ -501,5 +600,89 @@ def test_another_secret_grades_every_student_again(course):
     assert grader_fingerprint(plain) == fingerprint
 
 
+def _canvas_name(sortable_name: str, user_id: int, attachment_id: int, file: str) -> str:
+    """A file's name in Canvas's download, as canvas-lms ``lib/content_zipper.rb`` makes it:
+    ``get_user_name`` takes the sortable name through ``sanitize_user_name`` (``_<digits>_``
+    joined, then ``downcase``), ``get_filename`` joins it and the user id with ``_`` and drops
+    every character that is not ``[[:word:]]`` (``sanitize_file_name``: Unicode letters stay),
+    and ``add_upload_submission`` appends ``_<attachment id>_<file>``."""
+    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()
+    stem = re.sub(r"[^\w]", "", f"{name}_{user_id}")
+    return f"{stem}_{attachment_id}_{file}"
+
+
+def _moodle_folder(full_name: str, participant_id: int) -> str:
+    """A student's folder in Moodle's download (moodle ``mod/assign/classes/downloader.php``,
+    ``get_student_prefix``: ``clean_filename(str_replace('_', ' ', fullname) . '_' .
+    get_uniqueid_for_user(id))``, then ``_assignsubmission_file``; ``clean_filename`` keeps
+    spaces and letters)."""
+    return f"{full_name.replace('_', ' ')}_{participant_id}_assignsubmission_file"
+
+
+def test_a_roster_names_a_student_as_the_lms_download_does(course, tmp_path):
+    """Issue 42, I1: one function (:func:`coursedata.variants.identity`) compares an identity on
+    every side. Grace Hopper (Canvas sortable name "Hopper, Grace", user 103), Zoë O'Neil
+    ("O'Neil, Zoë", 104) and Ada Lovelace (Moodle, participant 201) are on the roster as the
+    guide says (the id the grader gives, spelled as the download or the LMS shows it): each
+    one's notebook, signed with the roster's line, is looked up in the released table, drawn and
+    graded on the same numbers as the LMS's student, and not flagged. A roster line that is a
+    display name, or has no LMS number, is warned of at release."""
+    from autograder.authoring.release import roster_warnings, variant_table
+    from autograder.checks.personal import identity_problem
+    from autograder.intake.collect import collect_submissions
+    from coursedata.variants import variant
+
+    ps = ProblemSet(NAME, Course(course))
+    canvas, moodle = tmp_path / "canvas", tmp_path / "moodle"
+    canvas.mkdir()
+    signed = {"HopperGrace-103": _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb"),
+              "oneilzoë-104": _canvas_name("O'Neil, Zoë", 104, 9002, f"{NAME}.ipynb")}
+    assert signed["oneilzoë-104"].startswith("oneilzoë_104_")  # Canvas keeps the letter
+    for line, name in signed.items():
+        (canvas / name).write_bytes(_signed(ps, line))
+    folder = moodle / _moodle_folder("Ada Lovelace", 201)
+    folder.mkdir(parents=True)
+    (folder / f"{NAME}.ipynb").write_bytes(_signed(ps, "Ada Lovelace-201"))
+    roster = [*signed, "Ada Lovelace-201"]
+    table = variant_table(ps, roster)
+    assert roster_warnings(ps, roster) == []
+    graded = {}
+    for download in (canvas, moodle):
+        for sub in collect_submissions(download, f"{NAME}.ipynb").submissions:
+            line = ast.literal_eval(_entered(sub.data).split("=", 1)[1].strip())
+            graded[line] = sub.student_id
+            mine = ps.for_student(sub.student_id)
+            assert variant(NAME, line, table) == mine.shown_parameters, (line, sub.student_id)
+            assert ps.for_student(line).parameters == mine.parameters
+            assert identity_problem(nbformat.reads(sub.data.decode(), 4), sub.student_id) is None
+    assert graded == {"HopperGrace-103": "hoppergrace-103", "oneilzoë-104": "oneilzoe-104",
+                      "Ada Lovelace-201": "ada-lovelace-201"}
+    result = grade(ps, _signed(ps, "oneilzoë-104"), local_executor(), student="oneilzoe-104")
+    assert result.flags == [] and result.ps.parameters == ps.for_student("oneilzoë-104").parameters
+    assert all(s.points == s.max_points for s in result.scores if s.points is not None)
+    # What cannot be an id the grader gives is said at release; an id in every form is not.
+    fine = ["hoppergrace-103", "Ada Lovelace-201", "ada.lovelace@uni.example", "s1234567"]
+    warnings = roster_warnings(ps, ["Hopper, Grace", "oneilzoë", *fine, "HOPPERGRACE-103"])
+    assert [w.split(": ", 2)[2][:18] for w in warnings] == [
+        "'Hopper, Grace' is", "'oneilzoë' is no s", "'HOPPERGRACE-103' "], warnings
+    assert "is 'hoppergrace-103' again" in warnings[2]
+    assert "graded on other numbers than their notebook's" in warnings[0]
+
+
+def _entered(data: bytes) -> str:
+    """The identity cell's source of a notebook."""
+    return _cell(nbformat.reads(data.decode(), 4), IDENTITY_CELL).source
+
+
 def test_identity_drops_spaces_and_case():
     assert identity(" Ada01\n") == identity("ADA01") == "ada01"
+
+
+def test_identity_is_the_graders_form_of_an_lms_name():
+    """The grader's student id of an LMS name (:func:`autograder.intake.lms.slug`) is the
+    identity's form, so the two cannot drift apart."""
+    from autograder.intake.lms import slug
+
+    for text in ("Zoë O'Neil", "oneilzoë", " Hopper, Grace ", "ada.lovelace@uni.example"):
+        assert slug(text) == identity(text) == identity(slug(text))
+    assert identity("Zoë O'Neil") == "zoe-o-neil"

@@ -25,11 +25,12 @@ import pytest
 
 from autograder.authoring.release import release
 from autograder.checks.declaration import input_files
-from autograder.checks.personal import read_secret
+from autograder.checks.personal import draw, read_secret
 from autograder.course import Course
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade
 from autograder.grading.problemset import ProblemSet
+from autograder.grading.quoted import quoted_numbers
 from autograder.grading.record import load_records
 from autograder.sandbox import sandbox_available
 from autograder.settings import COURSE_DIR, ROOT
@@ -147,3 +148,52 @@ def test_a_problem_set_without_variants_is_graded_as_before():
     assert [(s.grade_id, s.points) for s in named.scores] == [
         (s.grade_id, s.points) for s in plain.scores]
     assert named.ps is ps and named.expected == plain.expected == {}
+
+
+def _map(numbers: dict) -> float:
+    """Question 2's MAP estimate, the marking scheme's closed form (R + 1)/(K + 2)."""
+    return (numbers["runs"] + 1) / (numbers["flips"] + 2)
+
+
+def test_few_classmates_share_a_four_decimal_answer():
+    """Issue 42, S4: over a class of 200 sample identities (drawn with a key of the test's own),
+    few students share their four-decimal MAP estimate with a classmate, and hardly any pair
+    has the same R and K: what the notebook's "Your own numbers" promises."""
+    ps = ProblemSet(PS)
+    key = bytes(range(32))
+    numbers = [draw(ps.variants, PS, f"student-{i:03d}", key) for i in range(200)]
+    assert all(n["flips"] >= n["runs"] >= 1 for n in numbers)  # every run ends in heads
+    answers = [f"{_map(n):.4f}" for n in numbers]
+    shared = [a for a in answers if answers.count(a) > 1]
+    assert len(shared) <= 10, sorted(shared)  # at most 5 % of the class
+    pairs = [(n["runs"], n["flips"]) for n in numbers]
+    assert len(set(pairs)) >= len(pairs) - 1
+
+
+def test_a_number_of_many_variants_or_ones_own_is_never_flagged(course):
+    """Issue 42, S3: "0.50" (the prior's mean, and the MAP of many variants: every K = 2R) in an
+    honest answer is not listed as a classmate's, nor is one's own value; a classmate's
+    four-decimal value still is."""
+    ps = ProblemSet(PS, Course(course))
+    secret = read_secret(ps.course, create=True)
+    mine = {f"s{i}": _map(draw(ps.variants, PS, f"s{i}", secret)) for i in range(20000)}
+    half = next(s for s, v in mine.items() if f"{v:.2f}" == "0.50")  # a classmate at 0.50
+    ada, bob = [s for s, v in mine.items() if f"{v:.2f}" != "0.50"][:2]
+    source = nbformat.read(ps.path, as_version=4)
+
+    def written(who: str, text: str) -> bytes:
+        nb = nbformat.from_dict(json.loads(json.dumps(source)))
+        for cell in nb.cells:
+            if _gid(cell) == "map_derivation":
+                cell.source = text
+            if _gid(cell) == IDENTITY_CELL:
+                cell.source = f"STUDENT_ID = {who!r}\n"
+        return nbformat.writes(nb).encode()
+
+    def honest(who: str) -> bytes:
+        return written(who, f"The prior's mean is 0.50; my MAP is {mine[who]:.4f} ({mine[who]:.2f}).")
+
+    copied = written(bob, f"The MAP is {mine[half]:.4f}.")
+    found = quoted_numbers(ps, [(ada, honest(ada)), (half, honest(half)), (bob, copied)])
+    assert [(q.student, q.other, q.quoted) for q in found] == [
+        (bob, half, f"{mine[half]:.4f}")], found
