@@ -16,7 +16,8 @@ What a message says of the student's values is bounded in the grader (:func:`bou
 the student's code runs beside the hidden tests and may read their inputs, so every value it
 returns is a channel out of the sandbox. "yours is 271828.18" prints six or more freely chosen
 digits (about 20 bits), an index or a count of differing entries another ten, a shape any
-integers the student likes (an array of shape ``(0, 31337)`` holds nothing). Within :func:`bounded`, a message states the student's values only as a few classes:
+integers the student likes (an array of shape ``(0, 31337)`` holds nothing). Within
+:func:`bounded`, a message states the student's values only as a few classes:
 
 - a value or a difference as its order of magnitude (the nearest power of ten, clamped to
   :data:`DECADES`: about 5 bits), never its digits; the expected value, the tolerance and the
