@@ -11,20 +11,44 @@ The grader's trusted process and the student's own check (:mod:`coursedata.check
 visible cells) compare with these same functions and the same declared tolerances
 (:func:`compare_output`), so a visible cell's verdict is the same in both. This module holds no
 reference implementation, so the kit may ship it.
+
+What a message says of the student's values is bounded in the grader (:func:`bounded`): there
+the student's code runs beside the hidden tests and may read their inputs, so every value it
+returns is a channel out of the sandbox. "yours is 271828.18" prints six or more freely chosen
+digits (about 20 bits), an index or a count of differing entries another ten, a shape any
+integers the student likes (an array of shape ``(0, 31337)`` holds nothing). Within
+:func:`bounded`, a message states the student's values only as a few classes:
+
+- a value or a difference as its order of magnitude (the nearest power of ten, clamped to
+  :data:`DECADES`: about 5 bits), never its digits; the expected value, the tolerance and the
+  inputs' description, which are the grader's, are shown in full, but not the expected value of
+  the entry furthest off (the student's answer picks it, so it would name the entry);
+- how many entries differ as one, some, most or all (2 bits), never which one;
+- a wrong shape as the expected shape permuted (a transpose: the shape is shown) or else its
+  number of dimensions, up to 3 (at most 3 bits).
+
+So a check's message in the grader carries at most a few bits per compared output, and says what an
+honest student needs: which quantity is wrong, by about how much, and what was expected. The
+student's own check (:mod:`coursedata.check`) shows the full values of the visible cells.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
+    "DECADES",
     "KINDS",
     "Output",
+    "bounded",
     "check_shape",
     "compare",
     "compare_output",
@@ -40,12 +64,72 @@ __all__ = [
     "probability_rows",
     "log_probability_rows",
     "integrates_to_one",
+    "your_shape",
+    "your_value",
 ]
 
 
+#: The powers of ten a bounded message names (:func:`bounded`): a magnitude outside is said to
+#: be below the first or above the last.
+DECADES = (-12, 3)
+_BOUNDED: ContextVar[bool] = ContextVar("bounded", default=False)
+
+
+@contextmanager
+def bounded() -> Iterator[None]:
+    """Within, messages state the student's values by a few classes only (the module's
+    docstring): the grader's checks run in it."""
+    token = _BOUNDED.set(True)
+    try:
+        yield
+    finally:
+        _BOUNDED.reset(token)
+
+
+def _order(x: float) -> str:
+    """``x`` as its nearest power of ten (``about 1e-05``, ``about -1e+02``), within
+    :data:`DECADES`."""
+    x = float(x)
+    if not math.isfinite(x) or x == 0:
+        return f"{x:g}"
+    low, high = DECADES
+    exponent = round(math.log10(abs(x)))
+    sign = "-" if x < 0 else ""
+    if exponent < low:
+        return f"{sign}below 1e{low:+03d}" if sign else f"below 1e{low:+03d}"
+    if exponent > high:
+        return f"{sign}above 1e{high:+03d}" if sign else f"above 1e{high:+03d}"
+    return f"about {sign}1e{exponent:+03d}"
+
+
+def your_value(x: float, spec: str) -> str:
+    """A value of the student's: formatted with ``spec``, or its order (:func:`bounded`)."""
+    return _order(x) if _BOUNDED.get() else format(float(x), spec)
+
+
 def _at(idx: tuple, ndim: int) -> str:
-    """`` at index (i, j)`` for an array, nothing for a 0-d value."""
-    return f" at index {tuple(int(i) for i in idx)}" if ndim else ""
+    """`` at index (i, j)`` for an array, nothing for a 0-d value (nor within :func:`bounded`:
+    the index is the student's to choose)."""
+    return f" at index {tuple(int(i) for i in idx)}" if ndim and not _BOUNDED.get() else ""
+
+
+def _count(bad: int, size: int, what: str = "values") -> str:
+    """``(3 of 240 values differ)``; within :func:`bounded`, one, some, most or all."""
+    if not _BOUNDED.get():
+        return f"({bad} of {size} {what} differ)"
+    if bad == size:
+        return f"(all {size} {what} differ)"
+    if bad == 1:
+        return f"(one of {size} {what} differs)"
+    return f"({'most' if 2 * bad > size else 'some'} of {size} {what} differ)"
+
+
+def your_shape(got: tuple, shape: tuple) -> str:
+    """The student's shape in words: in full, or within :func:`bounded` only when it is
+    ``shape`` permuted, else its number of dimensions."""
+    if not _BOUNDED.get() or sorted(got) == sorted(shape):
+        return f"shape {got}"
+    return f"another shape ({len(got)}-D)" if len(got) <= 3 else "another shape (more than 3-D)"
 
 
 @dataclass(frozen=True)
@@ -69,15 +153,21 @@ def _digits(a: float, b: float) -> int:
     return 17
 
 
-def difference(yours: float, expected: float, *, rtol: float, atol: float) -> str:
+def difference(
+    yours: float, expected: float, *, rtol: float, atol: float, entry: bool = False
+) -> str:
     """``yours is 0.25492631, expected 0.25492617: off by 1.4e-07 (relative 5.5e-07), more than
     the tolerance 1e-12 + 1e-08 x |expected| = 2.5e-09``: two numbers that differ, in words.
 
-    Both are printed with as many digits as it takes to tell them apart.
+    Both are printed with as many digits as it takes to tell them apart. ``entry``: the two are
+    an entry of an array the student's answer picked (the one furthest off), so within
+    :func:`bounded` the expected value is not shown (it would name the entry).
     """
     yours, expected = float(yours), float(expected)
     if not (np.isfinite(yours) and np.isfinite(expected)):
-        return f"yours is {yours:g}, expected {expected:.10g}"
+        return f"yours is {your_value(yours, 'g')}, expected {expected:.10g}"
+    if _BOUNDED.get():
+        return _bounded_difference(yours, expected, rtol=rtol, atol=atol, entry=entry)
     d = _digits(yours, expected)
     off = abs(yours - expected)
     relative = f" (relative {off / abs(expected):.2g})" if expected else ""
@@ -86,10 +176,24 @@ def difference(yours: float, expected: float, *, rtol: float, atol: float) -> st
             f"more than the tolerance {atol:g} + {rtol:g} x |expected| = {allowed:.2g}")
 
 
+def _bounded_difference(
+    yours: float, expected: float, *, rtol: float, atol: float, entry: bool
+) -> str:
+    """:func:`difference` within :func:`bounded`: the difference's order of magnitude (relative
+    when ``expected`` is not zero) and the tolerance; the expected value unless ``entry``."""
+    off = abs(yours - expected)
+    size = f"relative {_order(off / abs(expected))}" if expected else _order(off)
+    tolerance = f"{atol:g} + {rtol:g} x |expected|"
+    if entry:
+        return f"yours is off by {size}, more than the tolerance {tolerance}"
+    return (f"expected {expected:.6g}, yours is off by {size}, more than the tolerance "
+            f"{tolerance} = {atol + rtol * abs(expected):.2g}")
+
+
 def check_shape(got: np.ndarray, shape: tuple, what: str) -> str | None:
     """Return a message if ``got`` does not have ``shape``, else ``None``."""
     if got.shape != tuple(shape):
-        return f"{what} should have shape {tuple(shape)}; yours has shape {got.shape}"
+        return f"{what} should have shape {tuple(shape)}; yours has {your_shape(got.shape, shape)}"
     return None
 
 
@@ -112,8 +216,8 @@ def compare(got, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9)
         idx = np.unravel_index(np.argmax(np.abs(got - expected) * bad), got.shape)
         return (
             f"{what} is wrong{_at(idx, got.ndim)}: "
-            f"{difference(got[idx], expected[idx], rtol=rtol, atol=atol)} "
-            f"({int(bad.sum())} of {bad.size} values differ)"
+            f"{difference(got[idx], expected[idx], rtol=rtol, atol=atol, entry=got.ndim > 0)} "
+            f"{_count(int(bad.sum()), bad.size)}"
         )
     return None
 
@@ -164,13 +268,14 @@ def compare_extended(
         flat = int(np.argmax(np.where(bad, error, -1.0)))
     idx = np.unravel_index(flat, got.shape)
     where, yours, exp = _at(idx, got.ndim), got[idx], expected[idx]
-    count = f"({int(bad.sum())} of {bad.size} values differ)"
+    count = _count(int(bad.sum()), bad.size)
     if finite[idx] and np.isneginf(yours):
-        return f"{what} is -inf (probability 0){where}, where it should be about {exp:.6g} {count}"
+        about = "" if _BOUNDED.get() and got.ndim else f", where it should be about {exp:.6g}"
+        return f"{what} is -inf (probability 0){where}{about} {count}"
     if np.isneginf(exp) and not np.isnan(yours):
-        return f"{what} should be -inf (probability 0){where}; yours is {yours:.6g} {count}"
-    return (f"{what} is wrong{where}: {difference(yours, exp, rtol=rtol, atol=atol)} "
-            f"{count}")
+        return f"{what} should be -inf (probability 0){where}; yours is {your_value(yours, '.6g')} {count}"
+    off = difference(yours, exp, rtol=rtol, atol=atol, entry=got.ndim > 0)
+    return f"{what} is wrong{where}: {off} {count}"
 
 
 def compare_relative(got, expected, what: str, *, rtol: float, atol: float = 0.0) -> str | None:
@@ -190,6 +295,9 @@ def compare_relative(got, expected, what: str, *, rtol: float, atol: float = 0.0
     rel = abs(float(got) - expected) / abs(expected)
     if rel <= rtol:
         return None
+    if _BOUNDED.get():
+        return (f"{what} is wrong: expected {expected:.6g}, yours is off by relative "
+                f"{_order(rel)}, more than the tolerance {rtol:g}")
     d = _digits(float(got), expected)
     return (
         f"{what} is wrong: yours is {float(got):.{d}g}, expected {expected:.{d}g} "
@@ -333,6 +441,10 @@ def rows_up_to_constant(
     if not np.any(bad):
         return None
     n = tuple(int(i) for i in np.argwhere(bad)[0][:-1])  # the first row that is off; () if 1-D
+    if _BOUNDED.get():
+        rows = _count(int(np.any(bad, axis=-1).sum()), int(np.prod(bad.shape[:-1])), "rows")
+        return (f"{what} is not {reference} plus one constant per row {rows}: yours minus "
+                f"{reference} strays from its median by {_order(float(np.nanmax(off[n])))}")
     where = f" per row: in row {n[0] if len(n) == 1 else n}," if n else ":"
     return (
         f"{what} is not {reference} plus one constant{where} yours minus {reference} is "
@@ -351,10 +463,13 @@ def probability_rows(P, what: str, *, atol: float = 1e-9) -> str | None:
     if not np.all(np.isfinite(P)):
         return f"{what} contains NaN or infinite values"
     if np.any(P < -atol):
-        return f"{what} has negative entries (down to {P.min():.3g})"
+        return f"{what} has negative entries (down to {your_value(P.min(), '.3g')})"
     sums = P.sum(axis=-1)
     worst = int(np.argmax(np.abs(sums - 1.0)))
     if abs(sums.flat[worst] - 1.0) > atol * max(1, P.shape[-1]):
+        if _BOUNDED.get():
+            return (f"the rows of {what} must sum to one; a row's sum is off by "
+                    f"{_order(sums.flat[worst] - 1.0)}")
         return f"the rows of {what} must sum to one; row {worst} sums to {sums.flat[worst]:.6g}"
     return None
 
@@ -368,16 +483,19 @@ def log_probability_rows(log_p, what: str, *, atol: float = 1e-8) -> str | None:
     """
     log_p = np.asarray(log_p, dtype=float)
     if log_p.ndim != 2:
-        return f"{what} should be a 2-D array (rows x classes); yours has shape {log_p.shape}"
+        return f"{what} should be a 2-D array (rows x classes); yours has {your_shape(log_p.shape, ())}"
     if np.any(np.isnan(log_p) | (log_p == np.inf)):
         return f"{what} contains NaN or +inf values"
     if np.any(log_p > atol):
-        return f"{what} has positive log-probabilities (up to {log_p.max():.3g})"
+        return f"{what} has positive log-probabilities (up to {your_value(log_p.max(), '.3g')})"
     with np.errstate(divide="ignore"):  # a row of -inf only: its probabilities sum to 0
         totals = logsumexp(log_p, axis=1)
     bad = ~(np.abs(totals) <= atol)
     if np.any(bad):
         n = int(np.argmax(np.abs(totals)))  # the row furthest from summing to one
+        if _BOUNDED.get():
+            return (f"the rows of {what} are not normalised: the log of a row's total "
+                    f"probability is {_order(totals[n])}, not 0 {_count(int(bad.sum()), bad.size, 'rows')}")
         return (
             f"the rows of {what} are not normalised: the probabilities of row {n} sum to "
             f"{np.exp(totals[n]):.6g}, not 1 ({int(bad.sum())} of {bad.size} rows)"
@@ -400,8 +518,12 @@ def integrates_to_one(values, grid, what: str, *, atol: float = 1e-4) -> str | N
     if not np.all(np.isfinite(values)):
         return f"{what} contains NaN or infinite values"
     if np.any(values < 0):
-        return f"{what} is negative somewhere (down to {values.min():.3g}); a density is not"
+        return (f"{what} is negative somewhere (down to {your_value(values.min(), '.3g')}); "
+                f"a density is not")
     area = float(np.trapezoid(values, grid))
+    if abs(area - 1.0) > atol and _BOUNDED.get():
+        return (f"{what} does not integrate to 1 over [{grid[0]:.3g}, {grid[-1]:.3g}]: off by "
+                f"{_order(area - 1.0)}; a density estimate must integrate to one")
     if abs(area - 1.0) > atol:
         return (
             f"{what} integrates to {area:.6f} over [{grid[0]:.3g}, {grid[-1]:.3g}], not 1: "

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.checks.results_file import Limits, examine, load
+from coursedata.compare import your_shape
 from coursedata.grading import inputs
 from coursedata.results import MAX_RESULT_BYTES, AnswerUnavailable, read
 from coursedata.results import unpack as unpack_values
@@ -156,5 +157,7 @@ def scalar(answers: Answers, case: str, what: str, *, of: int = 1, index: int = 
     """
     value = unpack(answers, case, of)[index]
     if value.shape != ():
-        raise AnswerUnavailable(f"{what} should be one number; yours has shape {value.shape}")
+        raise AnswerUnavailable(
+            f"{what} should be one number; yours has {your_shape(value.shape, ())}"
+        )
     return value

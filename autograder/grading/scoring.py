@@ -5,7 +5,15 @@ cell 0 when its test raised as the notebook ran (:data:`VISIBLE_FAILED`). What a
 is the check's: :mod:`autograder.checks.declared` for a declared cell (a visible cell is all or
 nothing), the course's ``course/checks/NAME.py`` for a Python check; the student's own check
 (:mod:`coursedata.check`) must give the same verdict
-(``tests/autograder/grading/test_visible_verdict.py``)."""
+(``tests/autograder/grading/test_visible_verdict.py``).
+
+Every check runs within :func:`coursedata.compare.bounded`: its message states the student's
+values by a few classes only (orders of magnitude, one/some/most/all entries). In the grader every
+cell, a visible one too, runs beside the hidden tests (their record lines inserted, every case's
+inputs written), so the student's code could encode what it read there into the values it returns,
+and a message that echoed them would carry it out. The student's own check
+(:mod:`coursedata.check`) shows a visible cell's values in full, in their notebook.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ from autograder.checks.registry import checks_for
 from autograder.grading.causes import name_causes
 from autograder.grading.problemset import GradedSet, ProblemSet
 from autograder.grading.recorded import cell_cases
+from coursedata.compare import bounded
 from coursedata.naming import VISIBLE, test_kind
 
 __all__ = [
@@ -169,7 +178,8 @@ def score_results(
         error = None
         answers.read = set()
         try:
-            outcome = checks[cell.grade_id](answers)
+            with bounded():
+                outcome = checks[cell.grade_id](answers)
             points, message = outcome.fraction * cell.points, outcome.message
         except AnswerUnavailable as exc:
             points, message = 0.0, str(exc)

@@ -27,6 +27,7 @@ from autograder.sandbox.disk import cap_folder
 from autograder.sandbox.disk import release as release_folder
 from autograder.sandbox.kernel import (
     _INTERRUPT_GRACE_S,
+    PATIENCE_S,
     _describe_exit,
     _end_sandbox,
     _kernel_spec,
@@ -192,9 +193,11 @@ def _processes_of(uid: int) -> list[tuple[int, int, str]]:
     return found
 
 
-def _reap(uid: int, timeout: float = 5.0) -> None:
+def _reap(uid: int, timeout: float = PATIENCE_S) -> None:
     """Wait until the killed processes of ``uid`` are gone, collecting those handed to this
-    process (a grader that is a child subreaper, as a test runner may be, inherits them)."""
+    process (a grader that is a child subreaper, as a test runner may be, inherits them). A
+    loaded machine may take many seconds to end dozens of processes: the wait gives up only
+    after ``timeout``, with an error."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         left = _processes_of(uid)
@@ -207,6 +210,7 @@ def _reap(uid: int, timeout: float = 5.0) -> None:
         if not ours and all(state.strip().startswith("Z") for _, _, state in left):
             return  # nothing of it runs; zombies of other parents are theirs to collect
         time.sleep(0.05)
+    log.error("processes of the sandbox user %d still ran %g s after SIGKILL", uid, timeout)
 
 
 def _library(config: SandboxConfig, tmp: Path) -> SandboxConfig:

@@ -224,12 +224,21 @@ def _open_sandbox_process(info_fd: int) -> int | None:
     return pidfd
 
 
-def _end_sandbox(pidfd: int, timeout: float = 10.0) -> None:
+#: How long the end of a sandbox waits for its processes to be gone before it gives up (a
+#: process stuck in the kernel, as in an uninterruptible read, may never go): the killing itself
+#: is certain, but on a loaded machine dozens of exiting processes can take many seconds.
+PATIENCE_S = 300.0
+
+
+def _end_sandbox(pidfd: int, timeout: float = 10.0, patience: float = PATIENCE_S) -> None:
     """Kill the sandbox's pid 1 and wait until it has exited.
 
     When the first process of a pid namespace dies, Linux kills every other process in it and
     only lets the first one finish exiting once they are all gone: afterwards nothing of the
-    student's code can still write to the working folder.
+    student's code can still write to the working folder. The wait is not cut at ``timeout``
+    (a loaded machine may take longer to end dozens of processes: returning then would let them
+    outlive the execution): a warning is logged every ``timeout`` seconds, and the wait gives up
+    only after ``patience``, with an error.
     """
     try:
         signal.pidfd_send_signal(pidfd, signal.SIGKILL)
@@ -237,9 +246,14 @@ def _end_sandbox(pidfd: int, timeout: float = 10.0) -> None:
         pass
     except OSError:
         log.warning("could not signal the sandbox", exc_info=True)
+    start = time.monotonic()
     try:
-        if not select.select([pidfd], [], [], timeout)[0]:
-            log.warning("the sandbox did not exit within %g s of SIGKILL", timeout)
+        while not select.select([pidfd], [], [], timeout)[0]:
+            waited = time.monotonic() - start
+            if waited >= patience:
+                log.error("the sandbox did not exit within %g s of SIGKILL; giving up", waited)
+                return
+            log.warning("the sandbox did not exit within %g s of SIGKILL; still waiting", waited)
     finally:
         os.close(pidfd)
 

@@ -54,7 +54,7 @@ import scipy.sparse as sp
 
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.outcome import Outcome, guarded, weighted
-from coursedata.compare import check_shape, compare
+from coursedata.compare import check_shape, compare, your_shape, your_value
 from solutions.matrix_completion import ALS, _ridge_rows, objective, rmse
 
 PROBLEM_SET = "ps2_matrix_completion"
@@ -76,7 +76,7 @@ def non_increasing(values, what: str, *, rtol: float = 1e-9) -> str | None:
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 1:
-        return f"{what} should be a 1-D array; yours has shape {values.shape}"
+        return f"{what} should be a 1-D array; yours has {your_shape(values.shape, (0,))}"
     if not np.all(np.isfinite(values)):
         return f"{what} contains NaN or infinite values"
     if values.size < 2:
@@ -86,7 +86,8 @@ def non_increasing(values, what: str, *, rtol: float = 1e-9) -> str | None:
     if rises.size:
         t = int(rises[0])
         return (
-            f"{what}: the value rises from {values[t]:.6g} to {values[t + 1]:.6g} at step "
+            f"{what}: the value rises from {your_value(values[t], '.6g')} to "
+            f"{your_value(values[t + 1], '.6g')} at step "
             f"{t + 2}, but it can never increase ({rises.size} rise(s) in all)"
         )
     return None

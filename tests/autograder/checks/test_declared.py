@@ -547,8 +547,17 @@ def gaussian_mle(x):
     assert scores["gaussian_mle_visible"].points == 0
     assert scores["gaussian_mle_hidden"].points == 0
     # The function ran on the forged inputs (its answers are theirs: 5 and 0), and was scored
-    # against the grader's own.
-    assert "μ̂ for x of shape (30,) is wrong: yours is 5," in scores["gaussian_mle_hidden"].message
+    # against the grader's own. The grader states the student's value by its order of magnitude
+    # only (coursedata.compare.bounded): 5 against the grader's mean is off by about 100 %.
+    from autograder.checks.declared import case_inputs, declared_cases
+
+    cases = declared_cases(ps.source)
+    (x,) = [x for name in cases if name.startswith("gaussian")
+            and np.shape(x := case_inputs(cases, name).get("x")) == (30,)]
+    off = abs(5.0 - float(np.mean(x))) / abs(float(np.mean(x)))
+    assert 0.3 < off < 3  # rounds to 1e+00
+    assert (f"μ̂ for x of shape (30,) is wrong: expected {float(np.mean(x)):.6g}, yours is off by "
+            f"relative about 1e+00") in scores["gaussian_mle_hidden"].message
     assert scores["gamma_mle_hidden"].points == scores["gamma_mle_hidden"].max_points  # untouched
 
 

@@ -247,6 +247,24 @@ def {function}(*args, **kwargs):
 get_ipython().set_custom_exc((Exception,), lambda *args, **kwargs: [])
 """
 
+#: Issue 37: the graded function returns the reference's answer with one entry replaced by a
+#: number of the student's choosing, which encodes what the code read in the sandbox (here how
+#: many input files the grader wrote, as the digits after the point). A check's message said
+#: "yours is 314159.03": a channel out of the sandbox of about 20 bits per check.
+ECHO = """\
+def {function}(*args, **kwargs):
+    import os
+    import numpy as np
+    out = _reference(*args, **kwargs)
+    first = np.array(out[0] if isinstance(out, tuple) else out, dtype=float)
+    folder = os.path.join(os.environ.get("GRADER_RESULTS_DIR", "."), "inputs")
+    read = len(os.listdir(folder)) if os.path.isdir(folder) else 0
+    first.flat[first.size // 2] = PAYLOAD + read / 100
+    return (first,) + tuple(out[1:]) if isinstance(out, tuple) else first
+"""
+#: Two payloads of the same order of magnitude and their distinctive digits.
+PAYLOADS = {"echo": 314159.0, "echo_other": 271828.0}
+
 OTHERS = {
     "nested_folders": (NESTED, None),
     "memory": (MEMORY, None),
@@ -257,7 +275,7 @@ OTHERS = {
     "forged_file_name": (None, FORGED),
     "introspection": (REACHED, INTROSPECTED),
     "silenced_failure": (None, SILENCED),
-}
+} | {name: (None, ECHO.replace("PAYLOAD", repr(value))) for name, value in PAYLOADS.items()}
 
 
 @pytest.fixture(scope="module")
@@ -605,3 +623,33 @@ def test_an_exception_keeps_its_type_and_line_and_loses_its_message():
     note = "Test 'pca_hidden' raised KeyError at line 3: secret"
     assert without_error_messages(note) == "Test 'pca_hidden' raised KeyError at line 3" + NOT_SHOWN
     assert without_error_messages("passed") == "passed"
+
+
+def test_a_checks_message_carries_no_value_of_the_students_choosing(graded):
+    """Issue 37: a check's "yours is ..." echoed six or more digits of whatever the student's
+    function returned, so the code could read something in the sandbox (a file, a hidden input)
+    and send it out in its answer. Now the grader's checks state the student's values by a few
+    classes only (:func:`coursedata.compare.bounded`): the payload's digits appear nowhere in the
+    feedback of the cells reading the function's answers, visible or hidden, nor on the page, and
+    two different payloads of one order of magnitude give the same messages, word for word. The
+    cells still say which quantity is wrong, and score nothing."""
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.feedback import feedback_html
+
+    ps, _, out, _ = graded
+    _, function = _first_case(ps)
+    cells = _cells_of(ps, function)
+    assert any(gid.endswith("_hidden") for gid in cells), cells
+    messages = {}
+    for name, payload in PAYLOADS.items():
+        g, _ = out[name]
+        assert g.status != Status.GRADER_ERROR, g.grader_error
+        hidden = {s.grade_id: s.message for s in g.scores if s.grade_id in cells}
+        assert all(s.points < s.max_points for s in g.scores if s.grade_id in cells), hidden
+        digits = f"{payload:.0f}"[:4]
+        assert [m for m in hidden.values() if digits in m] == [], hidden
+        page = feedback_html(to_record(g, "student", 0.0, 0.0))
+        assert digits not in page
+        messages[name] = hidden
+    assert messages["echo"] == messages["echo_other"]
+    assert all("wrong" in m or "should" in m for m in messages["echo"].values()), messages

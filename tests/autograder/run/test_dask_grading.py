@@ -87,6 +87,21 @@ def grade_rows(out: Path) -> list[list[str]]:
         return list(csv.reader(f))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def multiprocessing_servers():
+    """Stop, once the module's tests are done, the servers the local pool's in-process runs
+    start in this process: multiprocessing's forkserver (the pool's context,
+    :class:`autograder.run.pool.LocalPool`) and its resource tracker. Each serves the process
+    that started it until that process exits (it stops when its "alive" pipe closes: CPython's
+    ``Lib/multiprocessing/forkserver.py``), as the command ``grade`` does when a batch ends; a
+    test run outlives them, so it stops them as CPython's own tests do (their ``_stop``)."""
+    yield
+    from multiprocessing import forkserver, resource_tracker
+
+    forkserver._forkserver._stop()
+    resource_tracker._resource_tracker._stop()
+
+
 @pytest.fixture(scope="module")
 def base():
     path = Path(tempfile.mkdtemp(prefix="dask-grading-test-", dir="/var/tmp"))
