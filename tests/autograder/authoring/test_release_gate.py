@@ -30,7 +30,7 @@ from autograder.checks.declaration import Case, case_inputs, declarations, resol
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR, ROOT
-from coursedata.naming import HIDDEN, VISIBLE, question_of, test_id, test_kind
+from coursedata import naming
 
 PUBLISHED = b'{"the release": "students already have"}'
 
@@ -604,8 +604,8 @@ def _hidden_copy_of_visible(course: Path):
         cells = {_gid(c): c for c in nb.cells}
         for gid, cell in cells.items():
             check = cell.metadata.get("course", {}).get("check", {})
-            visible = cells.get(test_id(question_of(gid), VISIBLE))
-            if test_kind(gid) != HIDDEN or visible is None:
+            visible = cells.get(naming.test_id(naming.question_of(gid), naming.VISIBLE))
+            if naming.test_kind(gid) != naming.HIDDEN or visible is None:
                 continue
             shown = visible.metadata.get("course", {}).get("check", {}).get("cases", {})
             for case in [c for c in check.get("cases", {}) if c in check.get("weights", {})]:
