@@ -22,18 +22,22 @@ every note):
   gives them to the student's check (:mod:`autograder.authoring.visible`).
 
 This clears what the hidden parts are, quoted as text; it cannot recognise an input re-encoded by
-the student's code (base64, digits reversed). So the text of an exception raised once a hidden
-test has run is not shown at all (:func:`without_error_messages`): the feedback of a hidden cell
-and of every graded cell after the first hidden one (IPython's ``In`` then holds hidden source),
-and a note on one, keep the exception's type and the line it names, never its message. A cell
-before the first hidden one keeps its message: the student sees it in their own notebook. The
-grader's own messages name the inputs by shape and scalar value, as
+the student's code (base64, digits reversed). So the text of an exception is not shown at all
+(:func:`without_error_messages`): in the grader every cell, a visible one too, runs beside the
+hidden tests (their record lines inserted, every case's inputs written), so the feedback of every
+cell and every note keep the exception's type and the line it names, never its message; the
+student sees a visible test's message in their own notebook and in the check. The type is shown
+only when it names an exception class of Python or of an imported library (``ValueError``,
+``numpy.linalg.LinAlgError``); a class the student's code defined could carry a name of its
+choosing. The grader's own messages name the inputs by shape and scalar value, as
 :mod:`autograder.checks.declared` words them.
 """
 
 from __future__ import annotations
 
+import builtins
 import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,8 +66,9 @@ _SPREAD = 100
 
 
 #: An exception as the feedback states it (``your function raised ValueError: ...``, ``raised
-#: ValueError at line 3: ...``): its message is all that follows, to the end of the text.
-_RAISED = re.compile(r"(\braised [A-Za-z_][\w.]*(?: at line \d+)?): .*", re.S)
+#: ValueError at line 3: ...``): its type, the line, and its message, which is all that follows,
+#: to the end of the text, with or without the colon (the student's code can write the text).
+_RAISED = re.compile(r"\braised ([A-Za-z_][\w.]*)( at line \d+)?(.*)", re.S)
 #: What stands in for the message of an exception raised where the grader ran the notebook.
 NOT_SHOWN = (
     " (its message is not shown: the grader ran it beside the hidden tests; "
@@ -71,12 +76,39 @@ NOT_SHOWN = (
 )
 
 
+#: What stands in for the name of an exception class that is neither Python's nor a library's.
+OWN_CLASS = "an exception of a class the code defined"
+#: The libraries whose exception classes are named as they are.
+LIBRARIES = ("numpy", "scipy", "sklearn", "pandas")
+
+
+def known_exception(name: str) -> bool:
+    """Whether ``name`` is an exception class of Python (``ValueError``) or of a library already
+    imported by the grader (``numpy.linalg.LinAlgError``), looked up here, not taken on trust."""
+    head, _, rest = name.partition(".")
+    if not rest:
+        found = getattr(builtins, name, None)
+    elif head in LIBRARIES and head in sys.modules:
+        found = sys.modules[head]
+        for part in rest.split("."):
+            found = getattr(found, part, None)
+    else:
+        found = None
+    return isinstance(found, type) and issubclass(found, BaseException)
+
+
 def without_error_messages(text: str) -> str:
-    """``text`` with the message of every exception it states cut off: the type and the line
-    stay. In the grader, every cell, visible ones too, runs beside the hidden tests (their
-    record lines inserted, every case's inputs written), so an exception's text, which the
-    student's code writes, may carry them, re-encoded."""
-    return _RAISED.sub(lambda m: m.group(1) + NOT_SHOWN, text)
+    """``text`` with the message of every exception it states cut off, and the type's name kept
+    only when it is Python's or a library's (:func:`known_exception`): the line stays. In the
+    grader, every cell, visible ones too, runs beside the hidden tests (their record lines
+    inserted, every case's inputs written), so an exception's text, and the name of a class the
+    student's code defined, may carry them, re-encoded."""
+
+    def stated(m: re.Match) -> str:
+        name = m.group(1) if known_exception(m.group(1)) else OWN_CLASS
+        return f"raised {name}{m.group(2) or ''}{NOT_SHOWN if m.group(3) else ''}"
+
+    return _RAISED.sub(stated, text)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ to point at the cause that stopped them, which it also states once, in the notes
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
 
 import nbformat
@@ -45,20 +46,41 @@ def _error(cell) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
+#: The grader's words for a cell stopped at its time limit (:mod:`autograder.sandbox.kernel`).
+_LIMIT = re.compile(r"the cell did not finish within (\d{1,5}(?:\.\d{1,3})?) s")
+
+
+def _module(value: str) -> str:
+    """The package a forbidden import names (the first word of the error's text), if one by that
+    name can be found here; else "a module"."""
+    top = value.split(" ", 1)[0].split(".", 1)[0]
+    try:
+        found = top.isidentifier() and importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        found = False
+    return top if found else "a module"
+
+
 def _describe(name: str, value: str) -> str:
     """An error in a student's words: ``SyntaxError at line 3: invalid syntax``."""
     line = _FILE.search(value)
     value = _FILE.sub("", value).strip()
     where = f" at line {line.group(1)}" if line else ""
+    # The name and the value are the kernel's report, which the student's code can write: what
+    # is stated of them below is the grader's own words, or a module that exists here.
     if name == "CellTimeoutError":
-        return f"was stopped: {value or 'it ran out of time'} (the time limit per cell)"
-    if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
-        return (
-            f"stopped{where}: it imports {value.split(' ', 1)[0]}, which the problem set's "
-            f"rules forbid"
+        limit = _LIMIT.fullmatch(value)
+        said = (
+            f"the cell did not finish within {limit.group(1)} s" if limit else "it ran out of time"
         )
+        return f"was stopped: {said} (the time limit per cell)"
+    if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
+        return f"stopped{where}: it imports {_module(value)}, which the problem set's rules forbid"
     if "not available in the sandbox" in value:
-        return f"imported a module that graded notebooks may not use ({value})"
+        return (
+            "imported a module that graded notebooks may not use "
+            "(this package is not available in the sandbox)"
+        )
     return f"raised {name}{where}: {value[:200]}" if value else f"raised {name}{where}"
 
 

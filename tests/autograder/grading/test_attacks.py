@@ -625,6 +625,38 @@ def test_an_exception_keeps_its_type_and_line_and_loses_its_message():
     assert without_error_messages("passed") == "passed"
 
 
+def test_an_exception_class_the_code_defined_is_not_named():
+    """Issue 37: the name of a class the student's code defined is free text (``class
+    aGlkZGVu(Exception)``), and so is an error text written without the colon: the type is
+    named only when it is Python's or a library's, looked up in the grader; any text after it
+    is cut."""
+    from autograder.grading.conceal import NOT_SHOWN, OWN_CLASS, without_error_messages
+
+    kept = {"ValueError", "numpy.linalg.LinAlgError", "ZeroDivisionError"}
+    for name in kept:
+        assert without_error_messages(f"case 1: raised {name}") == f"case 1: raised {name}"
+    for name in ("aGlkZGVu", "numpy.aGlkZGVu", "os.path.aGlk", "__main__.Secret", "print"):
+        assert without_error_messages(f"case 1: your function raised {name}") == (
+            f"case 1: your function raised {OWN_CLASS}"), name
+    forged = "Test 'x' raised ValueError at line 2 aGlkZGVu cmVjb3Jk"
+    assert without_error_messages(forged) == "Test 'x' raised ValueError at line 2" + NOT_SHOWN
+
+
+def test_the_kernels_words_reach_the_feedback_only_as_the_graders():
+    """Issue 37: a cell's error name and text are the kernel's report, which the student's code
+    writes (``raise type("CellTimeoutError", (Exception,), {})(secret)``): the time limit, a
+    forbidden import and a blocked package are stated in the grader's words, naming at most a
+    package that exists."""
+    from autograder.grading.diagnose import _describe
+
+    secret = "aGlkZGVuIHRlc3Rz"
+    for name, value in [("CellTimeoutError", secret), ("ForbiddenModule", secret),
+                        ("ForbiddenModule", f"sklearn.{secret} is forbidden"),
+                        ("ImportError", f"not available in the sandbox {secret}")]:
+        assert secret not in _describe(name, value), (name, value)
+    assert "it imports sklearn," in _describe("ForbiddenModule", "sklearn.decomposition x")
+
+
 def test_a_checks_message_carries_no_value_of_the_students_choosing(graded):
     """Issue 37: a check's "yours is ..." echoed six or more digits of whatever the student's
     function returned, so the code could read something in the sandbox (a file, a hidden input)
