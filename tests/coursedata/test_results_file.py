@@ -60,7 +60,24 @@ def test_a_shape_beyond_the_limit_is_refused_from_its_header(tmp_path):
     path = tmp_path / "case.npz"
     np.savez_compressed(path, out_0=np.zeros(rf.MIN_VALUES * 40, bool), out_1=np.zeros(6))
     assert path.stat().st_size < 100_000
-    assert "(2,621,440 values)" in _refused(path)
+    refused = _refused(path)
+    assert f"at most {LIMITS.of(0):,} are read" in refused
+    assert "2,621,440" not in refused  # a size the student's code chose is no message
+
+
+def test_a_refusal_quotes_nothing_the_students_code_wrote(tmp_path):
+    """Issue 37: a structured dtype's field names and a header's text are the student's: a
+    refusal states the kind of value in fixed words and never the header."""
+    path = tmp_path / "case.npz"
+    secret = "aGlkZGVu"
+    np.savez(path, out=np.zeros(2, dtype=[(secret, "f8")]))
+    assert secret not in _refused(path, rf.Limits.of_sizes([2]))
+    buffer = io.BytesIO(b"\x93NUMPY\x01\x00" + (40).to_bytes(2, "little")
+                        + f"{{'{secret}': 1}}".ljust(39).encode() + b"\n")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("out.npy", buffer.getvalue())
+    refused = _refused(path, rf.Limits.of_sizes([2]))
+    assert "no readable array header" in refused and secret not in refused
 
 
 def test_a_header_that_lies_about_its_data_is_refused(tmp_path):
