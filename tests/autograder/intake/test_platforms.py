@@ -934,3 +934,35 @@ def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks
         assert records[expected[who]]["late"]["days"] == _days_late(when), who
     assert _days_late(LATE) > 0
     assert "ambiguous" not in (out / "collection.txt").read_text()
+
+
+@pytest.mark.parametrize("region", ["Asia/Tokyo", "America/Chicago", "UTC"])
+def test_d2l_times_are_read_in_the_zone_of_the_courses_deadline(tmp_path, region):
+    """Brightspace names each folder with the downloading user's wall-clock time and no zone
+    (``Oct 11, 2015 803 PM``, cgmb/d2lmf ``README.md``). A course in Tokyo whose student hands in
+    at 11:30 PM, half an hour before a midnight deadline, is on time; in Chicago, 1:30 AM the
+    next day is late. Read as UTC they were the other way round. The deadline in ``late.toml``,
+    written at the course's offset, gives the zone; the note says which was used."""
+    from autograder.intake.late import load_policy
+
+    deadline = datetime(2026, 11, 20, 23, 59, tzinfo=ZoneInfo(region))
+    whens = {"Jane Doe": deadline - timedelta(minutes=29),
+             "John Roe": deadline + timedelta(minutes=91)}
+    members = {"index.html": b"<html></html>"}
+    for n, (name, when) in enumerate(whens.items()):
+        local = when.astimezone(ZoneInfo(region))  # what the instructor's Brightspace writes
+        stamp = f"{local:%b} {local.day}, {local.year} {int(local.strftime('%I'))}{local:%M %p}"
+        members[f"{118000 + n}-{2557369 + n} - {name} - {stamp}/{NB}"] = name.encode()
+    offset = deadline.utcoffset()
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, course_offset=offset)
+    got = {s.lms.name: s.submitted_at for s in found.submissions}
+    assert got == {name: when.timestamp() for name, when in whens.items()}, found.notes
+    (tmp_path / "late.toml").write_text(
+        f"[{PS}]\ndeadline = {deadline.isoformat()}\npercent_per_day = 10\n")
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    days = {s.lms.name: rule.assess(s.student_id, s.submitted_at).days
+            for s in found.submissions}
+    assert days == {"Jane Doe": 0, "John Roe": 1}
+    assert any("read at the offset of the course's deadline" in n for n in found.notes)
+    bare = collect_submissions(_zip(tmp_path / "d.zip", members), NB)  # no deadline: UTC, said
+    assert any("read as UTC, for the course gives no deadline" in n for n in bare.notes)
