@@ -240,6 +240,7 @@ def _inner(
     notes: list[str],
     depth: int,
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """The collection of the download inside a download that holds only it (the class's zip,
     zipped again): read like the outer one, with a note saying so."""
@@ -251,7 +252,7 @@ def _inner(
             raise ValueError(
                 f"the download holds only the archive {entry.where}, and {why}"
             ) from None
-        found = _collect(inner, notebook, lms, depth, course_offset)
+        found = _collect(inner, notebook, lms, depth, course_offset, problem_set)
     found.notes[:0] = [
         *notes,
         f"{entry.where}: the download holds only this archive; read as the download itself",
@@ -599,8 +600,11 @@ def _claimed(
     notes: list[str],
     lost: list[str],
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> dict[str, list[_Entry]]:
-    """Group files by student as the platform's module says (:class:`Claims`)."""
+    """Group files by student as the platform's module says (:class:`Claims`); a file the
+    platform says was handed in for another problem set than ``problem_set`` is noted, not
+    graded."""
     claims: Claims = platform.claim(entries, _small, course_offset)
     notes.extend(claims.notes)
     groups: dict[str, list[_Entry]] = {}
@@ -608,7 +612,13 @@ def _claimed(
         owners: list[Owner] = claims.owners.get(entry.where, [])
         if not owners and entry.where not in claims.explained:
             _lose(entry, f"the {platform.TITLE} download gives it no student", notes, lost)
-        for owner in owners:
+        others = {o.problem_set for o in owners if _another(o, problem_set)}
+        if others:
+            notes.append(
+                f"{entry.where}: not graded, handed in for {', '.join(sorted(others))}, "
+                f"not {problem_set}"
+            )
+        for owner in (o for o in owners if not _another(o, problem_set)):
             if not _STUDENT_ID.match(owner.student):
                 _lose(entry, f"{owner.student!r} is not a valid student id", notes, lost)
                 continue
@@ -621,6 +631,11 @@ def _claimed(
                 )
             )
     return groups
+
+
+def _another(owner: Owner, problem_set: str | None) -> bool:
+    """Whether the platform says ``owner``'s file was handed in for another problem set."""
+    return None not in (owner.problem_set, problem_set) and owner.problem_set != problem_set
 
 
 def _matches(name: str, notebook: str, flat: bool) -> bool:
@@ -692,6 +707,7 @@ def collect_submissions(
     notebook: str,
     lms: str | None = None,
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
 
@@ -707,6 +723,9 @@ def collect_submissions(
         The course's offset from UTC (its deadline's), which settles a zone abbreviation that
         names several zones (:data:`autograder.intake.lms.AMBIGUOUS`); without it, or when it
         does not settle one, a time in such a zone is not read and its note says why.
+    problem_set : str, optional
+        The problem set's id: in a download of the whole course (nbgrader's exchange or
+        ``submitted`` folder) only its submissions are read, the others noted.
 
     Returns
     -------
@@ -720,20 +739,25 @@ def collect_submissions(
         If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
         ``lms`` is no format this grader reads.
     """
-    return _collect(Path(path), notebook, lms, 0, course_offset)
+    return _collect(Path(path), notebook, lms, 0, course_offset, problem_set)
 
 
 def _collect(
-    path: Path, notebook: str, lms: str | None, depth: int, course_offset: timedelta | None = None
+    path: Path,
+    notebook: str,
+    lms: str | None,
+    depth: int,
+    course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
     found = Collection()
     entries = _entries(path, found.notes)
     if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
-        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset)
+        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset, problem_set)
     platform = _platform(entries, lms)
     if platform is not None:
-        groups = _claimed(platform, entries, found.notes, found.lost, course_offset)
+        groups = _claimed(platform, entries, found.notes, found.lost, course_offset, problem_set)
         found.platform = platform.TITLE
     else:
         groups, found.platform = _by_student(

@@ -966,3 +966,32 @@ def test_d2l_times_are_read_in_the_zone_of_the_courses_deadline(tmp_path, region
     assert any("read at the offset of the course's deadline" in n for n in found.notes)
     bare = collect_submissions(_zip(tmp_path / "d.zip", members), NB)  # no deadline: UTC, said
     assert any("read as UTC, for the course gives no deadline" in n for n in bare.notes)
+
+
+@pytest.mark.parametrize("layout", ["submitted", "inbound"])
+def test_nbgraders_course_folders_give_only_this_problem_sets_submissions(tmp_path, layout):
+    """nbgrader keeps every problem set of the course in one ``submitted/<student>/<ps>/``
+    (``nbgrader collect``, ``exchange/default/collect.py``) and one exchange ``inbound/
+    <student>+<ps>+<timestamp>+<random>/`` (``exchange/default/submit.py``). Grading one
+    problem set from them reads only its folders: a student who handed in only another set has
+    no row (they were graded on that set's notebook, "the only notebook they handed in"), and the
+    other set's files are noted, not lost."""
+    from autograder.grading.problemset import list_problem_sets
+
+    other = next(p for p in list_problem_sets() if p != PS)
+    other_nb = ProblemSet(other).notebook_name
+    members = {}
+    for student, ps, nb, data in [("alice", PS, NB, b"alice-1"), ("alice", other, other_nb, b"a2"),
+                                  ("bob", other, other_nb, b"bob-2")]:
+        stamp = _nbgrader_stamp(ON_TIME if ps == PS else LATE)
+        folder = (f"submitted/{student}/{ps}" if layout == "submitted"
+                  else f"inbound/{student}+{ps}+{stamp}+AbCdEfGhIjKl")
+        members[f"{folder}/{nb}"] = data
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+    download = _zip(tmp_path / "course.zip", members)
+    found = collect_submissions(download, NB, problem_set=PS)
+    assert [(s.student_id, s.data, s.submitted_at) for s in found.submissions] == [
+        ("alice", b"alice-1", ON_TIME.timestamp())], found.notes
+    assert not found.unmatched and not found.lost
+    said = [n for n in found.notes if f"handed in for {other}, not {PS}" in n]
+    assert len(said) == 2 and any("bob" in n for n in said), found.notes
