@@ -475,12 +475,16 @@ def _by_student(
     student)."""
     entries = _unwrapped(entries)
     teams, entries = _moodle_teams(entries, names, notes)
+    team_download = teams is not None or (
+        moodle.parse_name in names
+        and any(moodle.no_group(e.parts[0], len(e.parts) > 1) for e in entries)
+    )
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
-        if _team_entry(entry, teams, groups, notes, lost):
-            systems.update(["Moodle (team submissions)"] if teams is not None else [])
+        if team_download and _team_entry(entry, teams, groups, notes, lost):
+            systems.add("Moodle (team submissions)")
             continue
         student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
@@ -545,26 +549,36 @@ def _team_entry(
     notes: list[str],
     lost: list[str],
 ) -> bool:
-    """Give a Moodle team submission's file to each member of its group (by the worksheet's
-    ``teams``); say so when it is a team's and its members are not known. Whether it was."""
-    team = moodle.team_of(entry.parts[0], len(entry.parts) > 1)
-    if team is not None and teams is not None and team in teams:
+    """In a Moodle team download, give a group's file to each member of its group (by the
+    worksheet's ``teams``), or say why it is not graded: the worksheet is missing or does not
+    list the group. Whether it was a team's file."""
+    folder = len(entry.parts) > 1
+    team = moodle.team_of(entry.parts[0], folder)
+    if team is None:
+        return False
+    if teams is not None and team in teams:
         for member in teams[team]:
             groups.setdefault(lms_student(member), []).append(
                 dataclasses.replace(entry, lms=member)
             )
         return True
-    if team == moodle.DEFAULT_TEAM and (teams is None or team not in teams):
-        _lose(
-            entry,
-            f"a Moodle team submission of the students in no group ({team!r}), and the download "
-            f"does not say who they are: add the assignment's grading worksheet (Submissions -> "
-            f"Download grading worksheet) to the download, and each member gets a row",
-            notes,
-            lost,
-        )
-        return True
-    return False
+    group = parse_lms_name(entry.parts[0], folder, (moodle.parse_name,))
+    which = (
+        f"the students in no group ({team!r})"
+        if moodle.no_group(entry.parts[0], folder)
+        else f"the group {team!r} (group id {group.user_id if group else '?'}, not a participant)"
+    )
+    why = (
+        "which the grading worksheet does not list (a group made after the worksheet was "
+        "downloaded, or a worksheet of some groups only): download the worksheet again, with "
+        "every group, and put it beside the folders"
+        if teams is not None
+        else "and the download does not say who its members are: add the assignment's grading "
+        "worksheet (Submissions -> Download grading worksheet; read by its English column "
+        "titles, Identifier, Full name and Group) to the download, and each member gets a row"
+    )
+    _lose(entry, f"a Moodle team submission of {which}, {why}", notes, lost)
+    return True
 
 
 def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:

@@ -894,10 +894,10 @@ def test_a_moodle_team_submission_gives_each_member_their_row(tmp_path):
     assert "team" in found.platform.lower()
     assert any("grading worksheet" in n for n in found.notes)
     found = collect_submissions(_zip(tmp_path / "bare.zip", moodle_teams(False)), NB)
-    assert len(found.lost) == 1 and "Default group" in found.lost[0], found.lost
-    assert "grading worksheet" in found.lost[0]
-    assert any(n.startswith("Moodle: if this assignment takes team submissions")
-               for n in found.notes), found.notes
+    assert not found.submissions, "a group's id is not a participant's"
+    assert len(found.lost) == 2 and all("grading worksheet" in why for why in found.lost)
+    assert any("Default group" in why for why in found.lost), found.lost
+    assert any("'Team Alpha' (group id 42" in why for why in found.lost), found.lost
 
 
 def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks):
@@ -995,3 +995,36 @@ def test_nbgraders_course_folders_give_only_this_problem_sets_submissions(tmp_pa
     assert not found.unmatched and not found.lost
     said = [n for n in found.notes if f"handed in for {other}, not {PS}" in n]
     assert len(said) == 2 and any("bob" in n for n in said), found.notes
+
+
+def test_a_moodle_group_the_worksheet_does_not_list_is_not_a_participant(tmp_path):
+    """A team download's folder is a group's, named ``<group>_<group id>`` (moodle
+    ``mod/assign/classes/downloader.php``, ``get_student_prefix``), even when the worksheet
+    beside it does not list the group (made after the worksheet was downloaded): it was graded
+    as a participant whose participant id was the group id, and ``moodle-worksheet.csv`` gave
+    that grade to ``Participant 43``. It is not graded, and the reason says to download the
+    worksheet again."""
+    members = moodle_teams(True)
+    members[f"Team Beta_43_assignsubmission_file/{NB}"] = b"beta"
+    found = collect_submissions(_zip(tmp_path / "teams.zip", members), NB)
+    worksheet = {pid for pid, _, _ in TEAMS}
+    assert {s.lms.user_id for s in found.submissions} == worksheet, found.notes
+    (lost,) = found.lost
+    assert lost.startswith(f"Team Beta_43_assignsubmission_file/{NB}")
+    assert "does not list" in lost and "worksheet again" in lost
+
+
+def test_a_non_english_moodle_team_download_grades_no_group_as_a_participant(tmp_path):
+    """The students in no group's folder is ``get_string('defaultteam', 'mod_assign')`` in the
+    downloading user's language, without a group id (``downloader.php``,
+    ``get_student_prefix``): ``Standard-Gruppe`` on a German site (Moodle's German language
+    pack, ``assign.php``). A participant's folder always carries an id, so that folder says the
+    download is a team one in any language: without a worksheet the groups' folders are not
+    graded, each with the reason, instead of the groups graded as participants and the default
+    group's folder lost as "not a valid student id"."""
+    members = {f"Team Alpha_42_assignsubmission_file/{NB}": b"team",
+               f"Standard-Gruppe_assignsubmission_file/{NB}": b"alone"}
+    found = collect_submissions(_zip(tmp_path / "de.zip", members), NB)
+    assert not found.submissions and len(found.lost) == 2, found.notes
+    assert all("team submission" in why and "grading worksheet" in why for why in found.lost)
+    assert found.platform == "Moodle (team submissions)"
