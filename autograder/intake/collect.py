@@ -91,6 +91,9 @@ __all__ = [
 _STUDENT_ID = FOLDER_ID
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
+#: Files a file manager leaves in a folder it shows (Windows Explorer's thumbnail cache and
+#: folder settings), ignored like the dot files of the others.
+_JUNK_FILES = ("thumbs.db", "desktop.ini")
 MAX_FILE_BYTES = 50 * 2**20
 #: What reads an LMS's download names: a file's (or, True, a folder's) name to its ids, or None.
 NameReader = Callable[[str, bool], "LmsInfo | None"]
@@ -421,7 +424,11 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
         )
     kept = []
     for entry in entries:
-        if entry.parts[-1].startswith(".") or any(p in _JUNK for p in entry.parts):
+        if (
+            entry.parts[-1].startswith(".")
+            or entry.parts[-1].lower() in _JUNK_FILES
+            or any(p in _JUNK for p in entry.parts)
+        ):
             notes.append(f"{entry.where}: ignored, a system or editor file")
         else:
             kept.append(entry)

@@ -1028,3 +1028,18 @@ def test_a_non_english_moodle_team_download_grades_no_group_as_a_participant(tmp
     assert not found.submissions and len(found.lost) == 2, found.notes
     assert all("team submission" in why and "grading worksheet" in why for why in found.lost)
     assert found.platform == "Moodle (team submissions)"
+
+
+def test_a_stray_file_in_a_blackboard_download_loses_nobody(tmp_path):
+    """Windows Explorer leaves ``Thumbs.db`` and ``desktop.ini`` in a folder it shows, and an
+    instructor keeps notes beside the attempts: Blackboard's download was then not recognised
+    (every file had to be an attempt's), and every notebook was lost as "'PS1 PCA' is not a valid
+    student id". The attempts and receipts decide; the stray files are noted."""
+    members, expected = blackboard({"correct": b"1", "blank": b"2"})
+    members.update({"Thumbs.db": b"\xd0\xcf", "desktop.ini": b"[.ShellClassInfo]",
+                    "grading notes.txt": b"check Q3 by hand"})
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    assert found.platform == "Blackboard Learn" and not found.lost, found.notes
+    assert {s.student_id for s in found.submissions} == set(expected.values())
+    assert any(n.startswith("grading notes.txt: not graded") for n in found.notes), found.notes
+    assert any(n.startswith("Thumbs.db: ignored") for n in found.notes), found.notes
