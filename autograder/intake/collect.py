@@ -440,7 +440,8 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
 def _is_wrapper(entries: list[_Entry]) -> bool:
     """True when every file lies in one folder that is not a student's: it holds student
     folders (``class/alice/nb.ipynb``) or an LMS download (``class/alice_1_nb.ipynb`` and
-    ``class/bob_2_nb.ipynb``), not one student's files (``alice/nb.ipynb``)."""
+    ``class/bob_2_nb.ipynb``, or one student's ``class/doejane_101_5001_nb.ipynb``), not one
+    student's files (``alice/nb.ipynb``)."""
     if (
         not entries
         or len({e.parts[0] for e in entries}) != 1
@@ -452,7 +453,16 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
     if any(len(e.parts) > 2 for e in entries):
         return True
     names = [e.parts[1] for e in entries]
+    if all(_lms_file(n) for n in names):
+        return True  # an LMS's download in its folder, be it of one student
     return all("_" in n for n in names) and len({n.split("_", 1)[0] for n in names}) > 1
+
+
+def _lms_file(name: str) -> bool:
+    """Whether ``name`` is a file an LMS's download names: Canvas's with its user and attachment
+    ids (``add_upload_submission`` always writes both), Moodle's ``..._assignsubmission_...``."""
+    lms = parse_lms_name(name)
+    return lms is not None and (lms.system == "moodle" or lms.attachment_id is not None)
 
 
 def _unwrapped(entries: list[_Entry]) -> list[_Entry]:

@@ -1043,3 +1043,18 @@ def test_a_stray_file_in_a_blackboard_download_loses_nobody(tmp_path):
     assert {s.student_id for s in found.submissions} == set(expected.values())
     assert any(n.startswith("grading notes.txt: not graded") for n in found.notes), found.notes
     assert any(n.startswith("Thumbs.db: ignored") for n in found.notes), found.notes
+
+
+@pytest.mark.parametrize("folder", ["stat101-ps1_pca submissions", "dl"])
+def test_a_one_student_canvas_download_in_its_folder_keeps_the_students_ids(tmp_path, folder):
+    """Canvas's zip unzipped into a folder and zipped again, with one student so far (its file
+    ``<name>_[LATE_]<user id>_<attachment id>_<file>`` or ``anon_<id>_<attachment id>_<file>``,
+    canvas-lms ``lib/content_zipper.rb``): the folder was taken for the student (graded as
+    ``dl``, or lost as "not a valid student id"). Its file's names say who it is."""
+    cases = {f"doejane_LATE_101_5001_{NB}": ("doejane-101", True),
+             f"anon_Vh2iS_5002_{NB}": ("anon-Vh2iS", False)}
+    for name, (student, late) in cases.items():
+        found = collect_submissions(_zip(tmp_path / "c.zip", {f"{folder}/{name}": b"1"}), NB)
+        assert [(s.student_id, s.lms and s.lms.late) for s in found.submissions] == [
+            (student, late)], found.notes
+        assert not found.lost
