@@ -452,8 +452,9 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
         return False  # one Moodle student's folder
     if any(len(e.parts) > 2 for e in entries):
         return True
-    names = [e.parts[1] for e in entries]
-    if all(_lms_file(n) for n in names):
+    # the LMS's files; a CSV beside them is a worksheet or a group set's export
+    names = [n for n in (e.parts[1] for e in entries) if not n.lower().endswith(".csv")]
+    if names and all(_lms_file(n) for n in names):
         return True  # an LMS's download in its folder, be it of one student
     return all("_" in n for n in names) and len({n.split("_", 1)[0] for n in names}) > 1
 
@@ -492,6 +493,7 @@ def _by_student(
     student)."""
     entries = _unwrapped(entries)
     teams, entries = _moodle_teams(entries, names, notes)
+    canvas_groups, entries = _canvas_groups(entries, names, notes)
     team_download = teams is not None or (
         moodle.parse_name in names
         and any(moodle.no_group(e.parts[0], len(e.parts) > 1) for e in entries)
@@ -505,6 +507,14 @@ def _by_student(
             continue
         student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
+        members = canvas.group_members(lms, canvas_groups or {}) if lms else []
+        for member in members:  # a Canvas group's submission: each member's
+            groups.setdefault(lms_student(member), []).append(
+                dataclasses.replace(entry, lms=member)
+            )
+            systems.add("Canvas (group assignment)")
+        if members:
+            continue
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
@@ -557,6 +567,32 @@ def _moodle_teams(
             f"{len(found)} group(s), each member of a group's folder graded on it"
         )
     return teams, rest
+
+
+def _canvas_groups(
+    entries: list[_Entry], names: Sequence[NameReader], notes: list[str]
+) -> tuple[dict[str, tuple[str, list[LmsInfo]]] | None, list[_Entry]]:
+    """The groups of a Canvas group set's CSV export beside the files (None without one), and
+    the download's other files (:mod:`autograder.intake.canvas`, group assignments)."""
+    if canvas.parse_name not in names:
+        return None, entries
+    found, rest = None, []
+    for entry in entries:
+        read = (
+            canvas.read_groups(_small(entry))
+            if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
+            else None
+        )
+        if read is None:
+            rest.append(entry)
+            continue
+        found = {**(found or {}), **read}
+        notes.append(
+            f"{entry.where}: read as a Canvas group set's export: "
+            f"{len({group for group, _ in read.values()})} group(s); a file named after its "
+            f"user's group is graded for each member"
+        )
+    return found, rest
 
 
 def _team_entry(
@@ -808,6 +844,15 @@ def _download_times(found: Collection) -> None:
     infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
     systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
     found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
+    named = any(i is not None and i.system == "canvas" and not i.anonymous for i in infos)
+    if named and not any("as a Canvas group set's export" in n for n in found.notes):
+        found.notes.insert(
+            0,
+            "Canvas: if this is a group assignment graded as a group, the download holds one "
+            "file per group, named after the group and one member's user id, and the other "
+            "members are not in it: add the group set's CSV export (People -> Groups -> the "
+            "group set's menu -> Export) to the download, and each member gets their own row",
+        )
     if "moodle" in systems and not any("as Moodle's grading worksheet" in n for n in found.notes):
         found.notes.insert(
             0,

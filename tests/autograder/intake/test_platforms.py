@@ -227,8 +227,28 @@ def gradescope(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str,
     return members, expected
 
 
+def canvas_groups(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Canvas's download of a group assignment graded as a group, with the group set's export
+    beside it (:func:`_canvas_group_set`): each group's submission once, its representative's,
+    named after the group (canvas-lms ``app/models/assignment.rb``, ``representatives``;
+    ``lib/content_zipper.rb``), a student in no group under their display name. The "correct"
+    submission is a group of two, its partner :data:`CANVAS_PARTNER`."""
+    people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7"),
+              ("Ann Lee", "110", "Café Crew"), ("John Roe", "103", "")]
+    files = {"correct": "team7_104_5004", "blank": "cafécrew_110_5010",
+             "late": "johnroe_LATE_103_5003"}
+    members = {f"{files[who]}_{NB}": notebooks[kind] for who, (kind, _) in STUDENTS.items()}
+    members["PS1 groups.csv"] = _canvas_group_set(people)
+    return members, {"correct": "jane-doe-104", "blank": "ann-lee-110", "late": "johnroe-103"}
+
+
+#: The partner of the Canvas group of :func:`canvas_groups`.
+CANVAS_PARTNER = "max-poe-108"
+
+
 DOWNLOADS = {
     "canvas-anonymous": (canvas_anonymous, "Canvas (anonymous grading)"),
+    "canvas-groups": (canvas_groups, "Canvas and Canvas (group assignment)"),
     "blackboard": (blackboard, "Blackboard Learn"),
     "nbgrader-inbound": (nbgrader_inbound, "nbgrader (exchange inbound or submitted)"),
     "nbgrader-submitted": (nbgrader_submitted, "nbgrader (exchange inbound or submitted)"),
@@ -239,9 +259,9 @@ DOWNLOADS = {
 PRECISION = {"d2l": 60}
 #: The downloads that give no time (their zip stamps the download's) and mark a late file
 #: instead: one day late by the late policy's words (``autograder/intake/late.py``).
-MARKED = {"canvas-anonymous"}
+MARKED = {"canvas-anonymous", "canvas-groups"}
 #: Students a download gives besides the three (a group's partner), and whose grade they share.
-PARTNERS = {"gradescope": {PARTNER: "correct"}}
+PARTNERS = {"gradescope": {PARTNER: "correct"}, "canvas-groups": {CANVAS_PARTNER: "correct"}}
 
 
 @pytest.fixture(scope="module")
@@ -1058,3 +1078,84 @@ def test_a_one_student_canvas_download_in_its_folder_keeps_the_students_ids(tmp_
         assert [(s.student_id, s.lms and s.lms.late) for s in found.submissions] == [
             (student, late)], found.notes
         assert not found.lost
+
+
+def _canvas_group_set(rows: list[tuple[str, str, str]]) -> bytes:
+    """A Canvas group set's CSV export (canvas-lms ``GET /api/v1/group_categories/:id/export``;
+    the columns and values as ``spec/apis/v1/group_categories_api_spec.rb`` checks them: the
+    user's display name, Canvas user id, SIS id, login, sections, group name, group id, SIS
+    group id), one row per student, the group empty for a student in none."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["name", "canvas_user_id", "user_id", "login_id", "sections", "group_name",
+                     "canvas_group_id", "group_id"])
+    for name, user, group in rows:
+        writer.writerow([name, user, "", f"u{user}", "STAT 101", group,
+                         "77" if group else "", ""])
+    return out.getvalue().encode()
+
+
+def test_a_canvas_group_assignment_gives_each_member_their_row(tmp_path):
+    """A group assignment graded as a group: Canvas's zip holds each group's submission once,
+    its representative's, named after the group (canvas-lms ``app/models/assignment.rb``,
+    ``representatives``: "the students name will be changed to the group's name";
+    ``lib/content_zipper.rb`` lower-cases it and drops what is not a word character). A
+    student in no group keeps their display name. With the group set's export beside the files,
+    each member gets the group's file, its LATE mark and attachment id, under their own user id;
+    without it, only the representative had a row (``team7-104``) and nothing was said."""
+    people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7"),
+              ("Lee Kim", "109", "Team 7"), ("Ann Lee", "110", "Café Crew"),
+              ("Bo Chen", "111", "Café Crew"), ("John Roe", "103", "")]
+    members = {f"team7_104_5004_{NB}": b"team7", f"cafécrew_LATE_111_5011_{NB}": b"cafe",
+               f"johnroe_103_5003_{NB}": b"alone"}
+    bare = collect_submissions(_zip(tmp_path / "bare.zip", members), NB)
+    assert any(n.startswith("Canvas: if this is a group assignment") for n in bare.notes)
+    members["PS1 groups.csv"] = _canvas_group_set(people)
+    found = collect_submissions(_zip(tmp_path / "groups.zip", members), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.lms.user_id: s for s in found.submissions}
+    assert set(got) == {user for _, user, _ in people}
+    for name, user, group in people:
+        sub = got[user]
+        expected = {"Team 7": b"team7", "Café Crew": b"cafe", "": b"alone"}[group]
+        assert sub.data == expected and sub.lms.late == (group == "Café Crew"), user
+    assert got["108"].lms.attachment_id == "5004" and got["108"].student_id == "max-poe-108"
+    assert got["103"].student_id == "johnroe-103"  # no group: the file is the student's own
+    assert "Canvas (group assignment)" in found.platform
+    assert not any(n.startswith("Canvas: if this is a group assignment") for n in found.notes)
+
+
+def test_a_canvas_group_set_beside_an_individual_assignment_changes_nobody(tmp_path):
+    """The group set's export beside an individual assignment's download: each file carries its
+    student's sortable name, not their group's, so it stays theirs alone."""
+    members = {f"doejane_104_5004_{NB}": b"1", f"poemax_108_5008_{NB}": b"2",
+               "groups.csv": _canvas_group_set([("Jane Doe", "104", "Team 7"),
+                                                ("Max Poe", "108", "Team 7")])}
+    found = collect_submissions(_zip(tmp_path / "c.zip", members), NB)
+    assert {(s.student_id, s.data) for s in found.submissions} == {
+        ("doejane-104", b"1"), ("poemax-108", b"2")}
+
+
+@pytest.mark.parametrize("graded", ["canvas-groups"], indirect=True)
+def test_each_canvas_group_member_gets_the_grade_and_the_group_one_feedback_file(graded):
+    """``canvas.csv`` (Canvas's gradebook import matches the ``ID`` column, the user id) has a
+    row for every member of a group; the feedback zip for "Re-Upload Submissions" has the
+    group's file once, under the download's name, which Canvas gives to every member
+    (``generate_comments_from_files``: ``group_students``), and says so of the others."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--canvas",
+         "--feedback-archive", "--course", str(base / "release"),
+         "--late-policy", str(base / "late.toml")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    with (out / "exports" / "canvas.csv").open(newline="") as f:
+        ids = {row[1] for row in list(csv.reader(f))[2:]}
+    assert ids == {"104", "108", "110", "103"}
+    with zipfile.ZipFile(out / "exports" / "feedback-canvas.zip") as z:
+        names = sorted(z.namelist())
+    stem = Path(NB).stem
+    assert names == sorted(f"{p}_{stem}-feedback.html" for p in
+                           ("team7_104_5004", "cafécrew_110_5010", "johnroe_103_5003"))
+    assert f"{CANVAS_PARTNER}: left out, their group's file" in exported.stderr
