@@ -1115,7 +1115,7 @@ def test_a_canvas_group_assignment_gives_each_member_their_row(tmp_path):
     assert not found.lost and not found.unmatched, found.notes
     got = {s.lms.user_id: s for s in found.submissions}
     assert set(got) == {user for _, user, _ in people}
-    for name, user, group in people:
+    for _, user, group in people:
         sub = got[user]
         expected = {"Team 7": b"team7", "Café Crew": b"cafe", "": b"alone"}[group]
         assert sub.data == expected and sub.lms.late == (group == "Café Crew"), user
