@@ -340,6 +340,20 @@ def _extended_time(extra: bytes) -> float | None:
     return None
 
 
+def _member_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as the tool that zipped it wrote it. Without the UTF-8 flag (general
+    purpose bit 11, PKWARE's APPNOTE.TXT 4.4.4 and appendix D) a name is CP437, which is how
+    :mod:`zipfile` decodes it; but Info-ZIP's ``zip`` (Linux's) writes a UTF-8 name without
+    the flag, so a name whose bytes are valid UTF-8 is read as UTF-8 (``Zoë``, not ``Zo├½``), as
+    the same files read unzipped."""
+    if info.flag_bits & 0x800 or info.filename.isascii():
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
+
+
 def _unsafe(name: str) -> bool:
     """True for an archive member whose path is absolute or climbs out of the archive."""
     name = name.replace("\\", "/")
@@ -388,17 +402,18 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             if info.is_dir():
                 continue
-            if _unsafe(info.filename):
+            name = _member_name(info)
+            if _unsafe(name):
                 notes.append(
-                    f"{info.filename}: refused, an archive member whose path is "
+                    f"{name}: refused, an archive member whose path is "
                     f"absolute or leaves the archive"
                 )
                 continue
-            parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+            parts = PurePosixPath(name.replace("\\", "/")).parts
             mtime = _zip_time(info)
             if mtime is None:
                 notes.append(
-                    f"{info.filename}: its date in the archive is not a valid date; "
+                    f"{name}: its date in the archive is not a valid date; "
                     f"it counts as the oldest copy and as on time"
                 )
             entries.append(
@@ -407,7 +422,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     info.file_size,
                     mtime or 0.0,
                     functools.partial(archive.open, info),
-                    info.filename,
+                    name,
                 )
             )
         if not archive.infolist():

@@ -1159,3 +1159,37 @@ def test_each_canvas_group_member_gets_the_grade_and_the_group_one_feedback_file
     assert names == sorted(f"{p}_{stem}-feedback.html" for p in
                            ("team7_104_5004", "cafécrew_110_5010", "johnroe_103_5003"))
     assert f"{CANVAS_PARTNER}: left out, their group's file" in exported.stderr
+
+
+class _NoUtf8Flag(zipfile.ZipInfo):
+    """A member as Info-ZIP's ``zip`` writes it on Linux: the name's UTF-8 bytes, without the
+    UTF-8 flag (general purpose bit 11, PKWARE's APPNOTE.TXT 4.4.4)."""
+
+    def _encodeFilenameFlags(self):  # noqa: N802 (zipfile's own name)
+        return self.filename.encode("utf-8"), self.flag_bits
+
+
+def test_a_download_zipped_again_by_info_zip_keeps_every_name(tmp_path):
+    """The class's download unzipped and zipped again (``zip -r``): names without the UTF-8
+    flag were read as CP437, ``Zoë O'Neil`` as ``Zo├½ O'Neil``, student ``zo12-o-neil-203``
+    where the folder itself gives ``zoe-o-neil-203`` (another student on a regrade, or for an
+    extension), a Canvas group "Café Crew" no longer its export's, a D2L student split in two.
+    Each download read from such a zip names everyone as its folder does."""
+    for platform in ("d2l", "canvas-groups"):
+        members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+        folder = tmp_path / platform
+        for name, data in members.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        again = tmp_path / f"{platform}.zip"
+        with zipfile.ZipFile(again, "w") as z:
+            for name, data in members.items():
+                z.writestr(_NoUtf8Flag(name, DOWNLOADED.utctimetuple()[:6]), data)
+        with zipfile.ZipFile(again) as z:
+            assert not any(i.flag_bits & 0x800 for i in z.infolist())
+        oracle = collect_submissions(folder, NB)
+        found = collect_submissions(again, NB)
+        assert any(not n.isascii() for n in members)
+        assert [(s.student_id, s.lms.name, s.data) for s in found.submissions] == [
+            (s.student_id, s.lms.name, s.data) for s in oracle.submissions], found.notes
+        assert not found.lost
