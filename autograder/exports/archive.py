@@ -56,7 +56,8 @@ def write_feedback_archive(
     student left out, and why."""
     if system not in SYSTEMS:
         raise ValueError(f"the feedback archive is for one of {', '.join(SYSTEMS)}; got {system!r}")
-    skipped, written = [], {}
+    skipped: list[str] = []
+    written: dict[str, str] = {}  # a zip member's name: the student whose page it is
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

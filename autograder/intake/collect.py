@@ -694,7 +694,7 @@ def _claimed(
         owners: list[Owner] = claims.owners.get(entry.where, [])
         if not owners and entry.where not in claims.explained:
             _lose(entry, f"the {platform.TITLE} download gives it no student", notes, lost)
-        others = {o.problem_set for o in owners if _another(o, problem_set)}
+        others = {o.problem_set or "" for o in owners if _another(o, problem_set)}
         if others:
             notes.append(
                 f"{entry.where}: not graded, handed in for {', '.join(sorted(others))}, "
