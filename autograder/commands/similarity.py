@@ -59,7 +59,7 @@ def main(args) -> int:
     try:
         if ps.variants is not None:  # each student's expected numbers are drawn from it
             read_secret(ps.course)
-        found = collect_submissions(args.submissions, ps.notebook_name)
+        found = collect_submissions(args.submissions, ps.notebook_name, problem_set=ps.name)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

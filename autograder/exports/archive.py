@@ -12,7 +12,10 @@
   ``mod/assign/feedback/file/importziplib.php``, ``is_valid_filename_for_import``).
 - **plain** (any other source): ``<student>/<notebook>-feedback.html``.
 
-Each archive holds the students of its kind only; the others are reported. Every page is the
+Each archive holds the students of its kind only; the others are reported. The members of a
+Canvas group share their group's file name (:mod:`autograder.intake.canvas`, group assignments):
+the first member's page is written, and Canvas's re-upload gives it to the whole group
+(``generate_comments_from_files``: ``group_students``); the others are reported. Every page is the
 run's ``feedback/<student>/<notebook>.html``: self-contained HTML that runs no script.
 """
 
@@ -53,7 +56,8 @@ def write_feedback_archive(
     student left out, and why."""
     if system not in SYSTEMS:
         raise ValueError(f"the feedback archive is for one of {', '.join(SYSTEMS)}; got {system!r}")
-    skipped = []
+    skipped: list[str] = []
+    written: dict[str, str] = {}  # a zip member's name: the student whose page it is
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -66,5 +70,12 @@ def write_feedback_archive(
                     f"{why or 'no feedback page in ' + str(page.parent)}"
                 )
                 continue
+            if member in written:
+                skipped.append(
+                    f"{record.student_id}: left out, their group's file {member} is there "
+                    f"already (as {written[member]}'s), and Canvas gives it to the whole group"
+                )
+                continue
+            written[member] = record.student_id
             archive.writestr(member, page.read_bytes())
     return skipped

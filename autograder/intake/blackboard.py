@@ -59,10 +59,12 @@ _FORMATS = ("%A, %B %d, %Y %I:%M:%S %p", "%A, %d %B %Y %H:%M:%S", "%A, %B %d, %Y
 
 
 def recognise(paths: list[tuple[str, ...]]) -> bool:
-    """Whether every file is an attempt's file or receipt, and one at least a receipt."""
-    names = [p[-1] for p in paths]
-    matches = [_ATTEMPT.match(n) for n in names]
-    return all(matches) and any(m.group("receipt") for m in matches if m)
+    """Whether every notebook is an attempt's file, and one file at least a receipt: a stray
+    file beside them (the instructor's, or what a file manager leaves) is noted, not a reason
+    to read the whole class's attempts as something else."""
+    matches = [(p[-1], _ATTEMPT.match(p[-1])) for p in paths]
+    notebooks = [m for name, m in matches if name.lower().endswith(".ipynb")]
+    return all(notebooks) and any(m and m.group("receipt") for _, m in matches)
 
 
 def _when(text: str, course_offset: timedelta | None) -> tuple[float | None, str, str]:

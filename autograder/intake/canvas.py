@@ -18,15 +18,37 @@ download was made. ``add_attachment_to_zip`` (``lib/content_zipper.rb``) writes 
 ``zipfile.get_output_stream(filename)``, giving no time, and rubyzip's ``Zip::Entry`` then takes
 its default, ``time: ::Zip::DOSTime.now`` (rubyzip ``lib/zip/entry.rb``, ``initialize``). So
 :data:`FILE_TIME` is False: the late policy reads Canvas's ``LATE`` mark, never the file's time.
+
+**Group assignments** graded as a group: the zip holds one submission per group, the one of a
+"representative" member (``zip_assignment`` takes ``assignment.representatives``), whose name
+``representatives`` (``app/models/assignment.rb``) replaces with the group's: the file is
+``<group name, sanitized>_<representative's user id>_<attachment id>_<file>``, and the other
+members are not in the zip. Their names come from the group set's CSV export (canvas-lms
+``GET /api/v1/group_categories/:id/export``, the group set's "Export" in People → Groups: columns
+``name, canvas_user_id, user_id, login_id, sections, group_name, canvas_group_id, group_id``, as
+``spec/apis/v1/group_categories_api_spec.rb`` checks), put in the download beside the files: a
+file whose name is its user's group's (:func:`group_file_name`) goes to every member of the group,
+each under their own user id (``jane-doe-101``, the CSV giving the display name, not the sortable
+one). Without the CSV, the notes say that a group assignment needs it.
 """
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
 import re
 
 from autograder.intake.lms import LmsInfo
 
-__all__ = ["FILE_TIME", "MARKS_LATE", "parse_name"]
+__all__ = [
+    "FILE_TIME",
+    "MARKS_LATE",
+    "parse_name",
+    "read_groups",
+    "group_file_name",
+    "group_members",
+]
 
 #: Whether a file's time in the download is when it was handed in: no, the download's own time.
 FILE_TIME = False
@@ -78,3 +100,46 @@ def parse_name(name: str, folder: bool = False) -> LmsInfo | None:
         attachment,
         prefix,
     )
+
+
+def group_file_name(group: str) -> str:
+    """The name part Canvas writes for a group's submission: the group's name as
+    ``sanitize_user_name`` and ``sanitize_file_name`` leave it (canvas-lms
+    ``lib/content_zipper.rb``: ``_<digits>_`` loses its underscores, lower case, then every
+    character that is not a word character dropped).
+
+    >>> group_file_name("Team 7: Büro")
+    'team7büro'
+    """
+    return re.sub(r"[^\w]", "", re.sub(r"_(\d+)_", r"\1", group).lower())
+
+
+def read_groups(data: bytes | None) -> dict[str, tuple[str, list[LmsInfo]]] | None:
+    """Each member's user id → their group's name and its members (user id and name), from a
+    Canvas group set's CSV export; None when ``data`` is not one (no ``name``,
+    ``canvas_user_id`` and ``group_name`` columns)."""
+    try:
+        rows = list(csv.DictReader(io.StringIO((data or b"").decode("utf-8-sig"))))
+    except (UnicodeDecodeError, csv.Error):
+        return None
+    if not rows or not {"name", "canvas_user_id", "group_name"} <= set(rows[0]):
+        return None
+    members: dict[str, list[LmsInfo]] = {}
+    for row in rows:
+        user, group = (row["canvas_user_id"] or "").strip(), (row["group_name"] or "").strip()
+        if user.isdigit() and group:
+            members.setdefault(group, []).append(
+                LmsInfo("canvas", user, (row["name"] or "").strip())
+            )
+    return {m.user_id: (group, team) for group, team in members.items() for m in team}
+
+
+def group_members(info: LmsInfo, groups: dict[str, tuple[str, list[LmsInfo]]]) -> list[LmsInfo]:
+    """The members a Canvas file is graded for: every member of its user's group when the file
+    carries the group's name (a group assignment's submission), each with the file's late mark,
+    attachment id and prefix (Canvas's re-upload finds the group's submission by them); none
+    when it is the user's own."""
+    group, team = groups.get(info.user_id, ("", []))
+    if not group or info.anonymous or info.name != group_file_name(group):
+        return []
+    return [dataclasses.replace(info, user_id=m.user_id, name=m.name) for m in team]

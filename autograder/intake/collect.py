@@ -91,6 +91,9 @@ __all__ = [
 _STUDENT_ID = FOLDER_ID
 _COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|[-_ ]\d{1,3}|[-_ ]copy(?:\s*\d+)?)$", re.IGNORECASE)
 _JUNK = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
+#: Files a file manager leaves in a folder it shows (Windows Explorer's thumbnail cache and
+#: folder settings), ignored like the dot files of the others.
+_JUNK_FILES = ("thumbs.db", "desktop.ini")
 MAX_FILE_BYTES = 50 * 2**20
 #: What reads an LMS's download names: a file's (or, True, a folder's) name to its ids, or None.
 NameReader = Callable[[str, bool], "LmsInfo | None"]
@@ -240,6 +243,7 @@ def _inner(
     notes: list[str],
     depth: int,
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """The collection of the download inside a download that holds only it (the class's zip,
     zipped again): read like the outer one, with a note saying so."""
@@ -251,7 +255,7 @@ def _inner(
             raise ValueError(
                 f"the download holds only the archive {entry.where}, and {why}"
             ) from None
-        found = _collect(inner, notebook, lms, depth, course_offset)
+        found = _collect(inner, notebook, lms, depth, course_offset, problem_set)
     found.notes[:0] = [
         *notes,
         f"{entry.where}: the download holds only this archive; read as the download itself",
@@ -336,6 +340,20 @@ def _extended_time(extra: bytes) -> float | None:
     return None
 
 
+def _member_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as the tool that zipped it wrote it. Without the UTF-8 flag (general
+    purpose bit 11, PKWARE's APPNOTE.TXT 4.4.4 and appendix D) a name is CP437, which is how
+    :mod:`zipfile` decodes it; but Info-ZIP's ``zip`` (Linux's) writes a UTF-8 name without
+    the flag, so a name whose bytes are valid UTF-8 is read as UTF-8 (``Zoë``, not ``Zo├½``), as
+    the same files read unzipped."""
+    if info.flag_bits & 0x800 or info.filename.isascii():
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
+
+
 def _unsafe(name: str) -> bool:
     """True for an archive member whose path is absolute or climbs out of the archive."""
     name = name.replace("\\", "/")
@@ -384,17 +402,18 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             if info.is_dir():
                 continue
-            if _unsafe(info.filename):
+            name = _member_name(info)
+            if _unsafe(name):
                 notes.append(
-                    f"{info.filename}: refused, an archive member whose path is "
+                    f"{name}: refused, an archive member whose path is "
                     f"absolute or leaves the archive"
                 )
                 continue
-            parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+            parts = PurePosixPath(name.replace("\\", "/")).parts
             mtime = _zip_time(info)
             if mtime is None:
                 notes.append(
-                    f"{info.filename}: its date in the archive is not a valid date; "
+                    f"{name}: its date in the archive is not a valid date; "
                     f"it counts as the oldest copy and as on time"
                 )
             entries.append(
@@ -403,7 +422,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                     info.file_size,
                     mtime or 0.0,
                     functools.partial(archive.open, info),
-                    info.filename,
+                    name,
                 )
             )
         if not archive.infolist():
@@ -420,7 +439,11 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
         )
     kept = []
     for entry in entries:
-        if entry.parts[-1].startswith(".") or any(p in _JUNK for p in entry.parts):
+        if (
+            entry.parts[-1].startswith(".")
+            or entry.parts[-1].lower() in _JUNK_FILES
+            or any(p in _JUNK for p in entry.parts)
+        ):
             notes.append(f"{entry.where}: ignored, a system or editor file")
         else:
             kept.append(entry)
@@ -432,7 +455,8 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
 def _is_wrapper(entries: list[_Entry]) -> bool:
     """True when every file lies in one folder that is not a student's: it holds student
     folders (``class/alice/nb.ipynb``) or an LMS download (``class/alice_1_nb.ipynb`` and
-    ``class/bob_2_nb.ipynb``), not one student's files (``alice/nb.ipynb``)."""
+    ``class/bob_2_nb.ipynb``, or one student's ``class/doejane_101_5001_nb.ipynb``), not one
+    student's files (``alice/nb.ipynb``)."""
     if (
         not entries
         or len({e.parts[0] for e in entries}) != 1
@@ -443,8 +467,18 @@ def _is_wrapper(entries: list[_Entry]) -> bool:
         return False  # one Moodle student's folder
     if any(len(e.parts) > 2 for e in entries):
         return True
-    names = [e.parts[1] for e in entries]
+    # the LMS's files; a CSV beside them is a worksheet or a group set's export
+    names = [n for n in (e.parts[1] for e in entries) if not n.lower().endswith(".csv")]
+    if names and all(_lms_file(n) for n in names):
+        return True  # an LMS's download in its folder, be it of one student
     return all("_" in n for n in names) and len({n.split("_", 1)[0] for n in names}) > 1
+
+
+def _lms_file(name: str) -> bool:
+    """Whether ``name`` is a file an LMS's download names: Canvas's with its user and attachment
+    ids (``add_upload_submission`` always writes both), Moodle's ``..._assignsubmission_...``."""
+    lms = parse_lms_name(name)
+    return lms is not None and (lms.system == "moodle" or lms.attachment_id is not None)
 
 
 def _unwrapped(entries: list[_Entry]) -> list[_Entry]:
@@ -474,15 +508,28 @@ def _by_student(
     student)."""
     entries = _unwrapped(entries)
     teams, entries = _moodle_teams(entries, names, notes)
+    canvas_groups, entries = _canvas_groups(entries, names, notes)
+    team_download = teams is not None or (
+        moodle.parse_name in names
+        and any(moodle.no_group(e.parts[0], len(e.parts) > 1) for e in entries)
+    )
     flat = all(len(e.parts) == 1 for e in entries)
     groups: dict[str, list[_Entry]] = {}
     systems = set()
     for entry in entries:
-        if _team_entry(entry, teams, groups, notes, lost):
-            systems.update(["Moodle (team submissions)"] if teams is not None else [])
+        if team_download and _team_entry(entry, teams, groups, notes, lost):
+            systems.add("Moodle (team submissions)")
             continue
         student: str | None
         lms = parse_lms_name(entry.parts[0], len(entry.parts) > 1, names)
+        members = canvas.group_members(lms, canvas_groups or {}) if lms else []
+        for member in members:  # a Canvas group's submission: each member's
+            groups.setdefault(lms_student(member), []).append(
+                dataclasses.replace(entry, lms=member)
+            )
+            systems.add("Canvas (group assignment)")
+        if members:
+            continue
         if lms is not None and (lms.system == "moodle" or flat):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
@@ -537,6 +584,32 @@ def _moodle_teams(
     return teams, rest
 
 
+def _canvas_groups(
+    entries: list[_Entry], names: Sequence[NameReader], notes: list[str]
+) -> tuple[dict[str, tuple[str, list[LmsInfo]]] | None, list[_Entry]]:
+    """The groups of a Canvas group set's CSV export beside the files (None without one), and
+    the download's other files (:mod:`autograder.intake.canvas`, group assignments)."""
+    if canvas.parse_name not in names:
+        return None, entries
+    found, rest = None, []
+    for entry in entries:
+        read = (
+            canvas.read_groups(_small(entry))
+            if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
+            else None
+        )
+        if read is None:
+            rest.append(entry)
+            continue
+        found = {**(found or {}), **read}
+        notes.append(
+            f"{entry.where}: read as a Canvas group set's export: "
+            f"{len({group for group, _ in read.values()})} group(s); a file named after its "
+            f"user's group is graded for each member"
+        )
+    return found, rest
+
+
 def _team_entry(
     entry: _Entry,
     teams: dict[str, list[LmsInfo]] | None,
@@ -544,26 +617,36 @@ def _team_entry(
     notes: list[str],
     lost: list[str],
 ) -> bool:
-    """Give a Moodle team submission's file to each member of its group (by the worksheet's
-    ``teams``); say so when it is a team's and its members are not known. Whether it was."""
-    team = moodle.team_of(entry.parts[0], len(entry.parts) > 1)
-    if team is not None and teams is not None and team in teams:
+    """In a Moodle team download, give a group's file to each member of its group (by the
+    worksheet's ``teams``), or say why it is not graded: the worksheet is missing or does not
+    list the group. Whether it was a team's file."""
+    folder = len(entry.parts) > 1
+    team = moodle.team_of(entry.parts[0], folder)
+    if team is None:
+        return False
+    if teams is not None and team in teams:
         for member in teams[team]:
             groups.setdefault(lms_student(member), []).append(
                 dataclasses.replace(entry, lms=member)
             )
         return True
-    if team == moodle.DEFAULT_TEAM and (teams is None or team not in teams):
-        _lose(
-            entry,
-            f"a Moodle team submission of the students in no group ({team!r}), and the download "
-            f"does not say who they are: add the assignment's grading worksheet (Submissions -> "
-            f"Download grading worksheet) to the download, and each member gets a row",
-            notes,
-            lost,
-        )
-        return True
-    return False
+    group = parse_lms_name(entry.parts[0], folder, (moodle.parse_name,))
+    which = (
+        f"the students in no group ({team!r})"
+        if moodle.no_group(entry.parts[0], folder)
+        else f"the group {team!r} (group id {group.user_id if group else '?'}, not a participant)"
+    )
+    why = (
+        "which the grading worksheet does not list (a group made after the worksheet was "
+        "downloaded, or a worksheet of some groups only): download the worksheet again, with "
+        "every group, and put it beside the folders"
+        if teams is not None
+        else "and the download does not say who its members are: add the assignment's grading "
+        "worksheet (Submissions -> Download grading worksheet; read by its English column "
+        "titles, Identifier, Full name and Group) to the download, and each member gets a row"
+    )
+    _lose(entry, f"a Moodle team submission of {which}, {why}", notes, lost)
+    return True
 
 
 def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
@@ -599,8 +682,11 @@ def _claimed(
     notes: list[str],
     lost: list[str],
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> dict[str, list[_Entry]]:
-    """Group files by student as the platform's module says (:class:`Claims`)."""
+    """Group files by student as the platform's module says (:class:`Claims`); a file the
+    platform says was handed in for another problem set than ``problem_set`` is noted, not
+    graded."""
     claims: Claims = platform.claim(entries, _small, course_offset)
     notes.extend(claims.notes)
     groups: dict[str, list[_Entry]] = {}
@@ -608,7 +694,13 @@ def _claimed(
         owners: list[Owner] = claims.owners.get(entry.where, [])
         if not owners and entry.where not in claims.explained:
             _lose(entry, f"the {platform.TITLE} download gives it no student", notes, lost)
-        for owner in owners:
+        others = {o.problem_set or "" for o in owners if _another(o, problem_set)}
+        if others:
+            notes.append(
+                f"{entry.where}: not graded, handed in for {', '.join(sorted(others))}, "
+                f"not {problem_set}"
+            )
+        for owner in (o for o in owners if not _another(o, problem_set)):
             if not _STUDENT_ID.match(owner.student):
                 _lose(entry, f"{owner.student!r} is not a valid student id", notes, lost)
                 continue
@@ -621,6 +713,11 @@ def _claimed(
                 )
             )
     return groups
+
+
+def _another(owner: Owner, problem_set: str | None) -> bool:
+    """Whether the platform says ``owner``'s file was handed in for another problem set."""
+    return None not in (owner.problem_set, problem_set) and owner.problem_set != problem_set
 
 
 def _matches(name: str, notebook: str, flat: bool) -> bool:
@@ -692,6 +789,7 @@ def collect_submissions(
     notebook: str,
     lms: str | None = None,
     course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
 
@@ -707,6 +805,9 @@ def collect_submissions(
         The course's offset from UTC (its deadline's), which settles a zone abbreviation that
         names several zones (:data:`autograder.intake.lms.AMBIGUOUS`); without it, or when it
         does not settle one, a time in such a zone is not read and its note says why.
+    problem_set : str, optional
+        The problem set's id: in a download of the whole course (nbgrader's exchange or
+        ``submitted`` folder) only its submissions are read, the others noted.
 
     Returns
     -------
@@ -720,20 +821,25 @@ def collect_submissions(
         If ``path`` does not exist, is neither a folder nor a zip archive, or holds no files, or
         ``lms`` is no format this grader reads.
     """
-    return _collect(Path(path), notebook, lms, 0, course_offset)
+    return _collect(Path(path), notebook, lms, 0, course_offset, problem_set)
 
 
 def _collect(
-    path: Path, notebook: str, lms: str | None, depth: int, course_offset: timedelta | None = None
+    path: Path,
+    notebook: str,
+    lms: str | None,
+    depth: int,
+    course_offset: timedelta | None = None,
+    problem_set: str | None = None,
 ) -> Collection:
     """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
     found = Collection()
     entries = _entries(path, found.notes)
     if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
-        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset)
+        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset, problem_set)
     platform = _platform(entries, lms)
     if platform is not None:
-        groups = _claimed(platform, entries, found.notes, found.lost, course_offset)
+        groups = _claimed(platform, entries, found.notes, found.lost, course_offset, problem_set)
         found.platform = platform.TITLE
     else:
         groups, found.platform = _by_student(
@@ -753,6 +859,15 @@ def _download_times(found: Collection) -> None:
     infos = [s.lms for s in found.submissions] + [u.lms for u in found.unmatched]
     systems = {i.system for i in infos if i is not None and i.system in _NAME_MODULES}
     found.marks_late = any(_NAME_MODULES[s].MARKS_LATE for s in systems)
+    named = any(i is not None and i.system == "canvas" and not i.anonymous for i in infos)
+    if named and not any("as a Canvas group set's export" in n for n in found.notes):
+        found.notes.insert(
+            0,
+            "Canvas: if this is a group assignment graded as a group, the download holds one "
+            "file per group, named after the group and one member's user id, and the other "
+            "members are not in it: add the group set's CSV export (People -> Groups -> the "
+            "group set's menu -> Export) to the download, and each member gets their own row",
+        )
     if "moodle" in systems and not any("as Moodle's grading worksheet" in n for n in found.notes):
         found.notes.insert(
             0,

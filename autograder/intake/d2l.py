@@ -7,16 +7,17 @@ it, cgmb/d2lmf ``d2lmf/d2lmf.py``, ``parse_submission_dirname``: an id, the stud
 time, separated by `` - ``; the current time format as Brightspace downloads show it, e.g.
 ``Assignment 1 Download Oct 11, 2015 803 PM.zip`` in its ``README.md``). The folder carries no
 login, so the student is their name (``Jane Doe`` gives ``jane-doe``, as d2lmf merges a
-student's folders by name); the ids are kept. The time is in the downloading user's zone, which
-Brightspace does not write: it is read as UTC, and ``collection.txt`` says so. Of a student's
-several submissions the newest is graded.
+student's folders by name); the ids are kept. The time is the downloading user's wall-clock time,
+whose zone Brightspace does not write: it is read in the zone of the course's deadline (its offset
+in the late policy, the instructor's), and as UTC only when the course gives no deadline;
+``collection.txt`` says which. Of a student's several submissions the newest is graded.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
 
@@ -38,14 +39,15 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(_FOLDER.match(part) for p in paths for part in p[:-1])
 
 
-def _time(text: str) -> float | None:
-    """A folder's time as POSIX seconds (read as UTC), or None if it is no time."""
+def _time(text: str, where: tzinfo = timezone.utc) -> float | None:
+    """A folder's time as POSIX seconds (its wall-clock time read in ``where``), or None if it
+    is no time."""
     found = _CLOCK.match(text)
     if found is None:
         return None
     clock = f"{found['date']}{found['hour']}:{found['minute']} {found['half']}"
     try:
-        return datetime.strptime(clock, _FORMAT).replace(tzinfo=timezone.utc).timestamp()
+        return datetime.strptime(clock, _FORMAT).replace(tzinfo=where).timestamp()
     except ValueError:
         return None
 
@@ -70,9 +72,10 @@ def _shared_names(claims: Claims) -> list[str]:
 def claim(
     files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
 ) -> Claims:
-    """Each submission folder's files, owned by the student it names, at its time.
-    ``course_offset`` is not read: these times name no zone abbreviation."""
+    """Each submission folder's files, owned by the student it names, at its time: the folder's
+    wall-clock time read at ``course_offset`` (the course's deadline's offset), UTC without it."""
     claims = Claims()
+    where = timezone.utc if course_offset is None else timezone(course_offset)
     for file in files:
         folder = next((part for part in file.parts[:-1] if _FOLDER.match(part)), None)
         if folder is None:
@@ -83,11 +86,17 @@ def claim(
         assert found is not None
         student = slug(found.group("name")) or found.group("ids")
         info = LmsInfo(NAME, found.group("ids"), found.group("name"), False, None, folder)
-        claims.own(file, Owner(student, info, _time(found.group("when")), file.parts[-1]))
+        claims.own(file, Owner(student, info, _time(found.group("when"), where), file.parts[-1]))
     claims.notes += _shared_names(claims)
     if claims.owners:
         claims.notes.append(
-            f"{TITLE}: the times in the folder names are in the downloading user's zone, "
-            f"which Brightspace does not write; read as UTC"
+            f"{TITLE}: the times in the folder names are the downloading user's wall-clock "
+            f"times, whose zone Brightspace does not write; "
+            + (
+                "read as UTC, for the course gives no deadline (write the problem set's "
+                "deadline in the late policy with your offset, and they are read at it)"
+                if course_offset is None
+                else f"read at the offset of the course's deadline, {where.tzname(None)}"
+            )
         )
     return claims

@@ -131,12 +131,17 @@ class Owner:
         the late policy reports as no evidence.
     name : str
         The notebook's own name, without what the platform added to it.
+    problem_set : str or None
+        The problem set the platform says it was handed in for (nbgrader's assignment id, in a
+        download that holds every problem set of the course), None when the download is one
+        problem set's.
     """
 
     student: str
     info: LmsInfo
     submitted_at: float | None
     name: str
+    problem_set: str | None = None
 
 
 @dataclass

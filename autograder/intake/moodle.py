@@ -18,14 +18,25 @@ folder (or prefix) per group, not per student: ``downloader::get_student_prefix`
 ``clean_filename(<group name with _ as space>_<group id>)``, or ``Default group`` with no id for
 the students in no group (``get_string('defaultteam')``), then ``_assignsubmission_<plugin>``,
 and writes each group's files once. The zip does not say who a group's members are, and a
-group's folder reads like a student's (the group id where the participant id would be). The
-members come from the assignment's grading worksheet ("Download grading worksheet"), which
+group's folder reads like a student's (the group id where the participant id would be). Only the
+folder of the students in no group carries no id, whatever the site's language (a participant's
+always carries one): a download that holds it, or a team worksheet, is a team download, in which
+every folder is a group's (:func:`no_group`). The members come from the assignment's grading
+worksheet ("Download grading worksheet"), which
 lists every participant with their ``Identifier`` (``Participant <id>``), ``Full name`` and, in
 a team assignment, ``Group`` (the group's name, or ``Default group``: ``mod/assign/
 gradingtable.php``, ``col_team``). Put it in the download, beside the folders: a folder whose
 name is a group of the worksheet gives each member their own row, under the id (and participant
-id) an individual download gives them. Without it, a ``Default group`` folder is not graded and
-says so, and every Moodle download's notes say that a team assignment needs the worksheet.
+id) an individual download gives them. In a team download, a group's folder the worksheet does
+not list, or every group's folder without a worksheet, is not graded and says why (never graded
+as a participant of the group's id); where nothing says the download is a team one, every
+Moodle download's notes say that a team assignment needs the worksheet.
+
+The worksheet is read by its English column titles: Moodle writes them, and ``Participant``,
+in the downloading user's language (``gradingtable.php``: ``get_string('recordid', 'assign')``,
+``get_string('hiddenuser', 'assign')``; a German site writes ``ID`` and ``Teilnehmer/in``, and
+``defaultteam`` is ``Standard-Gruppe``), so another language's worksheet is not read: the team
+folders are then not graded, with the reason.
 """
 
 from __future__ import annotations
@@ -36,7 +47,15 @@ import re
 
 from autograder.intake.lms import LmsInfo
 
-__all__ = ["FILE_TIME", "MARKS_LATE", "DEFAULT_TEAM", "parse_name", "read_teams", "team_of"]
+__all__ = [
+    "FILE_TIME",
+    "MARKS_LATE",
+    "DEFAULT_TEAM",
+    "parse_name",
+    "read_teams",
+    "team_of",
+    "no_group",
+]
 
 #: Whether a file's time in the download is when it was handed in: no, the download's own time.
 FILE_TIME = False
@@ -86,6 +105,20 @@ def team_of(name: str, folder: bool = False) -> str | None:
     if not (team and (folder or team.group("file"))):
         return None
     return team.group("team")
+
+
+def no_group(name: str, folder: bool = False) -> bool:
+    """Whether a team submission's folder (or flat file's prefix) is the one of the students in
+    no group: a team's name with no group id (``Default group`` in English, another name in
+    another language), which no participant's folder is.
+
+    >>> no_group("Standard-Gruppe_assignsubmission_file", folder=True)
+    True
+    >>> no_group("Jane Doe_201_assignsubmission_file", folder=True)
+    False
+    """
+    team = _TEAM.match(name)
+    return bool(team and (folder or team.group("file")) and team.group("group") is None)
 
 
 def read_teams(data: bytes | None) -> dict[str, list[LmsInfo]] | None:

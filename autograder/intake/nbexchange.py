@@ -13,7 +13,9 @@ random string (``base64.urlsafe_b64encode(os.urandom(9))``) never does, and its 
 (``collect.py`` splits from the right), so the folder is split where the rest reads as a
 timestamp. The student is nbgrader's student id; the time is
 ``timestamp.txt`` (the folder name's timestamp without it), never the copy's file time. Of several
-submissions of one student the newest is graded, as ``nbgrader collect`` does.
+submissions of one student the newest is graded, as ``nbgrader collect`` does. Both folders hold
+every problem set of the course: each file carries the problem set its folder names
+(:attr:`autograder.intake.lms.Owner.problem_set`), and only the one being graded is read.
 """
 
 from __future__ import annotations
@@ -61,15 +63,15 @@ def _stamp(text: str, course_offset: timedelta | None) -> tuple[float | None, st
         return None, f"its time {text.strip()!r} is ambiguous: {exc}"
 
 
-def _inbound(name: str) -> tuple[str, str] | None:
-    """An inbound folder's student and timestamp (``<student>+<ps>+<timestamp>[+<random>]``),
-    or None when ``name`` is not one."""
+def _inbound(name: str) -> tuple[str, str, str] | None:
+    """An inbound folder's student, problem set and timestamp (``<student>+<ps>+<timestamp>
+    [+<random>]``), or None when ``name`` is not one."""
     parts = name.split("+")
     for end in (len(parts), len(parts) - 1):  # without nbgrader's random string, then with it
         for start in range(2, end):
             stamp = "+".join(parts[start:end])
             if all(parts[: start - 1]) and parts[start - 1] and any(_stamp(stamp, None)):
-                return "+".join(parts[: start - 1]), stamp
+                return "+".join(parts[: start - 1]), parts[start - 1], stamp
     return None
 
 
@@ -83,8 +85,9 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(_anchor(p) is not None or (len(p) >= 3 and p[-1] == _STAMP) for p in paths)
 
 
-def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str]]:
-    """Every submission's folder (as path parts) → its student and the folder's own time."""
+def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str, str]]:
+    """Every submission's folder (as path parts) → its student, problem set and the folder's
+    own time."""
     folders = {}
     for file in files:
         index = _anchor(file.parts)
@@ -93,7 +96,7 @@ def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str]
             assert found is not None
             folders[file.parts[: index + 1]] = found
         elif len(file.parts) >= 3 and file.parts[-1] == _STAMP:
-            folders.setdefault(file.parts[:-1], (file.parts[-3], ""))
+            folders.setdefault(file.parts[:-1], (file.parts[-3], file.parts[-2], ""))
     return folders
 
 
@@ -106,7 +109,7 @@ def claim(
     claims = Claims()
     folders = _folders(files)
     times: dict[tuple[str, ...], float | None] = {
-        folder: _stamp(stamp, course_offset)[0] for folder, (_, stamp) in folders.items()
+        folder: _stamp(stamp, course_offset)[0] for folder, (_, _, stamp) in folders.items()
     }
     for file in files:
         if file.parts[-1] == _STAMP and file.parts[:-1] in folders:
@@ -128,7 +131,7 @@ def claim(
         folder = next((f for f in folders if file.parts[: len(f)] == f), None)
         if folder is None or file.parts[-1] == _STAMP:
             continue
-        student = folders[folder][0]
+        student, problem_set, _ = folders[folder]
         when = times[folder]
         if when is None:
             claims.notes.append(
@@ -137,5 +140,5 @@ def claim(
                 f"was handed in"
             )
         info = LmsInfo(NAME, student, student, False, None, "/".join(folder))
-        claims.own(file, Owner(student, info, when, file.parts[-1]))
+        claims.own(file, Owner(student, info, when, file.parts[-1], problem_set))
     return claims

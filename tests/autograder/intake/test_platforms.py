@@ -227,8 +227,28 @@ def gradescope(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str,
     return members, expected
 
 
+def canvas_groups(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Canvas's download of a group assignment graded as a group, with the group set's export
+    beside it (:func:`_canvas_group_set`): each group's submission once, its representative's,
+    named after the group (canvas-lms ``app/models/assignment.rb``, ``representatives``;
+    ``lib/content_zipper.rb``), a student in no group under their display name. The "correct"
+    submission is a group of two, its partner :data:`CANVAS_PARTNER`."""
+    people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7"),
+              ("Ann Lee", "110", "Café Crew"), ("John Roe", "103", "")]
+    files = {"correct": "team7_104_5004", "blank": "cafécrew_110_5010",
+             "late": "johnroe_LATE_103_5003"}
+    members = {f"{files[who]}_{NB}": notebooks[kind] for who, (kind, _) in STUDENTS.items()}
+    members["PS1 groups.csv"] = _canvas_group_set(people)
+    return members, {"correct": "jane-doe-104", "blank": "ann-lee-110", "late": "johnroe-103"}
+
+
+#: The partner of the Canvas group of :func:`canvas_groups`.
+CANVAS_PARTNER = "max-poe-108"
+
+
 DOWNLOADS = {
     "canvas-anonymous": (canvas_anonymous, "Canvas (anonymous grading)"),
+    "canvas-groups": (canvas_groups, "Canvas and Canvas (group assignment)"),
     "blackboard": (blackboard, "Blackboard Learn"),
     "nbgrader-inbound": (nbgrader_inbound, "nbgrader (exchange inbound or submitted)"),
     "nbgrader-submitted": (nbgrader_submitted, "nbgrader (exchange inbound or submitted)"),
@@ -239,9 +259,9 @@ DOWNLOADS = {
 PRECISION = {"d2l": 60}
 #: The downloads that give no time (their zip stamps the download's) and mark a late file
 #: instead: one day late by the late policy's words (``autograder/intake/late.py``).
-MARKED = {"canvas-anonymous"}
+MARKED = {"canvas-anonymous", "canvas-groups"}
 #: Students a download gives besides the three (a group's partner), and whose grade they share.
-PARTNERS = {"gradescope": {PARTNER: "correct"}}
+PARTNERS = {"gradescope": {PARTNER: "correct"}, "canvas-groups": {CANVAS_PARTNER: "correct"}}
 
 
 @pytest.fixture(scope="module")
@@ -894,10 +914,10 @@ def test_a_moodle_team_submission_gives_each_member_their_row(tmp_path):
     assert "team" in found.platform.lower()
     assert any("grading worksheet" in n for n in found.notes)
     found = collect_submissions(_zip(tmp_path / "bare.zip", moodle_teams(False)), NB)
-    assert len(found.lost) == 1 and "Default group" in found.lost[0], found.lost
-    assert "grading worksheet" in found.lost[0]
-    assert any(n.startswith("Moodle: if this assignment takes team submissions")
-               for n in found.notes), found.notes
+    assert not found.submissions, "a group's id is not a participant's"
+    assert len(found.lost) == 2 and all("grading worksheet" in why for why in found.lost)
+    assert any("Default group" in why for why in found.lost), found.lost
+    assert any("'Team Alpha' (group id 42" in why for why in found.lost), found.lost
 
 
 def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks):
@@ -934,3 +954,242 @@ def test_a_deadline_in_the_servers_zone_settles_its_ambiguous_receipts(notebooks
         assert records[expected[who]]["late"]["days"] == _days_late(when), who
     assert _days_late(LATE) > 0
     assert "ambiguous" not in (out / "collection.txt").read_text()
+
+
+@pytest.mark.parametrize("region", ["Asia/Tokyo", "America/Chicago", "UTC"])
+def test_d2l_times_are_read_in_the_zone_of_the_courses_deadline(tmp_path, region):
+    """Brightspace names each folder with the downloading user's wall-clock time and no zone
+    (``Oct 11, 2015 803 PM``, cgmb/d2lmf ``README.md``). A course in Tokyo whose student hands in
+    at 11:30 PM, half an hour before a midnight deadline, is on time; in Chicago, 1:30 AM the
+    next day is late. Read as UTC they were the other way round. The deadline in ``late.toml``,
+    written at the course's offset, gives the zone; the note says which was used."""
+    from autograder.intake.late import load_policy
+
+    deadline = datetime(2026, 11, 20, 23, 59, tzinfo=ZoneInfo(region))
+    whens = {"Jane Doe": deadline - timedelta(minutes=29),
+             "John Roe": deadline + timedelta(minutes=91)}
+    members = {"index.html": b"<html></html>"}
+    for n, (name, when) in enumerate(whens.items()):
+        local = when.astimezone(ZoneInfo(region))  # what the instructor's Brightspace writes
+        stamp = f"{local:%b} {local.day}, {local.year} {int(local.strftime('%I'))}{local:%M %p}"
+        members[f"{118000 + n}-{2557369 + n} - {name} - {stamp}/{NB}"] = name.encode()
+    offset = deadline.utcoffset()
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, course_offset=offset)
+    got = {s.lms.name: s.submitted_at for s in found.submissions}
+    assert got == {name: when.timestamp() for name, when in whens.items()}, found.notes
+    (tmp_path / "late.toml").write_text(
+        f"[{PS}]\ndeadline = {deadline.isoformat()}\npercent_per_day = 10\n")
+    rule = load_policy(tmp_path / "late.toml").for_problem_set(PS)
+    days = {s.lms.name: rule.assess(s.student_id, s.submitted_at).days
+            for s in found.submissions}
+    assert days == {"Jane Doe": 0, "John Roe": 1}
+    assert any("read at the offset of the course's deadline" in n for n in found.notes)
+    bare = collect_submissions(_zip(tmp_path / "d.zip", members), NB)  # no deadline: UTC, said
+    assert any("read as UTC, for the course gives no deadline" in n for n in bare.notes)
+
+
+@pytest.mark.parametrize("layout", ["submitted", "inbound"])
+def test_nbgraders_course_folders_give_only_this_problem_sets_submissions(tmp_path, layout):
+    """nbgrader keeps every problem set of the course in one ``submitted/<student>/<ps>/``
+    (``nbgrader collect``, ``exchange/default/collect.py``) and one exchange ``inbound/
+    <student>+<ps>+<timestamp>+<random>/`` (``exchange/default/submit.py``). Grading one
+    problem set from them reads only its folders: a student who handed in only another set has
+    no row (they were graded on that set's notebook, "the only notebook they handed in"), and the
+    other set's files are noted, not lost."""
+    from autograder.grading.problemset import list_problem_sets
+
+    other = next(p for p in list_problem_sets() if p != PS)
+    other_nb = ProblemSet(other).notebook_name
+    members = {}
+    for student, ps, nb, data in [("alice", PS, NB, b"alice-1"), ("alice", other, other_nb, b"a2"),
+                                  ("bob", other, other_nb, b"bob-2")]:
+        stamp = _nbgrader_stamp(ON_TIME if ps == PS else LATE)
+        folder = (f"submitted/{student}/{ps}" if layout == "submitted"
+                  else f"inbound/{student}+{ps}+{stamp}+AbCdEfGhIjKl")
+        members[f"{folder}/{nb}"] = data
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+    download = _zip(tmp_path / "course.zip", members)
+    found = collect_submissions(download, NB, problem_set=PS)
+    assert [(s.student_id, s.data, s.submitted_at) for s in found.submissions] == [
+        ("alice", b"alice-1", ON_TIME.timestamp())], found.notes
+    assert not found.unmatched and not found.lost
+    said = [n for n in found.notes if f"handed in for {other}, not {PS}" in n]
+    assert len(said) == 2 and any("bob" in n for n in said), found.notes
+
+
+def test_a_moodle_group_the_worksheet_does_not_list_is_not_a_participant(tmp_path):
+    """A team download's folder is a group's, named ``<group>_<group id>`` (moodle
+    ``mod/assign/classes/downloader.php``, ``get_student_prefix``), even when the worksheet
+    beside it does not list the group (made after the worksheet was downloaded): it was graded
+    as a participant whose participant id was the group id, and ``moodle-worksheet.csv`` gave
+    that grade to ``Participant 43``. It is not graded, and the reason says to download the
+    worksheet again."""
+    members = moodle_teams(True)
+    members[f"Team Beta_43_assignsubmission_file/{NB}"] = b"beta"
+    found = collect_submissions(_zip(tmp_path / "teams.zip", members), NB)
+    worksheet = {pid for pid, _, _ in TEAMS}
+    assert {s.lms.user_id for s in found.submissions} == worksheet, found.notes
+    (lost,) = found.lost
+    assert lost.startswith(f"Team Beta_43_assignsubmission_file/{NB}")
+    assert "does not list" in lost and "worksheet again" in lost
+
+
+def test_a_non_english_moodle_team_download_grades_no_group_as_a_participant(tmp_path):
+    """The students in no group's folder is ``get_string('defaultteam', 'mod_assign')`` in the
+    downloading user's language, without a group id (``downloader.php``,
+    ``get_student_prefix``): ``Standard-Gruppe`` on a German site (Moodle's German language
+    pack, ``assign.php``). A participant's folder always carries an id, so that folder says the
+    download is a team one in any language: without a worksheet the groups' folders are not
+    graded, each with the reason, instead of the groups graded as participants and the default
+    group's folder lost as "not a valid student id"."""
+    members = {f"Team Alpha_42_assignsubmission_file/{NB}": b"team",
+               f"Standard-Gruppe_assignsubmission_file/{NB}": b"alone"}
+    found = collect_submissions(_zip(tmp_path / "de.zip", members), NB)
+    assert not found.submissions and len(found.lost) == 2, found.notes
+    assert all("team submission" in why and "grading worksheet" in why for why in found.lost)
+    assert found.platform == "Moodle (team submissions)"
+
+
+def test_a_stray_file_in_a_blackboard_download_loses_nobody(tmp_path):
+    """Windows Explorer leaves ``Thumbs.db`` and ``desktop.ini`` in a folder it shows, and an
+    instructor keeps notes beside the attempts: Blackboard's download was then not recognised
+    (every file had to be an attempt's), and every notebook was lost as "'PS1 PCA' is not a valid
+    student id". The attempts and receipts decide; the stray files are noted."""
+    members, expected = blackboard({"correct": b"1", "blank": b"2"})
+    members.update({"Thumbs.db": b"\xd0\xcf", "desktop.ini": b"[.ShellClassInfo]",
+                    "grading notes.txt": b"check Q3 by hand"})
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    assert found.platform == "Blackboard Learn" and not found.lost, found.notes
+    assert {s.student_id for s in found.submissions} == set(expected.values())
+    assert any(n.startswith("grading notes.txt: not graded") for n in found.notes), found.notes
+    assert any(n.startswith("Thumbs.db: ignored") for n in found.notes), found.notes
+
+
+@pytest.mark.parametrize("folder", ["stat101-ps1_pca submissions", "dl"])
+def test_a_one_student_canvas_download_in_its_folder_keeps_the_students_ids(tmp_path, folder):
+    """Canvas's zip unzipped into a folder and zipped again, with one student so far (its file
+    ``<name>_[LATE_]<user id>_<attachment id>_<file>`` or ``anon_<id>_<attachment id>_<file>``,
+    canvas-lms ``lib/content_zipper.rb``): the folder was taken for the student (graded as
+    ``dl``, or lost as "not a valid student id"). Its file's names say who it is."""
+    cases = {f"doejane_LATE_101_5001_{NB}": ("doejane-101", True),
+             f"anon_Vh2iS_5002_{NB}": ("anon-Vh2iS", False)}
+    for name, (student, late) in cases.items():
+        found = collect_submissions(_zip(tmp_path / "c.zip", {f"{folder}/{name}": b"1"}), NB)
+        assert [(s.student_id, s.lms and s.lms.late) for s in found.submissions] == [
+            (student, late)], found.notes
+        assert not found.lost
+
+
+def _canvas_group_set(rows: list[tuple[str, str, str]]) -> bytes:
+    """A Canvas group set's CSV export (canvas-lms ``GET /api/v1/group_categories/:id/export``;
+    the columns and values as ``spec/apis/v1/group_categories_api_spec.rb`` checks them: the
+    user's display name, Canvas user id, SIS id, login, sections, group name, group id, SIS
+    group id), one row per student, the group empty for a student in none."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["name", "canvas_user_id", "user_id", "login_id", "sections", "group_name",
+                     "canvas_group_id", "group_id"])
+    for name, user, group in rows:
+        writer.writerow([name, user, "", f"u{user}", "STAT 101", group,
+                         "77" if group else "", ""])
+    return out.getvalue().encode()
+
+
+def test_a_canvas_group_assignment_gives_each_member_their_row(tmp_path):
+    """A group assignment graded as a group: Canvas's zip holds each group's submission once,
+    its representative's, named after the group (canvas-lms ``app/models/assignment.rb``,
+    ``representatives``: "the students name will be changed to the group's name";
+    ``lib/content_zipper.rb`` lower-cases it and drops what is not a word character). A
+    student in no group keeps their display name. With the group set's export beside the files,
+    each member gets the group's file, its LATE mark and attachment id, under their own user id;
+    without it, only the representative had a row (``team7-104``) and nothing was said."""
+    people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7"),
+              ("Lee Kim", "109", "Team 7"), ("Ann Lee", "110", "Café Crew"),
+              ("Bo Chen", "111", "Café Crew"), ("John Roe", "103", "")]
+    members = {f"team7_104_5004_{NB}": b"team7", f"cafécrew_LATE_111_5011_{NB}": b"cafe",
+               f"johnroe_103_5003_{NB}": b"alone"}
+    bare = collect_submissions(_zip(tmp_path / "bare.zip", members), NB)
+    assert any(n.startswith("Canvas: if this is a group assignment") for n in bare.notes)
+    members["PS1 groups.csv"] = _canvas_group_set(people)
+    found = collect_submissions(_zip(tmp_path / "groups.zip", members), NB)
+    assert not found.lost and not found.unmatched, found.notes
+    got = {s.lms.user_id: s for s in found.submissions}
+    assert set(got) == {user for _, user, _ in people}
+    for _, user, group in people:
+        sub = got[user]
+        expected = {"Team 7": b"team7", "Café Crew": b"cafe", "": b"alone"}[group]
+        assert sub.data == expected and sub.lms.late == (group == "Café Crew"), user
+    assert got["108"].lms.attachment_id == "5004" and got["108"].student_id == "max-poe-108"
+    assert got["103"].student_id == "johnroe-103"  # no group: the file is the student's own
+    assert "Canvas (group assignment)" in found.platform
+    assert not any(n.startswith("Canvas: if this is a group assignment") for n in found.notes)
+
+
+def test_a_canvas_group_set_beside_an_individual_assignment_changes_nobody(tmp_path):
+    """The group set's export beside an individual assignment's download: each file carries its
+    student's sortable name, not their group's, so it stays theirs alone."""
+    members = {f"doejane_104_5004_{NB}": b"1", f"poemax_108_5008_{NB}": b"2",
+               "groups.csv": _canvas_group_set([("Jane Doe", "104", "Team 7"),
+                                                ("Max Poe", "108", "Team 7")])}
+    found = collect_submissions(_zip(tmp_path / "c.zip", members), NB)
+    assert {(s.student_id, s.data) for s in found.submissions} == {
+        ("doejane-104", b"1"), ("poemax-108", b"2")}
+
+
+@pytest.mark.parametrize("graded", ["canvas-groups"], indirect=True)
+def test_each_canvas_group_member_gets_the_grade_and_the_group_one_feedback_file(graded):
+    """``canvas.csv`` (Canvas's gradebook import matches the ``ID`` column, the user id) has a
+    row for every member of a group; the feedback zip for "Re-Upload Submissions" has the
+    group's file once, under the download's name, which Canvas gives to every member
+    (``generate_comments_from_files``: ``group_students``), and says so of the others."""
+    _, _, out, expected = graded
+    base = out.parent
+    exported = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", PS, "--out", str(out), "--canvas",
+         "--feedback-archive", "--course", str(base / "release"),
+         "--late-policy", str(base / "late.toml")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    with (out / "exports" / "canvas.csv").open(newline="") as f:
+        ids = {row[1] for row in list(csv.reader(f))[2:]}
+    assert ids == {"104", "108", "110", "103"}
+    with zipfile.ZipFile(out / "exports" / "feedback-canvas.zip") as z:
+        names = sorted(z.namelist())
+    stem = Path(NB).stem
+    assert names == sorted(f"{p}_{stem}-feedback.html" for p in
+                           ("team7_104_5004", "cafécrew_110_5010", "johnroe_103_5003"))
+    assert f"{CANVAS_PARTNER}: left out, their group's file" in exported.stderr
+
+
+class _NoUtf8Flag(zipfile.ZipInfo):
+    """A member as Info-ZIP's ``zip`` writes it on Linux: the name's UTF-8 bytes, without the
+    UTF-8 flag (general purpose bit 11, PKWARE's APPNOTE.TXT 4.4.4)."""
+
+    def _encodeFilenameFlags(self):  # noqa: N802 (zipfile's own name)
+        return self.filename.encode("utf-8"), self.flag_bits
+
+
+def test_a_download_zipped_again_by_info_zip_keeps_every_name(tmp_path):
+    """The class's download unzipped and zipped again (``zip -r``): names without the UTF-8
+    flag were read as CP437, ``Zoë O'Neil`` as ``Zo├½ O'Neil``, student ``zo12-o-neil-203``
+    where the folder itself gives ``zoe-o-neil-203`` (another student on a regrade, or for an
+    extension), a Canvas group "Café Crew" no longer its export's, a D2L student split in two.
+    Each download read from such a zip names everyone as its folder does."""
+    for platform in ("d2l", "canvas-groups"):
+        members, _ = DOWNLOADS[platform][0]({"correct": b"1", "blank": b"2"})
+        folder = tmp_path / platform
+        for name, data in members.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        again = tmp_path / f"{platform}.zip"
+        with zipfile.ZipFile(again, "w") as z:
+            for name, data in members.items():
+                z.writestr(_NoUtf8Flag(name, DOWNLOADED.utctimetuple()[:6]), data)
+        with zipfile.ZipFile(again) as z:
+            assert not any(i.flag_bits & 0x800 for i in z.infolist())
+        oracle = collect_submissions(folder, NB)
+        found = collect_submissions(again, NB)
+        assert any(not n.isascii() for n in members)
+        assert [(s.student_id, s.lms.name, s.data) for s in found.submissions] == [
+            (s.student_id, s.lms.name, s.data) for s in oracle.submissions], found.notes
+        assert not found.lost
