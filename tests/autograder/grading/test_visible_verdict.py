@@ -37,7 +37,9 @@ _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
 #: A problem set whose ALS cells compare two returned factors together (up to one orthogonal Q).
 PS_ALS = ProblemSet("ps2_matrix_completion")
-SLOW_FIXTURES = ("answered", "answered_hand", "answered_als")
+#: A problem set whose question 5 (the score) follows question 4 (the log-likelihood).
+PS_MLE = ProblemSet("ps3_mle")
+SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -74,6 +76,11 @@ def answered_hand(tmp_path_factory) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def answered_als(tmp_path_factory) -> nbformat.NotebookNode:
     return _answered(PS_ALS, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_mle(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_MLE, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -276,3 +283,43 @@ def test_als_factors_get_the_same_verdict_in_the_check_and_the_grade(answered_al
         assert "yours is" in scores["als_visible"].message, scores["als_visible"]
     else:
         assert all(s.points == s.max_points for s in scores.values() if s.points is not None)
+
+
+def _score_as_a_tuple(nb):
+    """The gradient returned as ``return d_shape, d_rate``: the two entries of the array of shape
+    (2,) the question asks for, as a tuple."""
+    cell = _answer(nb, "gamma_score")
+    assert cell.source.count("    return np.array([d_shape, d_rate])") == 1, cell.source
+    cell.source = cell.source.replace("    return np.array([d_shape, d_rate])",
+                                      "    return d_shape, d_rate")
+    return nb
+
+
+def _log_likelihood_in_float32(nb):
+    """Question 4's log-likelihood computed in float32 (a mistake: it loses question 4's points),
+    gamma_score left right: question 5's visible test used to differentiate the student's
+    log-likelihood numerically, so the one mistake cost question 5's visible point too."""
+    cell = _answer(nb, "gamma_log_likelihood")
+    assert cell.source.count("x = np.asarray(x, dtype=float)") == 1, cell.source
+    cell.source = cell.source.replace("x = np.asarray(x, dtype=float)",
+                                      "x = np.asarray(x, dtype=np.float32)")
+    return nb
+
+
+@pytest.mark.parametrize("change, loses", [(_score_as_a_tuple, set()),
+                                           (_log_likelihood_in_float32,
+                                            {"gamma_log_likelihood_visible",
+                                             "gamma_log_likelihood_hidden"})])
+def test_the_score_keeps_its_points_for_a_tuple_and_for_an_earlier_mistake(answered_mle,
+                                                                           tmp_path, change,
+                                                                           loses):
+    """Problem set 3's question 5: a gradient returned as a tuple is the array it asks for, and
+    a float32 log-likelihood (question 4's mistake) costs question 4 alone. The check's line for
+    every visible cell is the grader's verdict."""
+    nb = change(copy.deepcopy(answered_mle))
+    said, scores = _check(nb, tmp_path, PS_MLE), _grade(nb, PS_MLE)
+    for gid, (verdict, line) in said.items():
+        full = scores[gid].points == scores[gid].max_points
+        assert (verdict == "ok") == full, (line, scores[gid])
+    wrong = {gid for gid, s in scores.items() if s.points is not None and s.points < s.max_points}
+    assert wrong == loses, {gid: scores[gid].message for gid in wrong}
