@@ -323,3 +323,23 @@ def test_the_score_keeps_its_points_for_a_tuple_and_for_an_earlier_mistake(answe
         assert (verdict == "ok") == full, (line, scores[gid])
     wrong = {gid for gid, s in scores.items() if s.points is not None and s.points < s.max_points}
     assert wrong == loses, {gid: scores[gid].message for gid in wrong}
+
+
+def test_a_ridge_step_off_by_a_stabiliser_shows_its_gradient(answered_als, tmp_path):
+    """``update_users`` solving with ``(reg + 1e-6) I``: the visible test's gradient, of size
+    about 1e-6, used to be shown rounded to four decimals (``[-0. -0.]``, which says nothing is
+    wrong); the line shows its size and the tolerance, and the verdict is the grader's."""
+    nb = copy.deepcopy(answered_als)
+    cell = _answer(nb, "update_users")
+    assert cell.source.count("A = Z_i.T @ Z_i + reg * np.eye(k)") == 1, cell.source
+    cell.source = cell.source.replace("A = Z_i.T @ Z_i + reg * np.eye(k)",
+                                      "A = Z_i.T @ Z_i + (reg + 1e-6) * np.eye(k)")
+    said, scores = _check(nb, tmp_path, PS_ALS), _grade(nb, PS_ALS)
+    verdict, line = said["update_users_visible"]
+    assert verdict == "FAIL" and scores["update_users_visible"].points == 0, line
+    shown = re.search(r"is \[([^\]]+)\], not zero \(up to (\S+), more than the tolerance (\S+)\)",
+                      line)
+    assert shown, line
+    gradient = [float(v) for v in shown.group(1).split(",")]
+    assert max(map(abs, gradient)) == pytest.approx(float(shown.group(2)), rel=0.05)
+    assert float(shown.group(2)) > float(shown.group(3)), line
