@@ -123,8 +123,9 @@ def read(results_dir, case: str,
             raise
         except Exception as exc:  # noqa: BLE001 - a corrupt file is the student's problem
             detail = f" ({exc})" if load is not None and isinstance(exc, ValueError) else ""
+            hint = getattr(exc, "hint", "return numbers or numpy arrays")
             raise AnswerUnavailable(f"your function's result could not be read back{detail}; "
-                                    "return numbers or numpy arrays") from None
+                                    f"{hint}") from None
     if data.is_file():
         raise AnswerUnavailable("your function returned an object too large to grade")
     if error.is_file() and error.stat().st_size <= 16_384:

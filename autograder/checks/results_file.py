@@ -46,6 +46,7 @@ __all__ = [
     "MAX_DIRECTORY_BYTES",
     "Limits",
     "Member",
+    "TooManyValues",
     "UnreadableResult",
     "examine",
     "load",
@@ -73,7 +74,18 @@ _NAME = re.compile(r"out(?:_(0|[1-9][0-9]{0,3}))?\.npy")
 
 
 class UnreadableResult(ValueError):
-    """A results file that is not what ``record`` writes; the message is for the student."""
+    """A results file that is not what ``record`` writes; the message is for the student.
+
+    ``hint`` says what to return instead (:func:`coursedata.results.read` adds it).
+    """
+
+    hint = "return numbers or numpy arrays"
+
+
+class TooManyValues(UnreadableResult):
+    """A results file holding more values than the case's answer has."""
+
+    hint = "return only the values the question asks for"
 
 
 @dataclass(frozen=True)
@@ -233,7 +245,7 @@ def examine(path: str | Path, limits: Limits) -> list[Member]:
             raise UnreadableResult("its arrays are not out, or out_0, out_1, ... in order")
         one = len(limits.values) == 1  # one array's entries returned as a tuple are that array
         if len(names) > (limits.values[0] if one else len(limits.values)):
-            raise UnreadableResult(
+            raise TooManyValues(
                 f"it holds {len(names)} values where the answer has {len(limits.values)}"
             )
         members = [_member(zf, info, limits.of(i)) for i, info in enumerate(infos)]
