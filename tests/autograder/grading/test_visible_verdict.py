@@ -39,7 +39,9 @@ _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
 PS_ALS = ProblemSet("ps2_matrix_completion")
 #: A problem set whose question 5 (the score) follows question 4 (the log-likelihood).
 PS_MLE = ProblemSet("ps3_mle")
-SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle")
+#: A problem set whose visible tests check properties (orthonormal rows, zero column means).
+PS_PCA = ProblemSet("ps1_pca")
+SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle", "answered_pca")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -81,6 +83,11 @@ def answered_als(tmp_path_factory) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def answered_mle(tmp_path_factory) -> nbformat.NotebookNode:
     return _answered(PS_MLE, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_pca(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_PCA, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -343,3 +350,44 @@ def test_a_ridge_step_off_by_a_stabiliser_shows_its_gradient(answered_als, tmp_p
     gradient = [float(v) for v in shown.group(1).split(",")]
     assert max(map(abs, gradient)) == pytest.approx(float(shown.group(2)), rel=0.05)
     assert float(shown.group(2)) > float(shown.group(3)), line
+
+
+def _centres_in_place(nb):
+    """``X -= mean``: the right values, but the caller's ``X_demo`` is centred by the call."""
+    cell = _answer(nb, "center")
+    assert cell.source.count("    return X - mean, mean") == 1, cell.source
+    cell.source = cell.source.replace("    return X - mean, mean", "    X -= mean\n    return X, mean")
+    return nb
+
+
+def _components_in_float32(nb):
+    """pca_eig's covariance in float32: its eigenvectors are orthonormal to about 1e-7 only."""
+    cell = _answer(nb, "pca_eig")
+    assert cell.source.count("    Xc = X - X.mean(axis=0)") == 1, cell.source
+    cell.source = cell.source.replace("    Xc = X - X.mean(axis=0)",
+                                      "    Xc = (X - X.mean(axis=0)).astype(np.float32)")
+    return nb
+
+
+@pytest.mark.parametrize("change, cell, said_is", [
+    (_centres_in_place, "center_visible", r"your center changed its argument X in place"),
+    (_components_in_float32, "pca_eig_visible",
+     r"C Cᵀ differs from the identity by up to (?P<off>\S+), more than the tolerance (?P<tol>\S+)"
+     r" \(compute in float64\)")])
+def test_a_property_test_says_what_differs(answered_pca, tmp_path, change, cell, said_is):
+    """Problem set 1's visible tests that check properties, not values: a function that centres
+    its argument in place was told "X_centered + mean should give X back" (the values it returned
+    were right), and float32 components "C Cᵀ has off-diagonal 4.8e-10 and diagonal [1. 1.]"
+    (both look exact). Each line now names the cause, or the difference and the tolerance, and is
+    the grader's verdict."""
+    nb = change(copy.deepcopy(answered_pca))
+    said, scores = _check(nb, tmp_path, PS_PCA), _grade(nb, PS_PCA)
+    verdict, line = said[cell]
+    assert verdict == "FAIL" and scores[cell].points == 0, (line, scores[cell])
+    shown = re.search(said_is, line)
+    assert shown, line
+    if "off" in shown.groupdict():
+        assert float(shown.group("off")) > float(shown.group("tol")), line
+    for gid, (verdict, line) in said.items():
+        assert (verdict == "ok") == (scores[gid].points == scores[gid].max_points), (line,
+                                                                                     scores[gid])
