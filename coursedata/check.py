@@ -30,6 +30,7 @@ sent anywhere and your notebook file is not modified.
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import os
 import re
@@ -58,6 +59,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: A frame of a notebook cell in IPython's traceback: ``Cell In[5], line 7``.
 _FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 _NOT_DEFINED = re.compile(r"name '([A-Za-z_]\w*)' is not defined")
+_UNEXPECTED = re.compile(r"^([A-Za-z_]\w*)\(\) got an unexpected keyword argument '(\w+)'")
 #: Characters of output past which a cell that ran out of time is said to have printed too much.
 _MUCH_OUTPUT = 100_000
 #: The signals that stop the check, named as the student knows them.
@@ -141,6 +143,38 @@ def _message(error: dict) -> str:
     return text.replace("\n", "\n      ")
 
 
+def _parameters(source: str, function: str) -> list[str] | None:
+    """The parameters of ``function`` as the answer cell ``source`` defines it at its top level."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            args = node.args
+            return ([a.arg for a in args.posonlyargs + args.args]
+                    + ([f"*{args.vararg.arg}"] if args.vararg else [])
+                    + [a.arg for a in args.kwonlyargs]
+                    + ([f"**{args.kwarg.arg}"] if args.kwarg else []))
+    return None
+
+
+def _renamed(error: dict, report: _Report) -> str | None:
+    """What a test's call by keyword says about a parameter the student renamed: the function's
+    parameters as written, and the name the problem set gives (the one the test passed)."""
+    found = _UNEXPECTED.match(str(error.get("evalue", "")).strip())
+    if error.get("ename") != "TypeError" or not found:
+        return None
+    function, keyword = found.groups()
+    owner = next((c for c in report.cells if c.kind == "answer" and function in c.defines), None)
+    params = _parameters(owner.source, function) if owner is not None else None
+    if params is None:
+        return None
+    return (f"{_message(error)}: your {function}'s parameters are ({', '.join(params)}); the "
+            f"test passes {keyword}=... by the name the problem set gives it: keep the "
+            "function's signature")
+
+
 def _explain(error: dict, report: _Report) -> str:
     """The error of a cell in words, with where it happened and what caused it."""
     name = _NOT_DEFINED.search(str(error.get("evalue", "")))
@@ -159,6 +193,8 @@ def _explain(error: dict, report: _Report) -> str:
         return f"{blank} is not written yet (it still raises NotImplementedError)"
     if error.get("ename") == "AssertionError" and str(error.get("evalue", "")).strip():
         return _message(error)  # the test's own message says what is wrong
+    if renamed := _renamed(error, report):
+        return renamed
     return _message(error) + _where(error, report)
 
 
