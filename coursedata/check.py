@@ -23,8 +23,9 @@ process may use as much memory as at grading, and the numerical libraries use on
 The exit status is 0 when every visible test passes and no function breaks the rules, 1 when a
 test fails or is missing or changed or a rule is broken, 2 when the notebook cannot be read, 130
 after Ctrl-C. Passing every visible test does not guarantee full marks: hidden tests check your
-functions on other inputs when your notebook is graded, and carry most of the points. Nothing is
-sent anywhere and your notebook file is not modified.
+functions on other inputs when your notebook is graded, and carry most of the points. A hidden
+cell may score the visible test's inputs again too, so a visible test that fails can cost part of
+its hidden cell as well. Nothing is sent anywhere and your notebook file is not modified.
 """
 
 from __future__ import annotations
