@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coursedata import rulecheck
-from coursedata.causes import causes, note
+from coursedata.causes import answer_functions, causes, note
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.grading import CELL_TIMEOUT_S, MEMORY_MB, ONE_THREAD, RESULTS_ENV
 from coursedata.naming import question_of
@@ -247,6 +247,19 @@ def _on_result(run: CellRun, report: _Report) -> None:
     _say(f"ERROR {cell.label}: {text}{tail}")
 
 
+def _passing_callees(report: _Report, gid: str) -> str:
+    """`` (this calls your loo_log_likelihood, ...)``: the earlier functions a failing cell uses
+    whose own visible tests passed. The grader also tries them on other inputs, and names one
+    that loses points there as the cause; the check cannot know, so it says where else to look."""
+    every = set(answer_functions(report.nb))
+    used = causes(report.nb, every).get(question_of(gid))
+    if not used:
+        return ""
+    return (f" (this calls your {', '.join(used)}, whose visible test passes here but which the "
+            "grader also tries on other inputs: if this function looks right, the mistake may be "
+            "there)")
+
+
 def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
     """Print a visible test's line: the grader's verdict on the cell, as far as it can be known."""
     meta = report.nb.cells[cell.index].metadata.get("nbgrader", {})
@@ -260,7 +273,7 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
         report.lost.add(question_of(gid))
         named = causes(report.nb, report.lost).get(question_of(gid))
         _say(f"FAIL  {head}: {failure}" + (note(named, "in its visible test above") if named
-                                           else ""))
+                                           else _passing_callees(report, gid)))
         return
     report.passed += 1
     if judged is None or judged.unchecked:

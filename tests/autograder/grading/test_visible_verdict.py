@@ -391,3 +391,23 @@ def test_a_property_test_says_what_differs(answered_pca, tmp_path, change, cell,
     for gid, (verdict, line) in said.items():
         assert (verdict == "ok") == (scores[gid].points == scores[gid].max_points), (line,
                                                                                      scores[gid])
+
+
+def test_a_failing_cell_names_the_earlier_function_whose_visible_test_passed(answered, tmp_path):
+    """``loo_log_likelihood`` with the common ``+ 1e-12`` inside its log: its visible case
+    (h = 0.3) hides it and passes, its hidden outlier case does not, and select_bandwidth, right
+    itself, fails on the smallest candidate. The grader names loo_log_likelihood as the cause; the
+    check's line used to name nothing, sending the student to look for a mistake in a correct
+    select_bandwidth."""
+    nb = copy.deepcopy(answered)
+    cell = _answer(nb, "loo_log_likelihood")
+    assert cell.source.count("logsumexp(log_k, axis=1)") == 1, cell.source
+    cell.source = cell.source.replace("logsumexp(log_k, axis=1)",
+                                      "np.log(np.sum(np.exp(log_k), axis=1) + 1e-12)")
+    said, scores = _check(nb, tmp_path), _grade(nb)
+    assert said["loo_log_likelihood_visible"][0] == "ok", said["loo_log_likelihood_visible"]
+    assert scores["loo_log_likelihood_hidden"].points < scores["loo_log_likelihood_hidden"].max_points
+    verdict, line = said["select_bandwidth_visible"]
+    assert verdict == "FAIL" and scores["select_bandwidth_visible"].points == 0, line
+    assert "loo_log_likelihood" in scores["select_bandwidth_visible"].message
+    assert "this calls your loo_log_likelihood, whose visible test passes here" in line, line
