@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coursedata import rulecheck
-from coursedata.causes import answer_functions, causes, note
+from coursedata.causes import answer_functions, calls, causes, note
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.grading import CELL_TIMEOUT_S, MEMORY_MB, ONE_THREAD, RESULTS_ENV
 from coursedata.naming import question_of
@@ -207,10 +207,16 @@ def _printer(cell: Cell, report: _Report) -> str:
         return cell.label
     called = {f for _, f, _ in report.visible[cell.grade_id].calls} if (
         cell.grade_id in report.visible) else set()
-    yours = [c.short.replace("your ", "", 1) for c in report.cells if c.kind == "answer"
-             and any(f in called or re.search(rf"\b{re.escape(f)}\b", cell.source)
-                     for f in c.defines)]
-    return f"your {', '.join(yours)}, called by {cell.label}," if yours else cell.label
+    mine = [c for c in report.cells if c.kind == "answer"
+            and any(f in called or re.search(rf"\b{re.escape(f)}\b", cell.source)
+                    for f in c.defines)]
+    yours = [c.short.replace("your ", "", 1) for c in mine]
+    graph = calls(report.nb)  # what those call may be what printed (loo_log_likelihood)
+    named = {f for c in mine for f in c.defines}
+    deeper = sorted({f for c in mine for f in graph.get(c.grade_id or "", ())} - named)
+    also = f" (or the {', '.join(deeper)} {'they call' if len(mine) > 1 else 'it calls'})" \
+        if deeper else ""
+    return f"your {', '.join(yours)}{also}, called by {cell.label}," if yours else cell.label
 
 
 def _on_result(run: CellRun, report: _Report) -> None:

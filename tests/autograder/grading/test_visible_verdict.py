@@ -411,3 +411,22 @@ def test_a_failing_cell_names_the_earlier_function_whose_visible_test_passed(ans
     assert verdict == "FAIL" and scores["select_bandwidth_visible"].points == 0, line
     assert "loo_log_likelihood" in scores["select_bandwidth_visible"].message
     assert "this calls your loo_log_likelihood, whose visible test passes here" in line, line
+
+
+def test_an_output_flood_names_the_function_that_printed(answered, tmp_path):
+    """loo_log_likelihood printing every term: the flood came from a cell that calls
+    select_bandwidth, which calls loo_log_likelihood; the note used to name select_bandwidth
+    alone, which prints nothing."""
+    nb = copy.deepcopy(answered)
+    cell = _answer(nb, "loo_log_likelihood")
+    assert cell.source.count("    return float(np.sum(log_p))") == 1, cell.source
+    cell.source = cell.source.replace("    return float(np.sum(log_p))",
+                                      "    for v in log_p:\n        print('log p', v)\n"
+                                      "    return float(np.sum(log_p))")
+    path = tmp_path / PS.notebook_name
+    nbformat.write(nb, path)
+    done = subprocess.run([sys.executable, "-m", "coursedata.check", path.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("NOTE")]
+    assert len(notes) == 1, done.stdout
+    assert "loo_log_likelihood" in notes[0] and "printed past the limit" in notes[0], notes
