@@ -23,13 +23,15 @@ process may use as much memory as at grading, and the numerical libraries use on
 The exit status is 0 when every visible test passes and no function breaks the rules, 1 when a
 test fails or is missing or changed or a rule is broken, 2 when the notebook cannot be read, 130
 after Ctrl-C. Passing every visible test does not guarantee full marks: hidden tests check your
-functions on other inputs when your notebook is graded, and carry most of the points. Nothing is
-sent anywhere and your notebook file is not modified.
+functions on other inputs when your notebook is graded, and carry most of the points. A hidden
+cell may score the visible test's inputs again too, so a visible test that fails can cost part of
+its hidden cell as well. Nothing is sent anywhere and your notebook file is not modified.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import os
 import re
@@ -41,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coursedata import rulecheck
-from coursedata.causes import causes, note
+from coursedata.causes import answer_functions, calls, causes, note
 from coursedata.cells import Cell, Finding, findings, read_cells, users
 from coursedata.grading import CELL_TIMEOUT_S, MEMORY_MB, ONE_THREAD, RESULTS_ENV
 from coursedata.naming import question_of
@@ -58,6 +60,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: A frame of a notebook cell in IPython's traceback: ``Cell In[5], line 7``.
 _FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 _NOT_DEFINED = re.compile(r"name '([A-Za-z_]\w*)' is not defined")
+_UNEXPECTED = re.compile(r"^([A-Za-z_]\w*)\(\) got an unexpected keyword argument '(\w+)'")
 #: Characters of output past which a cell that ran out of time is said to have printed too much.
 _MUCH_OUTPUT = 100_000
 #: The signals that stop the check, named as the student knows them.
@@ -141,6 +144,38 @@ def _message(error: dict) -> str:
     return text.replace("\n", "\n      ")
 
 
+def _parameters(source: str, function: str) -> list[str] | None:
+    """The parameters of ``function`` as the answer cell ``source`` defines it at its top level."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            args = node.args
+            return ([a.arg for a in args.posonlyargs + args.args]
+                    + ([f"*{args.vararg.arg}"] if args.vararg else [])
+                    + [a.arg for a in args.kwonlyargs]
+                    + ([f"**{args.kwarg.arg}"] if args.kwarg else []))
+    return None
+
+
+def _renamed(error: dict, report: _Report) -> str | None:
+    """What a test's call by keyword says about a parameter the student renamed: the function's
+    parameters as written, and the name the problem set gives (the one the test passed)."""
+    found = _UNEXPECTED.match(str(error.get("evalue", "")).strip())
+    if error.get("ename") != "TypeError" or not found:
+        return None
+    function, keyword = found.groups()
+    owner = next((c for c in report.cells if c.kind == "answer" and function in c.defines), None)
+    params = _parameters(owner.source, function) if owner is not None else None
+    if params is None:
+        return None
+    return (f"{_message(error)}: your {function}'s parameters are ({', '.join(params)}); the "
+            f"test passes {keyword}=... by the name the problem set gives it: keep the "
+            "function's signature")
+
+
 def _explain(error: dict, report: _Report) -> str:
     """The error of a cell in words, with where it happened and what caused it."""
     name = _NOT_DEFINED.search(str(error.get("evalue", "")))
@@ -159,6 +194,8 @@ def _explain(error: dict, report: _Report) -> str:
         return f"{blank} is not written yet (it still raises NotImplementedError)"
     if error.get("ename") == "AssertionError" and str(error.get("evalue", "")).strip():
         return _message(error)  # the test's own message says what is wrong
+    if renamed := _renamed(error, report):
+        return renamed
     return _message(error) + _where(error, report)
 
 
@@ -170,10 +207,16 @@ def _printer(cell: Cell, report: _Report) -> str:
         return cell.label
     called = {f for _, f, _ in report.visible[cell.grade_id].calls} if (
         cell.grade_id in report.visible) else set()
-    yours = [c.short.replace("your ", "", 1) for c in report.cells if c.kind == "answer"
-             and any(f in called or re.search(rf"\b{re.escape(f)}\b", cell.source)
-                     for f in c.defines)]
-    return f"your {', '.join(yours)}, called by {cell.label}," if yours else cell.label
+    mine = [c for c in report.cells if c.kind == "answer"
+            and any(f in called or re.search(rf"\b{re.escape(f)}\b", cell.source)
+                    for f in c.defines)]
+    yours = [c.short.replace("your ", "", 1) for c in mine]
+    graph = calls(report.nb)  # what those call may be what printed (loo_log_likelihood)
+    named = {f for c in mine for f in c.defines}
+    deeper = sorted({f for c in mine for f in graph.get(c.grade_id or "", ())} - named)
+    also = f" (or the {', '.join(deeper)} {'they call' if len(mine) > 1 else 'it calls'})" \
+        if deeper else ""
+    return f"your {', '.join(yours)}{also}, called by {cell.label}," if yours else cell.label
 
 
 def _on_result(run: CellRun, report: _Report) -> None:
@@ -210,6 +253,19 @@ def _on_result(run: CellRun, report: _Report) -> None:
     _say(f"ERROR {cell.label}: {text}{tail}")
 
 
+def _passing_callees(report: _Report, gid: str) -> str:
+    """`` (this calls your loo_log_likelihood, ...)``: the earlier functions a failing cell uses
+    whose own visible tests passed. The grader also tries them on other inputs, and names one
+    that loses points there as the cause; the check cannot know, so it says where else to look."""
+    every = set(answer_functions(report.nb))
+    used = causes(report.nb, every).get(question_of(gid))
+    if not used:
+        return ""
+    return (f" (this calls your {', '.join(used)}, whose visible test passes here but which the "
+            "grader also tries on other inputs: if this function looks right, the mistake may be "
+            "there)")
+
+
 def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
     """Print a visible test's line: the grader's verdict on the cell, as far as it can be known."""
     meta = report.nb.cells[cell.index].metadata.get("nbgrader", {})
@@ -223,7 +279,7 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
         report.lost.add(question_of(gid))
         named = causes(report.nb, report.lost).get(question_of(gid))
         _say(f"FAIL  {head}: {failure}" + (note(named, "in its visible test above") if named
-                                           else ""))
+                                           else _passing_callees(report, gid)))
         return
     report.passed += 1
     if judged is None or judged.unchecked:

@@ -96,9 +96,9 @@ def _order(x: float) -> str:
     exponent = round(math.log10(abs(x)))
     sign = "-" if x < 0 else ""
     if exponent < low:
-        return f"{sign}below 1e{low:+03d}" if sign else f"below 1e{low:+03d}"
+        return f"between -1e{low:+03d} and 0" if sign else f"below 1e{low:+03d}"
     if exponent > high:
-        return f"{sign}above 1e{high:+03d}" if sign else f"above 1e{high:+03d}"
+        return f"below -1e{high:+03d}" if sign else f"above 1e{high:+03d}"
     return f"about {sign}1e{exponent:+03d}"
 
 

@@ -123,8 +123,9 @@ def read(results_dir, case: str,
             raise
         except Exception as exc:  # noqa: BLE001 - a corrupt file is the student's problem
             detail = f" ({exc})" if load is not None and isinstance(exc, ValueError) else ""
+            hint = getattr(exc, "hint", "return numbers or numpy arrays")
             raise AnswerUnavailable(f"your function's result could not be read back{detail}; "
-                                    "return numbers or numpy arrays") from None
+                                    f"{hint}") from None
     if data.is_file():
         raise AnswerUnavailable("your function returned an object too large to grade")
     if error.is_file() and error.stat().st_size <= 16_384:
@@ -138,7 +139,9 @@ def unpack(out: tuple[np.ndarray, ...], n: int) -> tuple[np.ndarray, ...]:
     """``out``, which must hold ``n`` values (one array if 1).
 
     A pair is a pair whether the function returned a tuple or a list: a list of values of one
-    shape is recorded as one array, which here gives back its ``n`` values.
+    shape is recorded as one array, which here gives back its ``n`` values. And one array is one
+    array whether the function returned it or a tuple of its entries (``return d_a, d_b`` for a
+    gradient of shape ``(2,)``): values of one shape, where ``n`` is 1, are stacked.
 
     Raises
     ------
@@ -147,9 +150,11 @@ def unpack(out: tuple[np.ndarray, ...], n: int) -> tuple[np.ndarray, ...]:
     """
     if n > 1 and len(out) == 1 and out[0].ndim and len(out[0]) == n:
         out = tuple(out[0])
+    if n == 1 and len(out) > 1 and len({v.shape for v in out}) == 1:
+        out = (np.stack(out),)
     if len(out) != n:
-        noun = "value" if n == 1 else "values"
-        raise AnswerUnavailable(f"your function should return {n} {noun}; it returned {len(out)}")
+        noun = "one value (one array)" if n == 1 else f"{n} values"
+        raise AnswerUnavailable(f"your function should return {noun}; it returned {len(out)}")
     return out
 
 

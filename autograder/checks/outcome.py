@@ -7,6 +7,7 @@ an unavailable answer into its message, and :func:`weighted` (partial credit) an
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from coursedata.results import AnswerUnavailable
@@ -48,13 +49,16 @@ def weighted(*parts: tuple[float, str | None]) -> Outcome:
     Parameters
     ----------
     *parts : (weight, problem) pairs
-        Weights sum to one; ``problem`` is a message, or ``None`` when that part is right.
+        Weights sum to one; ``problem`` is a message, or ``None`` when that part is right. A
+        message several parts give (an answer that cannot be read, the same for every case) is
+        said once, with how many times.
     """
     total = sum(w for w, _ in parts)
     if abs(total - 1.0) > 1e-9:
         raise ValueError(f"weights must sum to one; got {total}")
     earned = sum(w for w, problem in parts if problem is None)
-    problems = [p for _, p in parts if p is not None]
+    said = Counter(p for _, p in parts if p is not None)  # one sentence once, with its count
+    problems = [p if n == 1 else f"{p} ({n} times)" for p, n in said.items()]
     return Outcome(min(1.0, round(earned, 9)), "correct" if not problems else "; ".join(problems))
 
 

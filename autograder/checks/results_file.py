@@ -10,7 +10,8 @@ not what ``record`` writes:
 - a zip whose central directory is larger than :data:`MAX_DIRECTORY_BYTES` or that uses the
   zip64 extension (``record`` writes a few small members);
 - a member not named ``out``, or ``out_0``, ``out_1``, ... in order, or more members than the
-  case has outputs;
+  case has outputs (where the case has one output, a tuple of values is that output's entries,
+  :func:`coursedata.results.unpack`: refused only beyond its limit of values);
 - a member that is not a ``.npy`` array of version 1.0 or 2.0, or whose dtype is not one of the
   kinds ``record`` writes (:data:`KINDS`: booleans, integers, floats, complex numbers; no strings,
   bytes, records, objects or sub-arrays), or whose stored size is not its header's;
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_DIRECTORY_BYTES",
     "Limits",
     "Member",
+    "TooManyValues",
     "UnreadableResult",
     "examine",
     "load",
@@ -72,7 +74,18 @@ _NAME = re.compile(r"out(?:_(0|[1-9][0-9]{0,3}))?\.npy")
 
 
 class UnreadableResult(ValueError):
-    """A results file that is not what ``record`` writes; the message is for the student."""
+    """A results file that is not what ``record`` writes; the message is for the student.
+
+    ``hint`` says what to return instead (:func:`coursedata.results.read` adds it).
+    """
+
+    hint = "return numbers or numpy arrays"
+
+
+class TooManyValues(UnreadableResult):
+    """A results file holding more values than the case's answer has."""
+
+    hint = "return only the values the question asks for"
 
 
 @dataclass(frozen=True)
@@ -230,11 +243,18 @@ def examine(path: str | Path, limits: Limits) -> list[Member]:
             raise UnreadableResult("it holds arrays not named as record names them (out_0, ...)")
         if names != ["out.npy"] and names != [f"out_{i}.npy" for i in range(len(names))]:
             raise UnreadableResult("its arrays are not out, or out_0, out_1, ... in order")
-        if len(names) > len(limits.values):
-            raise UnreadableResult(
+        one = len(limits.values) == 1  # one array's entries returned as a tuple are that array
+        if len(names) > (limits.values[0] if one else len(limits.values)):
+            raise TooManyValues(
                 f"it holds {len(names)} values where the answer has {len(limits.values)}"
             )
-        return [_member(zf, info, limits.of(i)) for i, info in enumerate(infos)]
+        members = [_member(zf, info, limits.of(i)) for i, info in enumerate(infos)]
+        if one and sum(m.size for m in members) > limits.values[0]:
+            raise UnreadableResult(
+                f"it holds far more values than this answer holds (at most {limits.values[0]:,} "
+                "are read)"
+            )
+        return members
 
 
 def load(path: str | Path, members: Sequence[Member]) -> tuple[np.ndarray, ...]:

@@ -531,3 +531,20 @@ def test_the_identity_cell_of_a_problem_set_with_variants_has_no_tests_to_miss()
     text = "\n".join(f.message for f in findings(nb))
     assert "mean_visible is missing" in text and "mean_hidden is missing" in text, text
     assert IDENTITY_CELL not in text, text
+
+
+def test_a_renamed_keyword_parameter_is_named_with_the_functions_parameters(released, tmp_path,
+                                                                            run):
+    """gamma_mle's parameters renamed (``data, eps, n_iter``): the visible test passes
+    ``max_iter=1`` by name, which used to be a bare "TypeError: gamma_mle() got an unexpected
+    keyword argument 'max_iter'" (issue 36: the line says the student's parameters and the name
+    the test passed)."""
+    nb = answered(released)
+    _edit(nb, "gamma_mle", "def gamma_mle(x, tol=1e-10, max_iter=100):",
+          "def gamma_mle(data, eps=1e-10, n_iter=100):\n    x, tol, max_iter = data, eps, n_iter")
+    status, out = run(_write(nb, tmp_path)).finish()
+    assert status == 1, out
+    line = next(line for line in out.splitlines() if line.startswith("FAIL  gamma_mle_visible"))
+    assert ("TypeError: gamma_mle() got an unexpected keyword argument 'max_iter': your "
+            "gamma_mle's parameters are (data, eps, n_iter); the test passes max_iter=... by the "
+            "name the problem set gives it: keep the function's signature") in line, line

@@ -160,3 +160,31 @@ def test_json_nested_past_reading_is_the_students_answer_not_a_fault(tmp_path):
     log = tmp_path / "_rules.jsonl"
     log.write_text('{"event": "installed"}\n' + "[" * 200_000 + "\n")
     assert read_log(log) == [{"event": "installed"}]
+
+
+def test_a_tuple_of_an_arrays_entries_is_that_array(tmp_path, monkeypatch):
+    """A gradient returned as ``return d_a, d_b`` where the answer is one array of shape (2,):
+    the grader lets the two members through and the reader stacks them (issue 36: a sequence
+    the student chose never costs points), in the grader's and the check's reader alike."""
+    from coursedata.results import read, unpack
+
+    path = _recorded(tmp_path, monkeypatch, (np.float64(1.5), np.float64(-2.0)))
+    limits = rf.Limits.of_sizes([2])
+    grader = unpack(rf.load(path, rf.examine(path, limits)), 1)
+    check = unpack(read(tmp_path, "case"), 1)
+    for got in (grader, check):
+        assert len(got) == 1
+        np.testing.assert_array_equal(got[0], [1.5, -2.0])
+
+
+def test_a_tuple_past_one_arrays_limit_is_refused_and_unlike_shapes_are_named(tmp_path,
+                                                                             monkeypatch):
+    from coursedata.results import AnswerUnavailable, unpack
+
+    path = tmp_path / "case.npz"
+    np.savez(path, **{f"out_{i}": np.zeros(40_000) for i in range(2)})
+    assert "far more values" in _refused(path, rf.Limits.of_sizes([2]))
+    path = _recorded(tmp_path, monkeypatch, (np.zeros(2), np.float64(3.0)))
+    with pytest.raises(AnswerUnavailable, match="should return one value .one array.; it "
+                                                "returned 2"):
+        unpack(rf.load(path, rf.examine(path, rf.Limits.of_sizes([2]))), 1)

@@ -37,7 +37,11 @@ _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _LINE = re.compile(r"^(ok|FAIL)  +(\w+) \(")
 #: A problem set whose ALS cells compare two returned factors together (up to one orthogonal Q).
 PS_ALS = ProblemSet("ps2_matrix_completion")
-SLOW_FIXTURES = ("answered", "answered_hand", "answered_als")
+#: A problem set whose question 5 (the score) follows question 4 (the log-likelihood).
+PS_MLE = ProblemSet("ps3_mle")
+#: A problem set whose visible tests check properties (orthonormal rows, zero column means).
+PS_PCA = ProblemSet("ps1_pca")
+SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle", "answered_pca")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -74,6 +78,16 @@ def answered_hand(tmp_path_factory) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def answered_als(tmp_path_factory) -> nbformat.NotebookNode:
     return _answered(PS_ALS, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_mle(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_MLE, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_pca(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_PCA, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -276,3 +290,143 @@ def test_als_factors_get_the_same_verdict_in_the_check_and_the_grade(answered_al
         assert "yours is" in scores["als_visible"].message, scores["als_visible"]
     else:
         assert all(s.points == s.max_points for s in scores.values() if s.points is not None)
+
+
+def _score_as_a_tuple(nb):
+    """The gradient returned as ``return d_shape, d_rate``: the two entries of the array of shape
+    (2,) the question asks for, as a tuple."""
+    cell = _answer(nb, "gamma_score")
+    assert cell.source.count("    return np.array([d_shape, d_rate])") == 1, cell.source
+    cell.source = cell.source.replace("    return np.array([d_shape, d_rate])",
+                                      "    return d_shape, d_rate")
+    return nb
+
+
+def _log_likelihood_in_float32(nb):
+    """Question 4's log-likelihood computed in float32 (a mistake: it loses question 4's points),
+    gamma_score left right: question 5's visible test used to differentiate the student's
+    log-likelihood numerically, so the one mistake cost question 5's visible point too."""
+    cell = _answer(nb, "gamma_log_likelihood")
+    assert cell.source.count("x = np.asarray(x, dtype=float)") == 1, cell.source
+    cell.source = cell.source.replace("x = np.asarray(x, dtype=float)",
+                                      "x = np.asarray(x, dtype=np.float32)")
+    return nb
+
+
+@pytest.mark.parametrize("change, loses", [(_score_as_a_tuple, set()),
+                                           (_log_likelihood_in_float32,
+                                            {"gamma_log_likelihood_visible",
+                                             "gamma_log_likelihood_hidden"})])
+def test_the_score_keeps_its_points_for_a_tuple_and_for_an_earlier_mistake(answered_mle,
+                                                                           tmp_path, change,
+                                                                           loses):
+    """Problem set 3's question 5: a gradient returned as a tuple is the array it asks for, and
+    a float32 log-likelihood (question 4's mistake) costs question 4 alone. The check's line for
+    every visible cell is the grader's verdict."""
+    nb = change(copy.deepcopy(answered_mle))
+    said, scores = _check(nb, tmp_path, PS_MLE), _grade(nb, PS_MLE)
+    for gid, (verdict, line) in said.items():
+        full = scores[gid].points == scores[gid].max_points
+        assert (verdict == "ok") == full, (line, scores[gid])
+    wrong = {gid for gid, s in scores.items() if s.points is not None and s.points < s.max_points}
+    assert wrong == loses, {gid: scores[gid].message for gid in wrong}
+
+
+def test_a_ridge_step_off_by_a_stabiliser_shows_its_gradient(answered_als, tmp_path):
+    """``update_users`` solving with ``(reg + 1e-6) I``: the visible test's gradient, of size
+    about 1e-6, used to be shown rounded to four decimals (``[-0. -0.]``, which says nothing is
+    wrong); the line shows its size and the tolerance, and the verdict is the grader's."""
+    nb = copy.deepcopy(answered_als)
+    cell = _answer(nb, "update_users")
+    assert cell.source.count("A = Z_i.T @ Z_i + reg * np.eye(k)") == 1, cell.source
+    cell.source = cell.source.replace("A = Z_i.T @ Z_i + reg * np.eye(k)",
+                                      "A = Z_i.T @ Z_i + (reg + 1e-6) * np.eye(k)")
+    said, scores = _check(nb, tmp_path, PS_ALS), _grade(nb, PS_ALS)
+    verdict, line = said["update_users_visible"]
+    assert verdict == "FAIL" and scores["update_users_visible"].points == 0, line
+    shown = re.search(r"is \[([^\]]+)\], not zero \(up to (\S+), more than the tolerance (\S+)\)",
+                      line)
+    assert shown, line
+    gradient = [float(v) for v in shown.group(1).split(",")]
+    assert max(map(abs, gradient)) == pytest.approx(float(shown.group(2)), rel=0.05)
+    assert float(shown.group(2)) > float(shown.group(3)), line
+
+
+def _centres_in_place(nb):
+    """``X -= mean``: the right values, but the caller's ``X_demo`` is centred by the call."""
+    cell = _answer(nb, "center")
+    assert cell.source.count("    return X - mean, mean") == 1, cell.source
+    cell.source = cell.source.replace("    return X - mean, mean", "    X -= mean\n    return X, mean")
+    return nb
+
+
+def _components_in_float32(nb):
+    """pca_eig's covariance in float32: its eigenvectors are orthonormal to about 1e-7 only."""
+    cell = _answer(nb, "pca_eig")
+    assert cell.source.count("    Xc = X - X.mean(axis=0)") == 1, cell.source
+    cell.source = cell.source.replace("    Xc = X - X.mean(axis=0)",
+                                      "    Xc = (X - X.mean(axis=0)).astype(np.float32)")
+    return nb
+
+
+@pytest.mark.parametrize("change, cell, said_is", [
+    (_centres_in_place, "center_visible", r"your center changed its argument X in place"),
+    (_components_in_float32, "pca_eig_visible",
+     r"C Cᵀ differs from the identity by up to (?P<off>\S+), more than the tolerance (?P<tol>\S+)"
+     r" \(compute in float64\)")])
+def test_a_property_test_says_what_differs(answered_pca, tmp_path, change, cell, said_is):
+    """Problem set 1's visible tests that check properties, not values: a function that centres
+    its argument in place was told "X_centered + mean should give X back" (the values it returned
+    were right), and float32 components "C Cᵀ has off-diagonal 4.8e-10 and diagonal [1. 1.]"
+    (both look exact). Each line now names the cause, or the difference and the tolerance, and is
+    the grader's verdict."""
+    nb = change(copy.deepcopy(answered_pca))
+    said, scores = _check(nb, tmp_path, PS_PCA), _grade(nb, PS_PCA)
+    verdict, line = said[cell]
+    assert verdict == "FAIL" and scores[cell].points == 0, (line, scores[cell])
+    shown = re.search(said_is, line)
+    assert shown, line
+    if "off" in shown.groupdict():
+        assert float(shown.group("off")) > float(shown.group("tol")), line
+    for gid, (verdict, line) in said.items():
+        assert (verdict == "ok") == (scores[gid].points == scores[gid].max_points), (line,
+                                                                                     scores[gid])
+
+
+def test_a_failing_cell_names_the_earlier_function_whose_visible_test_passed(answered, tmp_path):
+    """``loo_log_likelihood`` with the common ``+ 1e-12`` inside its log: its visible case
+    (h = 0.3) hides it and passes, its hidden outlier case does not, and select_bandwidth, right
+    itself, fails on the smallest candidate. The grader names loo_log_likelihood as the cause; the
+    check's line used to name nothing, sending the student to look for a mistake in a correct
+    select_bandwidth."""
+    nb = copy.deepcopy(answered)
+    cell = _answer(nb, "loo_log_likelihood")
+    assert cell.source.count("logsumexp(log_k, axis=1)") == 1, cell.source
+    cell.source = cell.source.replace("logsumexp(log_k, axis=1)",
+                                      "np.log(np.sum(np.exp(log_k), axis=1) + 1e-12)")
+    said, scores = _check(nb, tmp_path), _grade(nb)
+    assert said["loo_log_likelihood_visible"][0] == "ok", said["loo_log_likelihood_visible"]
+    assert scores["loo_log_likelihood_hidden"].points < scores["loo_log_likelihood_hidden"].max_points
+    verdict, line = said["select_bandwidth_visible"]
+    assert verdict == "FAIL" and scores["select_bandwidth_visible"].points == 0, line
+    assert "loo_log_likelihood" in scores["select_bandwidth_visible"].message
+    assert "this calls your loo_log_likelihood, whose visible test passes here" in line, line
+
+
+def test_an_output_flood_names_the_function_that_printed(answered, tmp_path):
+    """loo_log_likelihood printing every term: the flood came from a cell that calls
+    select_bandwidth, which calls loo_log_likelihood; the note used to name select_bandwidth
+    alone, which prints nothing."""
+    nb = copy.deepcopy(answered)
+    cell = _answer(nb, "loo_log_likelihood")
+    assert cell.source.count("    return float(np.sum(log_p))") == 1, cell.source
+    cell.source = cell.source.replace("    return float(np.sum(log_p))",
+                                      "    for v in log_p:\n        print('log p', v)\n"
+                                      "    return float(np.sum(log_p))")
+    path = tmp_path / PS.notebook_name
+    nbformat.write(nb, path)
+    done = subprocess.run([sys.executable, "-m", "coursedata.check", path.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("NOTE")]
+    assert len(notes) == 1, done.stdout
+    assert "loo_log_likelihood" in notes[0] and "printed past the limit" in notes[0], notes
