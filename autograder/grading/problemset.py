@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -34,6 +35,7 @@ __all__ = [
 #: The default course's ``source/`` folder.
 SOURCE_DIR = Course.default().source_dir
 _MAX_NOTEBOOK_BYTES = 20 * 2**20
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InvalidNotebook(ValueError):
@@ -107,6 +109,7 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         raise InvalidNotebook(f"the file is not a Jupyter notebook ({exc})") from None
     if not isinstance(nb.get("cells"), list):
         raise InvalidNotebook("the notebook has no list of cells")
+    _replace_lone_surrogates(nb)
     for cell in nb.cells:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
             raise InvalidNotebook("the notebook contains a malformed cell")
@@ -115,6 +118,24 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         if not isinstance(cell.get("source", ""), str):
             raise InvalidNotebook("the notebook contains a cell whose source is not text")
     return nb
+
+
+def _replace_lone_surrogates(nb: nbformat.NotebookNode) -> None:
+    """Replace, in every text of ``nb``, each lone UTF-16 surrogate by U+FFFD (in place).
+
+    JSON may escape one (``"\\ud800"``, as a browser's ``JSON.stringify`` writes half of a
+    character), and Python reads it as a character that UTF-8 cannot encode: the kernel's
+    messages and the notebook's copies could not be written (issue 37: a grader fault on every
+    run). Walked without recursion, whatever the nesting."""
+    stack: list = [nb]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+                node[key] = _SURROGATE.sub("\ufffd", value)
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
 
 
 class GradedSet(Protocol):

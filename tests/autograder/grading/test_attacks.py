@@ -278,6 +278,31 @@ OTHERS = {
 } | {name: (None, ECHO.replace("PAYLOAD", repr(value))) for name, value in PAYLOADS.items()}
 
 
+def _with_cell(cell: dict):
+    """An edit of the notebook's file: ``cell`` appended, as JSON (so as the student wrote
+    it, not as nbformat would)."""
+
+    def edit(data: bytes) -> bytes:
+        nb = json.loads(data)
+        nb["cells"].append(cell)
+        return json.dumps(nb).encode()
+
+    return edit
+
+
+#: Submissions edited as files. A lone UTF-16 surrogate, which JSON may escape (``\\ud800``,
+#: RFC 8259 section 8.2: "the ABNF in this specification allows member names and string values
+#: to contain bit sequences that cannot encode Unicode characters"): UTF-8 cannot encode it, and
+#: the grader raised where the kernel's message and the notebook's copies are written.
+EDITED = {
+    "lone_surrogate_text": _with_cell({"cell_type": "markdown", "metadata": {}, "source": "x \ud800 y"}),
+    "lone_surrogate_code": _with_cell(
+        {"cell_type": "code", "metadata": {}, "source": "s = 'x \udc80 y'  # \ud800",
+         "outputs": [], "execution_count": None}
+    ),
+}
+
+
 @pytest.fixture(scope="module")
 def graded():
     """The control and every attack, each graded once in the warm sandbox, with the grader's
@@ -315,10 +340,12 @@ def graded():
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(tempfile, "mkdtemp", noted)
-            for name, (extra, answers) in sources.items():
+            submissions = {k: _submission(ps, *v) for k, v in sources.items()}
+            submissions |= {k: edit(submissions["control"]) for k, edit in EDITED.items()}
+            for name, data in submissions.items():
                 tracemalloc.start()
                 try:
-                    g = grade(ps, _submission(ps, extra, answers), executor)
+                    g = grade(ps, data, executor)
                     peak = tracemalloc.get_traced_memory()[1]
                 finally:
                     tracemalloc.stop()
@@ -345,6 +372,18 @@ def test_the_control_keeps_full_marks(graded):
     assert g.status == Status.GRADED or g.status == Status.AWAITING_MANUAL, g.fault
     assert g.total == _full(ps)
     assert peak < MEMORY_BOUND
+
+
+@pytest.mark.parametrize("edited", sorted(EDITED))
+def test_a_lone_surrogate_is_graded_as_the_same_notebook(graded, edited):
+    """A lone surrogate in the notebook's text (a markdown cell; a code cell's string and
+    comment) made the grader raise on every run: the submission is graded, with the control's
+    points, and its copies are written."""
+    ps, _, out, _ = graded
+    g, _ = out[edited]
+    assert g.status == out["control"][0].status and g.grader_error is None, g.grader_error
+    assert g.total == _full(ps)
+    assert g.copies is not None and all(g.copies.values())
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
