@@ -75,6 +75,14 @@ NOT_SHOWN = (
     "your notebook and the check show a visible test's message)"
 )
 
+#: What an answer that is not numbers is said to be (:func:`coursedata.results.read`), and what
+#: follows: the kernel's text, which names the returned object's class, any name the student's
+#: code gives it.
+_RETURNED = re.compile(r"\b(what your function returned is not numbers)(.*)", re.S)
+NOT_SHOWN_RETURNED = (
+    " (what it was is not shown: the grader ran it beside the hidden tests; your notebook and the "
+    "check show it for a visible test)"
+)
 
 #: What stands in for the name of an exception class that is neither Python's nor a library's.
 OWN_CLASS = "an exception of a class the code defined"
@@ -85,6 +93,11 @@ LIBRARIES = ("numpy", "scipy", "sklearn", "pandas")
 def known_exception(name: str) -> bool:
     """Whether ``name`` is an exception class of Python (``ValueError``) or of a library already
     imported by the grader (``numpy.linalg.LinAlgError``), looked up here, not taken on trust."""
+    return _exception_class(name) is not None
+
+
+def _exception_class(name: str) -> type | None:
+    """The exception class ``name`` leads to (:func:`known_exception`), or None."""
     head, _, rest = name.partition(".")
     if not rest:
         found = getattr(builtins, name, None)
@@ -94,7 +107,16 @@ def known_exception(name: str) -> bool:
             found = getattr(found, part, None)
     else:
         found = None
-    return isinstance(found, type) and issubclass(found, BaseException)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def _canonical(cls: type) -> str:
+    """How the feedback names an exception class: by its own module and name, never by the path
+    the text took to it (``numpy.ma.core.np.linalg.LinAlgError``: the path, which modules'
+    attributes lead back to their package, can spell anything)."""
+    if getattr(builtins, cls.__name__, None) is cls:
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def without_error_messages(text: str) -> str:
@@ -105,10 +127,14 @@ def without_error_messages(text: str) -> str:
     student's code defined, may carry them, re-encoded."""
 
     def stated(m: re.Match) -> str:
-        name = m.group(1) if known_exception(m.group(1)) else OWN_CLASS
+        found = _exception_class(m.group(1))
+        name = _canonical(found) if found is not None else OWN_CLASS
         return f"raised {name}{m.group(2) or ''}{NOT_SHOWN if m.group(3) else ''}"
 
-    return _RAISED.sub(stated, text)
+    def returned(m: re.Match) -> str:
+        return m.group(1) + (NOT_SHOWN_RETURNED if m.group(2) else "")
+
+    return _RETURNED.sub(returned, _RAISED.sub(stated, text))
 
 
 @dataclass(frozen=True)
