@@ -35,6 +35,10 @@ __all__ = [
 #: The default course's ``source/`` folder.
 SOURCE_DIR = Course.default().source_dir
 _MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: Cells a submission may have. The grader's own work on a notebook (its parse and validation,
+#: the assembly, the static reading, the formgrader's copies) grows with its cells, outside every
+#: limit of the sandbox: 100,000 cells cost a minute and a GB before this limit (issue 37).
+MAX_CELLS = 2_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -100,7 +104,11 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
             f"{_MAX_NOTEBOOK_BYTES // 2**20} MB limit"
         )
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        text = data.decode("utf-8")
+        _count_cells(json.loads(text))  # before nbformat validates every cell
+        nb = nbformat.reads(text, as_version=4)
+    except InvalidNotebook:
+        raise
     except UnicodeDecodeError:
         raise InvalidNotebook("the file is not UTF-8 text, so not a Jupyter notebook") from None
     except (json.JSONDecodeError, nbformat.reader.NotJSONError):
@@ -118,6 +126,15 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         if not isinstance(cell.get("source", ""), str):
             raise InvalidNotebook("the notebook contains a cell whose source is not text")
     return nb
+
+
+def _count_cells(parsed) -> None:
+    """Raise :class:`InvalidNotebook` when the parsed JSON holds more than :data:`MAX_CELLS`."""
+    cells = parsed.get("cells") if isinstance(parsed, dict) else None
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise InvalidNotebook(
+            f"the notebook has {len(cells):,} cells, over the {MAX_CELLS:,}-cell limit"
+        )
 
 
 def _replace_lone_surrogates(nb: nbformat.NotebookNode) -> None:
