@@ -46,7 +46,8 @@ from autograder.checks.record_calls import record_calls
 from autograder.grading.problemset import ProblemSet
 from coursedata.naming import VISIBLE, test_kind
 
-__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases", "without_error_messages"]
+__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases", "without_counts",
+           "without_error_messages"]
 
 #: What stands in for a hidden line or value.
 HIDDEN = "[hidden]"
@@ -75,6 +76,14 @@ NOT_SHOWN = (
     "your notebook and the check show a visible test's message)"
 )
 
+#: What an answer that is not numbers is said to be (:func:`coursedata.results.read`), and what
+#: follows: the kernel's text, which names the returned object's class, any name the student's
+#: code gives it.
+_RETURNED = re.compile(r"\b(what your function returned is not numbers)(.*)", re.S)
+NOT_SHOWN_RETURNED = (
+    " (what it was is not shown: the grader ran it beside the hidden tests; your notebook and the "
+    "check show it for a visible test)"
+)
 
 #: What stands in for the name of an exception class that is neither Python's nor a library's.
 OWN_CLASS = "an exception of a class the code defined"
@@ -85,6 +94,11 @@ LIBRARIES = ("numpy", "scipy", "sklearn", "pandas")
 def known_exception(name: str) -> bool:
     """Whether ``name`` is an exception class of Python (``ValueError``) or of a library already
     imported by the grader (``numpy.linalg.LinAlgError``), looked up here, not taken on trust."""
+    return _exception_class(name) is not None
+
+
+def _exception_class(name: str) -> type | None:
+    """The exception class ``name`` leads to (:func:`known_exception`), or None."""
     head, _, rest = name.partition(".")
     if not rest:
         found = getattr(builtins, name, None)
@@ -94,7 +108,16 @@ def known_exception(name: str) -> bool:
             found = getattr(found, part, None)
     else:
         found = None
-    return isinstance(found, type) and issubclass(found, BaseException)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def _canonical(cls: type) -> str:
+    """How the feedback names an exception class: by its own module and name, never by the path
+    the text took to it (``numpy.ma.core.np.linalg.LinAlgError``: the path, which modules'
+    attributes lead back to their package, can spell anything)."""
+    if getattr(builtins, cls.__name__, None) is cls:
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def without_error_messages(text: str) -> str:
@@ -105,10 +128,35 @@ def without_error_messages(text: str) -> str:
     student's code defined, may carry them, re-encoded."""
 
     def stated(m: re.Match) -> str:
-        name = m.group(1) if known_exception(m.group(1)) else OWN_CLASS
+        found = _exception_class(m.group(1))
+        name = _canonical(found) if found is not None else OWN_CLASS
         return f"raised {name}{m.group(2) or ''}{NOT_SHOWN if m.group(3) else ''}"
 
-    return _RAISED.sub(stated, text)
+    def returned(m: re.Match) -> str:
+        return m.group(1) + (NOT_SHOWN_RETURNED if m.group(2) else "")
+
+    return _RETURNED.sub(returned, _RAISED.sub(stated, text))
+
+
+#: The sandbox's words for a count or a code the student's code chooses (the links it left, the
+#: status it exits with, the signal it sends itself), and what the feedback says of each.
+_COUNTS = (
+    (re.compile(r"\bremoved \d+ symbolic links"), lambda m: "removed symbolic links"),
+    (re.compile(r"\(exit status (\d+)\)"),
+     lambda m: m.group(0) if m.group(1) == "0" else "(a non-zero exit status)"),
+    (re.compile(r"\((?:SIG[A-Z0-9]+|signal \d+)(: [a-z -]+)?\)"),
+     lambda m: m.group(0) if m.group(1) else "(a signal)"),
+)
+
+
+def without_counts(text: str) -> str:
+    """``text`` with the counts and codes of the sandbox's note that the student's code chooses
+    said as classes: the links removed, an exit status other than 0, a signal the grader has no
+    word for (a limit's signal keeps its name: it is the grader's). Each was a channel of 7 to
+    14 bits out of a run that kept its points."""
+    for pattern, said in _COUNTS:
+        text = pattern.sub(said, text)
+    return text
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import nbformat
 
 from autograder.grading.scoring import CellScore
 from autograder.status import Status
+from coursedata.rules import covers
 
 __all__ = ["explain", "NOT_RUN"]
 
@@ -50,10 +51,15 @@ def _error(cell) -> tuple[str, str] | None:
 _LIMIT = re.compile(r"the cell did not finish within (\d{1,5}(?:\.\d{1,3})?) s")
 
 
-def _module(value: str) -> str:
-    """The package a forbidden import names (the first word of the error's text), if one by that
-    name can be found here; else "a module"."""
-    top = value.split(" ", 1)[0].split(".", 1)[0]
+def _module(value: str, forbidden: tuple[str, ...] | None = None) -> str:
+    """The package a forbidden import names (the first word of the error's text): the entry of
+    ``forbidden`` (the problem set's) that covers it, else "a module"; without ``forbidden``, a
+    package by that name that can be found here. (Any of the hundreds of packages installed was
+    a name of the student's choosing: the error is the kernel's report.)"""
+    word = value.split(" ", 1)[0]
+    if forbidden is not None:
+        return next((e for e in forbidden if covers(e, word)), "a module")
+    top = word.split(".", 1)[0]
     try:
         found = top.isidentifier() and importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
@@ -61,7 +67,7 @@ def _module(value: str) -> str:
     return top if found else "a module"
 
 
-def _describe(name: str, value: str) -> str:
+def _describe(name: str, value: str, forbidden: tuple[str, ...] | None = None) -> str:
     """An error in a student's words: ``SyntaxError at line 3: invalid syntax``."""
     line = _FILE.search(value)
     value = _FILE.sub("", value).strip()
@@ -75,13 +81,39 @@ def _describe(name: str, value: str) -> str:
         )
         return f"was stopped: {said} (the time limit per cell)"
     if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
-        return f"stopped{where}: it imports {_module(value)}, which the problem set's rules forbid"
+        return f"stopped{where}: it imports {_module(value, forbidden)}, which the problem set's rules forbid"
     if "not available in the sandbox" in value:
         return (
             "imported a module that graded notebooks may not use "
             "(this package is not available in the sandbox)"
         )
     return f"raised {name}{where}: {value[:200]}" if value else f"raised {name}{where}"
+
+
+#: A cell as the sandbox's note names it, by its index, and the list of those the cell limit
+#: interrupted (:func:`autograder.sandbox.execute_notebook`).
+_INDEXED = re.compile(r"\bcell (\d+)\b")
+_INTERRUPTED = re.compile(r"(cell limit: )(\d+(?:, \d+)*)")
+
+
+def name_cells(message: str, nb: nbformat.NotebookNode, solution_ids: list[str]) -> str:
+    """The sandbox's ``message`` on running ``nb`` with each cell named as the student knows it
+    (their answer cell, a test, or the cell after one), not by its index: a student who adds
+    cells chooses the index, a number out of the sandbox (issue 37)."""
+    names, previous = [], None
+    for cell in nb.cells:
+        gid = _gid(cell)
+        names.append(_where(gid, previous, solution_ids))
+        previous = gid or previous
+
+    def named(index: str) -> str:
+        return names[int(index)] if int(index) < len(names) else "a cell"
+
+    message = _INTERRUPTED.sub(
+        lambda m: m.group(1) + "; ".join(dict.fromkeys(map(named, m.group(2).split(", ")))),
+        message,
+    )
+    return _INDEXED.sub(lambda m: named(m.group(1)), message)
 
 
 def _where(gid: str | None, previous: str | None, solution_ids: list[str]) -> str:
@@ -98,6 +130,7 @@ def explain(
     status: Status | str,
     scores: list[CellScore],
     solution_ids: list[str],
+    forbidden: tuple[str, ...] | None = None,
 ) -> tuple[list[str], list[CellScore]]:
     """Find why answers are missing and say it once.
 
@@ -111,6 +144,8 @@ def explain(
         The trusted checks' scores, in notebook order.
     solution_ids : list of str
         ``grade_id`` of the problem set's answer cells.
+    forbidden : tuple of str, optional
+        What the problem set's rules forbid: a forbidden import is named by its entry only.
 
     Returns
     -------
@@ -135,7 +170,7 @@ def explain(
                 how = "ran out of time" if status == Status.TIMEOUT else "stopped (its kernel died)"
                 current = f"your notebook {how} before this test ran (see the note above)"
             elif error and (gid in solution_ids or gid is None or error[0] == "CellTimeoutError"):
-                current = f"{_where(gid, previous, solution_ids)} {_describe(*error)}"
+                current = f"{_where(gid, previous, solution_ids)} {_describe(*error, forbidden)}"
                 notes.append(current[0].upper() + current[1:])
         if gid:
             causes[gid] = current

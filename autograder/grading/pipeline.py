@@ -61,8 +61,8 @@ from autograder import settings
 from autograder.checks import Answers
 from autograder.checks.declared import declared_cases, write_inputs
 from autograder.checks.personal import identity_problem, write_parameters
-from autograder.grading.conceal import secrets_of, without_error_messages
-from autograder.grading.diagnose import explain
+from autograder.grading.conceal import secrets_of, without_counts, without_error_messages
+from autograder.grading.diagnose import explain, name_cells
 from autograder.grading.executors import Executor
 from autograder.grading.problemset import Assembly, InvalidNotebook, ProblemSet, read_notebook_bytes
 from autograder.grading.record import Record
@@ -255,7 +255,7 @@ def execute(g: Grading) -> Grading:
     g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source))
     g.timings.update(g.run.timings)
     if g.run.message:
-        g.notes.append(g.run.message)
+        g.notes.append(name_cells(g.run.message, nb, g.ps.solution_ids))
     if g.capped and disk.is_full(g.workdir):
         g.notes.append(
             f"your notebook filled its working folder (the limit is {settings.WORK_MB} MB and "
@@ -302,7 +302,8 @@ def diagnose(g: Grading) -> Grading:
     """Say once why answers are missing (rewording the checks' messages), and decide the
     status."""
     run = _filled(g.run, "execute")
-    causes, g.scores = explain(run.notebook, run.status, g.scores, g.ps.solution_ids)
+    forbidden = g.ps.rules.every_forbidden() if g.ps.rules is not None else ()
+    causes, g.scores = explain(run.notebook, run.status, g.scores, g.ps.solution_ids, forbidden)
     g.notes += g.verdict.notes + causes
     g.status = _status(g)
     return g
@@ -317,7 +318,7 @@ def conceal(g: Grading) -> Grading:
     def clear(text: str) -> str:
         # Every cell ran beside the hidden tests (their record lines, every case's inputs): an
         # exception's text, which the student's code writes, may carry them re-encoded.
-        return secrets.conceal(without_error_messages(text))
+        return secrets.conceal(without_counts(without_error_messages(text)))
 
     g.scores = [dataclasses.replace(s, message=clear(s.message)) for s in g.scores]
     g.notes = [clear(n) for n in g.notes]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -34,6 +35,11 @@ __all__ = [
 #: The default course's ``source/`` folder.
 SOURCE_DIR = Course.default().source_dir
 _MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: Cells a submission may have. The grader's own work on a notebook (its parse and validation,
+#: the assembly, the static reading, the formgrader's copies) grows with its cells, outside every
+#: limit of the sandbox: 100,000 cells cost a minute and a GB before this limit (issue 37).
+MAX_CELLS = 2_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InvalidNotebook(ValueError):
@@ -98,7 +104,11 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
             f"{_MAX_NOTEBOOK_BYTES // 2**20} MB limit"
         )
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        text = data.decode("utf-8")
+        _count_cells(json.loads(text))  # before nbformat validates every cell
+        nb = nbformat.reads(text, as_version=4)
+    except InvalidNotebook:
+        raise
     except UnicodeDecodeError:
         raise InvalidNotebook("the file is not UTF-8 text, so not a Jupyter notebook") from None
     except (json.JSONDecodeError, nbformat.reader.NotJSONError):
@@ -107,6 +117,7 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         raise InvalidNotebook(f"the file is not a Jupyter notebook ({exc})") from None
     if not isinstance(nb.get("cells"), list):
         raise InvalidNotebook("the notebook has no list of cells")
+    _replace_lone_surrogates(nb)
     for cell in nb.cells:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
             raise InvalidNotebook("the notebook contains a malformed cell")
@@ -115,6 +126,33 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         if not isinstance(cell.get("source", ""), str):
             raise InvalidNotebook("the notebook contains a cell whose source is not text")
     return nb
+
+
+def _count_cells(parsed) -> None:
+    """Raise :class:`InvalidNotebook` when the parsed JSON holds more than :data:`MAX_CELLS`."""
+    cells = parsed.get("cells") if isinstance(parsed, dict) else None
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise InvalidNotebook(
+            f"the notebook has {len(cells):,} cells, over the {MAX_CELLS:,}-cell limit"
+        )
+
+
+def _replace_lone_surrogates(nb: nbformat.NotebookNode) -> None:
+    """Replace, in every text of ``nb``, each lone UTF-16 surrogate by U+FFFD (in place).
+
+    JSON may escape one (``"\\ud800"``, as a browser's ``JSON.stringify`` writes half of a
+    character), and Python reads it as a character that UTF-8 cannot encode: the kernel's
+    messages and the notebook's copies could not be written (issue 37: a grader fault on every
+    run). Walked without recursion, whatever the nesting."""
+    stack: list = [nb]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+                node[key] = _SURROGATE.sub("\ufffd", value)
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
 
 
 class GradedSet(Protocol):

@@ -220,6 +220,14 @@ def declaration_problems(ps: ProblemSet) -> list[str]:
     return problems
 
 
+def _line(entry: dict) -> str:
+    """`` (line N)`` of a guard's log entry when it states a plausible line number, else
+    nothing (the kernel's code can write any value there)."""
+    line = entry.get("line")
+    ok = isinstance(line, int) and not isinstance(line, bool) and 0 < line < 100_000
+    return f" (line {line})" if ok else ""
+
+
 def _static(finding: Finding) -> str:
     return f"{finding.how} ({finding.where()})"
 
@@ -269,8 +277,14 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
     for entry in entries:
         if entry.get("event") != "refused":
             continue
-        # Written in the student's kernel: anything may be there, of any type.
-        module, rule = str(entry.get("module"))[:200], str(entry.get("entry"))[:200]
+        # Written in the student's kernel: anything may be there, of any type. What reaches the
+        # student is the grader's: the forbid entry that covers the module, and a line number.
+        module = str(entry.get("module"))[:200]
+        covering = [e for e in rules.every_forbidden() if covers(e, module)]
+        rule = entry.get("entry") if entry.get("entry") in covering else next(iter(covering), None)
+        if rule is None:
+            verdict.flags.append(f"tampering: the rule log names {module!r}, which no rule forbids")
+            continue
         functions = entry.get("functions")
         named = [
             f
@@ -286,8 +300,7 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                 function,
                 (
                     rule,
-                    f"the grading kernel refused to import {module} "
-                    f"for it (line {entry.get('line')})",
+                    f"the grading kernel refused to import {rule} for it{_line(entry)}",
                 ),
             )
         covered = any(

@@ -420,13 +420,15 @@ async def _outcome(
         )
     else:
         # The kernel sent something nbclient cannot handle (forged or garbled messages, e.g.
-        # from a process forked off the kernel): a student's doing, so no exception.
+        # from a process forked off the kernel): a student's doing, so no exception. The
+        # error's text is built from that message, which the student's code wrote: it goes to
+        # the grader's log only.
         log.warning("execution stopped by an unexpected error", exc_info=error)
         status, message = (
             Status.CRASHED,
             (
                 f"the kernel was stopped while running {where} after it sent a message the "
-                f"grader could not process ({type(error).__name__}: {str(error)[:200]})"
+                f"grader could not process ({type(error).__name__})"
             ),
         )
     if client.cell_timeouts:

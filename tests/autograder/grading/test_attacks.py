@@ -277,6 +277,85 @@ OTHERS = {
     "silenced_failure": (None, SILENCED),
 } | {name: (None, ECHO.replace("PAYLOAD", repr(value))) for name, value in PAYLOADS.items()}
 
+#: Issue 37: text of the student's choosing carried out in the grader's own notes and messages.
+#: Each channel sends ``MARK`` and the hex digits of hidden inputs it reads (``_HEX``), or another
+#: choice of its own; ``SHOWN_NOT`` lists what must then appear nowhere the student reads.
+MARK = "Q7ZX"
+_HEX = (
+    "import os, json, numpy as np\n"
+    "folder = os.environ['GRADER_RESULTS_DIR']\n"
+    "with np.load(folder + '/inputs/' + sorted(os.listdir(folder + '/inputs'))[-1]) as z:\n"
+    "    hexed = z[z.files[0]].ravel()[:8].tobytes().hex()\n"
+)
+CHANNELS = {
+    # the guard's log, the kernel's to write: a refusal whose module, entry and line say anything
+    "rule_log": (None, """\
+def {function}(*args, **kwargs):
+""" + "".join("    " + line + "\n" for line in _HEX.splitlines()) + """\
+    with open(folder + "/_rules.jsonl", "a") as f:
+        f.write(json.dumps(dict(event="refused", module="scipy.{MARK}" + hexed,
+                                entry="{MARK}" + hexed, functions=["{function}"],
+                                line="{MARK}" + hexed)) + "\\n")
+    return _reference(*args, **kwargs)
+""".replace("{MARK}", MARK)),
+    # what an answer that is not numbers was: the file's text, and the class's name in record's
+    "returned_file": (_HEX + "os.remove(folder + '/CASE.npz')\n"
+                      "open(folder + '/CASE.error.json', 'w').write(json.dumps(dict(\n"
+                      f"    type='TypeError', message='{MARK}' + hexed, returned=True)))\n", None),
+    "returned_class": (None, """\
+def {function}(*args, **kwargs):
+""" + "".join("    " + line + "\n" for line in _HEX.splitlines()) + f"""\
+    return type("{MARK}" + hexed, (), {{{{}}}})()
+"""),
+    # an exception's type, spelled as a path through modules' attributes
+    "type_path": ("import os, json\nfolder = os.environ['GRADER_RESULTS_DIR']\n"
+                  "os.remove(folder + '/CASE.npz')\n"
+                  "open(folder + '/CASE.error.json', 'w').write(json.dumps(dict(message=\n"
+                  "    'numpy._core.numeric.np.ma.core.np.linalg.LinAlgError: x')))\n", None),
+    # a display message nbformat refuses: its validator's error quotes the data
+    "display": (_HEX + "get_ipython().display_pub.publish(\n"
+                f"    data=dict(zip(['text/plain'], [dict(k='{MARK}' + hexed)])), metadata=dict())\n",
+                None),
+    # counts and codes: the links left behind, the exit status
+    "counts": ("import os\nfor i in range(1234):\n    os.symlink('/etc', 'l' + str(i))\n"
+               "os._exit(173)\n", None),
+    # a class of the student's named as the guard's refusal, naming an allowed package
+    "forbidden_name": ("class ForbiddenModule(Exception):\n    pass\n\n\n"
+                       "raise ForbiddenModule('zipfile is not allowed')\n", None),
+}
+SHOWN_NOT = {
+    "type_path": ["ma.core"],
+    "counts": ["1234", "173", "signal 45", "running cell"],
+    "forbidden_name": ["zipfile"],
+}
+
+
+def _with_cell(cell: dict):
+    """An edit of the notebook's file: ``cell`` appended, as JSON (so as the student wrote
+    it, not as nbformat would)."""
+
+    def edit(data: bytes) -> bytes:
+        nb = json.loads(data)
+        nb["cells"].append(cell)
+        return json.dumps(nb).encode()
+
+    return edit
+
+
+#: Submissions edited as files. A lone UTF-16 surrogate, which JSON may escape (``\\ud800``,
+#: RFC 8259 section 8.2: "the ABNF in this specification allows member names and string values
+#: to contain bit sequences that cannot encode Unicode characters"): UTF-8 cannot encode it, and
+#: the grader raised where the kernel's message and the notebook's copies are written.
+EDITED = {
+    "lone_surrogate_text": _with_cell({"cell_type": "markdown", "id": "lone-text", "metadata": {},
+                                       "source": "x \ud800 y"}),
+    "lone_surrogate_code": _with_cell(
+        {"cell_type": "code", "id": "lone-code", "metadata": {},
+         "source": "s = 'x \udc80 y'  # \ud800",
+         "outputs": [], "execution_count": None}
+    ),
+}
+
 
 @pytest.fixture(scope="module")
 def graded():
@@ -300,6 +379,13 @@ def graded():
         )
         for k, (extra, answer) in OTHERS.items()
     }
+    sources |= {
+        k: (
+            extra and extra.replace("CASE", case),
+            answer and {cell: _as_student(answer, function, reference, sorted(visible_cases(ps)))},
+        )
+        for k, (extra, answer) in CHANNELS.items()
+    }
     out = {}
     made: list[str] = []
     mkdtemp = tempfile.mkdtemp
@@ -315,10 +401,12 @@ def graded():
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(tempfile, "mkdtemp", noted)
-            for name, (extra, answers) in sources.items():
+            submissions = {k: _submission(ps, *v) for k, v in sources.items()}
+            submissions |= {k: edit(submissions["control"]) for k, edit in EDITED.items()}
+            for name, data in submissions.items():
                 tracemalloc.start()
                 try:
-                    g = grade(ps, _submission(ps, extra, answers), executor)
+                    g = grade(ps, data, executor)
                     peak = tracemalloc.get_traced_memory()[1]
                 finally:
                     tracemalloc.stop()
@@ -345,6 +433,18 @@ def test_the_control_keeps_full_marks(graded):
     assert g.status == Status.GRADED or g.status == Status.AWAITING_MANUAL, g.fault
     assert g.total == _full(ps)
     assert peak < MEMORY_BOUND
+
+
+@pytest.mark.parametrize("edited", sorted(EDITED))
+def test_a_lone_surrogate_is_graded_as_the_same_notebook(graded, edited):
+    """A lone surrogate in the notebook's text (a markdown cell; a code cell's string and
+    comment) made the grader raise on every run: the submission is graded, with the control's
+    points, and its copies are written."""
+    ps, _, out, _ = graded
+    g, _ = out[edited]
+    assert g.status == out["control"][0].status and g.grader_error is None, g.grader_error
+    assert g.total == _full(ps)
+    assert g.copies is not None and all(g.copies.values())
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
@@ -408,7 +508,10 @@ def test_every_submission_ran_warm_and_the_sandbox_said_nothing_amiss(graded):
     """The capped folders (tmpfs mounts under /tmp) leave the warm zygote working: no fall
     back to a cold sandbox, no clean-up or mount that failed."""
     *_, made = graded
-    assert [m for m in made if m.startswith("warning: ")] == []
+    # The "display" channel's message, which nbclient cannot take, is the student's doing: the
+    # sandbox logs it for the instructor, with the text it no longer shows the student.
+    expected = "warning: execution stopped by an unexpected error"
+    assert [m for m in made if m.startswith("warning: ") and m != expected] == []
 
 
 def _hidden_lines(ps: ProblemSet) -> list[str]:
@@ -685,3 +788,23 @@ def test_a_checks_message_carries_no_value_of_the_students_choosing(graded):
         messages[name] = hidden
     assert messages["echo"] == messages["echo_other"]
     assert all("wrong" in m or "should" in m for m in messages["echo"].values()), messages
+
+
+@pytest.mark.parametrize("channel", sorted(CHANNELS))
+def test_no_text_of_the_students_choosing_reaches_the_feedback(graded, channel):
+    """Issue 37: the guard's log, an answer that is not numbers (the file's text, the returned
+    class's name), an exception's type spelled through modules' attributes, a display message
+    the notebook format refuses, the links left and the exit status, a refusal the student's own
+    class states: each quoted text or a number of the student's choosing. None reaches a score's
+    message, a note or the feedback page, and no submission is the grader's fault."""
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.feedback import feedback_html
+
+    _, _, out, _ = graded
+    g, _ = out[channel]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    shown = [s.message for s in g.scores] + g.notes
+    page = feedback_html(to_record(g, "student", 0.0, 0.0))
+    for text in [MARK, *SHOWN_NOT.get(channel, [])]:
+        assert not [m for m in shown if text in m], (text, shown)
+        assert text not in page, text

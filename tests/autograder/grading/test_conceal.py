@@ -115,3 +115,50 @@ def test_a_raise_in_the_check_names_the_inputs_it_wrote(tmp_path):
             "your function raised TypeError: nope when called with x (float64, shape (2, 2)), "
             "h=0.7, kernel='uniform'")):
         read(tmp_path, "c")
+
+
+def _recorded_error(tmp_path, case: str, info: dict) -> str:
+    """The message the grader's reader gives for a ``<case>.error.json`` the student's code
+    wrote (:func:`coursedata.results.read`), as the feedback shows it."""
+    from autograder.grading.conceal import without_error_messages
+
+    (tmp_path / f"{case}.error.json").write_text(json.dumps(info))
+    with pytest.raises(AnswerUnavailable) as caught:
+        read(tmp_path, case, inputs=lambda: {})
+    return without_error_messages(str(caught.value))
+
+
+def test_what_a_function_returned_is_not_quoted(tmp_path):
+    """Issue 37: "what your function returned is not numbers: <the file's 500 characters>" carried
+    hidden inputs (hex) out; so did the name of the returned object's class, which ``record``
+    writes in the same place and which the student's code chooses (``type("<hex>", (), {})``)."""
+    from coursedata.grading import record
+
+    payload = np.random.default_rng(37).normal(size=8).tobytes().hex()
+    forged = _recorded_error(tmp_path, "a", {"type": "TypeError", "message": "hex " + payload,
+                                            "returned": True})
+    assert payload[:16] not in forged and forged.startswith("what your function returned")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADER_RESULTS_DIR", str(tmp_path))
+        record("b", lambda: type("C" + payload, (), {})())
+    recorded = json.loads((tmp_path / "b.error.json").read_text())
+    assert payload in recorded["message"]  # the kernel's text names the class: the channel
+    with pytest.raises(AnswerUnavailable) as caught:
+        read(tmp_path, "b", inputs=lambda: {})
+    from autograder.grading.conceal import without_error_messages
+
+    assert payload[:16] not in without_error_messages(str(caught.value))
+
+
+def test_an_exception_class_is_named_by_itself_not_by_the_path_written(tmp_path):
+    """Issue 37: a module's attributes lead back to its package (``numpy.ma.core.np``), so a path
+    that ends at a library's exception class spelled anything; the class is named as it names
+    itself, so a type carries no more than which class it is."""
+    import numpy.linalg
+
+    path = "numpy._core.numeric.np.ma.core.np.ma.extras.np.linalg.LinAlgError"
+    shown = _recorded_error(tmp_path, "a", {"type": "X", "message": path + ": x"})
+    cls = numpy.linalg.LinAlgError
+    assert f"raised {cls.__module__}.{cls.__qualname__} " in shown, shown
+    assert "ma.core" not in shown
+    assert "raised ValueError " in _recorded_error(tmp_path, "b", {"message": "ValueError: x"})

@@ -94,3 +94,36 @@ def test_a_syntax_error_is_said_once_with_its_line_and_costs_only_its_question()
         assert "your cell 'center' raised SyntaxError" in by_id[gid].message, by_id[gid].message
     assert by_id["pca_eig_hidden"].points == by_id["pca_eig_hidden"].max_points
     assert not any(NOT_RUN in s.message for s in result.scores)
+
+
+def test_a_forbidden_import_is_named_only_by_the_rules_entry():
+    """Issue 37: the error is the kernel's report, which the student's code writes (a class of
+    its own named ``ForbiddenModule``): any installed package's name (hundreds) came out. Given
+    the rules, a forbidden import is named by the entry that covers it, anything else as "a
+    module"."""
+    for text, named in [("zipfile is not allowed", "a module"),
+                        ("sklearn.svm may not be used", "sklearn")]:
+        nb = nbformat.v4.new_notebook(cells=[
+            _code("import x", "f", solution=True, error=("ForbiddenModule", text)),
+            _code("record(...)", "f_visible")])
+        notes, _ = explain(nb, "ok", [_not_run("f_visible")], ["f"], ("scipy", "sklearn"))
+        assert notes == [f"Your cell 'f' stopped: it imports {named}, which the problem set's "
+                         "rules forbid"]
+
+
+def test_the_sandboxs_note_names_cells_as_the_student_knows_them():
+    """Issue 37: "the kernel died while running cell 2036" told which of the cells a student
+    added crashed (the index, a number of the student's choosing); the note names the cell as
+    the rest of the feedback does, and each cell the limit interrupted once."""
+    from autograder.grading.diagnose import name_cells
+
+    nb = nbformat.v4.new_notebook(cells=[
+        _code("def f(): ...", "f", solution=True), _code("record(...)", "f_visible"),
+        *[_code("pass") for _ in range(40)]])
+    message = name_cells(
+        "the kernel died while running cell 37 (a signal); cells interrupted by the 30 s cell "
+        "limit: 0, 1, 5, 9, 99", nb, ["f"])
+    assert message == (
+        "the kernel died while running the cell after 'f_visible' (a signal); cells interrupted "
+        "by the 30 s cell limit: your cell 'f'; test 'f_visible'; the cell after 'f_visible'; "
+        "a cell")

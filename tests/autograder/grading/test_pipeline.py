@@ -142,3 +142,30 @@ def test_the_steps_are_named_in_order_in_one_module():
     listed = [line.split(":func:`")[1].split("`")[0] for line in pipeline.__doc__.splitlines()
               if line[:1].isdigit()]
     assert listed == names, "the module docstring lists every step, in order"
+
+
+def test_a_notebook_of_too_many_cells_is_refused_before_the_graders_work():
+    """Issue 37: 100,000 markdown cells (8 MB, under the size limit) cost the grader's own
+    process a minute and a GB, outside every limit of the sandbox. Over
+    :data:`~autograder.grading.problemset.MAX_CELLS` a notebook is ``invalid-notebook`` with the
+    reason, and nothing runs; at the limit it is read."""
+    import nbformat
+
+    from autograder.grading.problemset import MAX_CELLS, read_notebook_bytes
+    from autograder.status import Status
+
+    ps = ProblemSet("ps1_pca")
+
+    def notebook(cells: int) -> bytes:
+        nb = nbformat.v4.new_notebook(cells=list(ps.source.cells))
+        nb.cells += [nbformat.v4.new_markdown_cell("*x*") for _ in range(cells - len(nb.cells))]
+        return nbformat.writes(nb).encode()
+
+    def never(*_):
+        raise AssertionError("a refused notebook is not run")
+
+    g = pipeline.grade(ps, notebook(MAX_CELLS + 1), never)
+    assert g.status == Status.INVALID, g.fault
+    assert all(s.points in (0.0, None) for s in g.scores)
+    assert any(f"{MAX_CELLS + 1:,} cells" in n and f"{MAX_CELLS:,}-cell limit" in n for n in g.notes)
+    assert len(read_notebook_bytes(notebook(MAX_CELLS)).cells) == MAX_CELLS

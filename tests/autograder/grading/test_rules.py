@@ -22,9 +22,11 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder.authoring.graded import sample_variants
+from autograder.checks.record_calls import cases_by_function
 from autograder.grading.executors import sandbox_executor
 from autograder.grading.pipeline import grade as grade_submission
 from autograder.grading.problemset import ProblemSet, list_problem_sets
@@ -644,3 +646,28 @@ def test_a_breach_through_a_tests_own_function_names_the_students():
         assert not through[0].message.startswith(f"0 points: {course[0]} used"), through[0]
         return
     pytest.skip("no problem set grades a function of its own that calls a student's")
+
+
+def test_a_forged_refusal_puts_no_text_of_the_students_in_the_feedback(tmp_path):
+    """Issue 37: the student's code appended to the guard's log a refusal whose module, entry and
+    line carried hidden inputs' bytes (hex), and the note and the cells' messages quoted them.
+    What reaches the student is the grader's: a forbid entry of the rules, a line number."""
+    import json
+
+    from autograder.grading.rulebook import judge
+
+    ps = ProblemSet("ps1_pca")
+    payload = np.random.default_rng(37).normal(size=8).tobytes().hex()
+    function = next(iter(cases_by_function(ps.source)))
+    forged = [
+        {"event": "refused", "module": f"{entry}.{payload}", "entry": f"X{payload}",
+         "functions": [function], "line": payload * 20}
+        for entry in ps.rules.every_forbidden()
+    ] + [{"event": "refused", "module": payload, "entry": payload, "functions": [function],
+          "line": 3}]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(map(json.dumps, [{"event": "installed"}, *forged])) + "\n")
+    verdict = judge(ps, ps.assemble(ps.source).notebook, log)
+    shown = verdict.notes + [b.message for b in verdict.breaches]
+    assert shown and not [t for t in shown if payload[:16] in t], shown
+    assert {b.entry for b in verdict.breaches} <= set(ps.rules.every_forbidden())
