@@ -858,10 +858,11 @@ def _generated(case) -> dict | None:
 
 def _same_case(case, inputs: Mapping, other, given: Mapping) -> bool:
     """Whether two declared cases ask the same of a student: the same reference, fitted use and
-    outputs, and equal inputs argument by argument."""
+    outputs, and equal inputs argument by argument, in whatever order the declarations list them
+    (the student's function gets them by parameter)."""
     if any(getattr(case, k) != getattr(other, k) for k in ("reference", "fitted", "outputs")):
         return False
-    if list(inputs) != list(given):
+    if set(inputs) != set(given):
         return False
     try:
         return all(

@@ -593,10 +593,11 @@ def test_a_hidden_cell_without_weights_is_refused(course):
     assert f'"{case}": 1' in message.split(f"cell `{gid}`: it declares")[1]
 
 
-def _hidden_copy_of_visible(course: Path):
+def _hidden_copy_of_visible(course: Path, arguments: int = 1):
     """``(problem set, hidden cell, its case, visible cell, its case, the notebook)``: a weighted
     case of a ``_hidden`` cell whose declaration, replaced by its question's visible case's, asks
-    the same of a student (the same reference and outputs, read back from the declarations)."""
+    the same of a student (the same reference and outputs, read back from the declarations); the
+    visible case gives at least ``arguments`` arguments."""
     import copy
 
     for name in list_problem_sets(Course(course)):
@@ -611,6 +612,8 @@ def _hidden_copy_of_visible(course: Path):
             for case in [c for c in check.get("cases", {}) if c in check.get("weights", {})]:
                 own = check.cases[case]
                 for seen, spec in shown.items():
+                    if len(spec.get("args", spec)) < arguments:
+                        continue
                     check.cases[case] = copy.deepcopy(spec)
                     found = declarations(nb)
                     mine, theirs = found[gid].cases[case], found[_gid(visible)].cases[seen]
@@ -629,6 +632,31 @@ def test_a_hidden_case_identical_to_the_visible_one_is_refused(course):
     assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
             f"{seen!r} of `{visible}`") in message, message
     assert "Give it inputs the visible case does not cover" in message
+
+
+def _reversed(spec):
+    """``spec`` with every mapping's keys in the reverse order (lists as they are)."""
+    if isinstance(spec, dict):
+        return {k: _reversed(v) for k, v in reversed(spec.items())}
+    return spec
+
+
+def test_a_hidden_case_identical_to_the_visible_one_written_in_another_order_is_refused(course):
+    """The visible case pasted with its arguments (and its generators' parameters) listed in
+    another order asks the same of a student: the student's function gets its inputs by
+    parameter, whatever the declaration's order (the author's guide, "The keys of a
+    declaration"). It was released. The notebook is written as a text editor leaves it, the keys
+    in the order typed (nbformat would sort them)."""
+    name, gid, case, visible, seen, nb = _hidden_copy_of_visible(course, arguments=2)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    given = cell.metadata.course.check.cases[case]
+    reordered = _reversed(json.loads(json.dumps(given)))
+    assert list(reordered.get("args", reordered)) != list(given.get("args", given))
+    cell.metadata.course.check.cases[case] = reordered
+    _path(course, name).write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
+            f"{seen!r} of `{visible}`") in message, message
 
 
 def _copy_after(nb, gid: str, grade_id: str | None = None) -> int:
