@@ -736,6 +736,65 @@ def test_an_answer_cell_marked_not_an_answer_is_refused_before_nbgrader(course):
     assert "nbgrader solution: true" in message and "Traceback" not in message
 
 
+def test_an_answer_cell_whose_metadata_an_editor_dropped_is_named_before_nbgrader(course):
+    """The cell's metadata gone (an editor that drops it) and its markers kept: nbgrader's
+    ClearSolutions stops with "Solution region detected in a non-solution cell" and a traceback
+    naming no cell (jupyter/nbgrader, nbgrader/preprocessors/clearsolutions.py); the gate let it
+    through, since it read only cells that have nbgrader metadata."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    position = []
+
+    def drop(nb):
+        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
+        target.metadata = {}
+        position.append(index + 1)
+    _edit(course, name, drop)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN SOLUTION but is not an answer "
+            "cell (it has no nbgrader metadata)") in message, message
+    assert "nbgrader solution: true" in message and "Traceback" not in message
+
+
+def test_a_hidden_test_cell_whose_metadata_an_editor_dropped_is_named_not_its_points(course):
+    """The hidden test's metadata gone: the release advised lowering the header's, the table's
+    and the heading's points to what the other cells carry, which would publish the problem set
+    without its hidden test. The cell is named alone, with the fix."""
+    name, gid, _ = _weighted_hidden(course)
+    position = []
+
+    def drop(nb):
+        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
+        target.metadata = {}
+        position.append(index + 1)
+    _edit(course, name, drop)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN HIDDEN TESTS (the answers it "
+            "records for the grader) but is not graded (it has no nbgrader metadata)") in message
+    assert "Make it a graded test cell again" in message and "course.check" in message
+    assert "**Points:**" not in message and "heading" not in message, message
+
+
+def test_points_written_as_text_are_named_before_nbgrader(course):
+    """``"points": "2"`` (a hand edit of the JSON): nbgrader's schema refuses it with a
+    traceback ("'2' is not of type 'number'": nbgrader/nbgraderformat/v3.py); the gate read it as
+    the number."""
+    name, gid, _ = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    points = cell.metadata.nbgrader.points
+
+    def text(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.nbgrader.points = str(points)
+    _edit(course, name, text)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): its points are \"{points:g}\", not a "
+                     rf"number: nbgrader refuses it\. Write the points as a number, without quotes "
+                     rf"\(points: {points:g}\)", message), message
+    assert "Traceback" not in message
+
+
 def test_a_written_answer_marked_not_an_answer_is_refused_before_nbgrader(course):
     """``solution: false`` on a graded markdown cell: nbgrader's metadata validator refuses it
     ("Markdown grade cell ... is not marked as a solution cell": nbgrader/nbgraderformat/v3.py)
