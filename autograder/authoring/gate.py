@@ -792,6 +792,7 @@ def weight_problems(ps: ProblemSet) -> list[Problem]:
             for name in checked
             if name not in scored
         ]
+        out += _foreign_weights(found, gid, where)
         out += [
             Problem(
                 f"{where}, case {name!r}",
@@ -804,6 +805,24 @@ def weight_problems(ps: ProblemSet) -> list[Problem]:
             if weight == 0
         ]
     return out
+
+
+def _foreign_weights(found: Mapping[str, Declaration], gid: str, where: str) -> list[Problem]:
+    """Weights of ``gid`` naming a case another question declares: that question's answer
+    would count in this cell's points."""
+    owner = {c: case.cell for d in found.values() for c, case in d.cases.items()}
+    question = question_of(gid)
+    return [
+        Problem(
+            f"{where}, case {name!r}",
+            f"its weights name the case {name!r} of `{owner[name]}`, another question's, so a "
+            f"student's `{question_of(owner[name])}` would count in the points of `{gid}`",
+            f'Remove "{name}" from the weights in the course.check of `{gid}`: they name only '
+            f"the cases of `{test_id(question, VISIBLE)}` and `{test_id(question, HIDDEN)}`.",
+        )
+        for name in (found[gid].weights or {})
+        if name in owner and question_of(owner[name]) != question
+    ]
 
 
 def repeat_problems(ps: ProblemSet) -> list[Problem]:

@@ -573,6 +573,22 @@ def test_a_hidden_case_without_a_weight_is_refused(course):
     assert f'Add "{case}": 1 to the weights in the course.check of `{gid}`' in message
 
 
+def test_a_weight_on_another_question_s_case_is_refused(course):
+    """A hidden cell's weights naming a case of another question (weights copied from its
+    cell): that question's answer would count in this cell's points. It was released."""
+    name, gid, _ = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    found = declarations(nb)
+    question = naming.question_of(gid)
+    other, cell = next((c, spec.cell) for d in found.values() for c, spec in d.cases.items()
+                       if spec.reference and naming.question_of(spec.cell) != question)
+    _edit_check(course, name, gid, lambda check: check.weights.update({other: 1}))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {other!r}: its weights name the case {other!r} "
+            f"of `{cell}`, another question's") in message, message
+    assert f'Remove "{other}" from the weights in the course.check of `{gid}`' in message
+
+
 def test_a_weight_of_zero_is_refused(course):
     name, gid, case = _weighted_hidden(course)
     _edit_check(course, name, gid, lambda check: check.weights.update({case: 0}))
