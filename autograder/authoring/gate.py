@@ -24,6 +24,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   :data:`MARGIN` times over the reference's move under rounding of its inputs) are refused;
 - **repeats** (:func:`repeat_problems`): a hidden case identical to a visible one (the same
   reference on the same inputs) gives no new evidence and is refused;
+- **leaks** (:func:`leak_problems`): a number of the student's notebook (its text, or a line left
+  outside a cell's hidden tests) that states a hidden case's expected value, to
+  :data:`LEAK_DIGITS` significant digits or more, is refused: students would read the answer;
 - **marking scheme** (:func:`scheme_problems`): the points table of each section of
   ``<course>/rubrics/<name>.md`` adds up to the section's points.
 
@@ -825,6 +828,91 @@ def _foreign_weights(found: Mapping[str, Declaration], gid: str, where: str) -> 
     ]
 
 
+#: How many significant digits a number of the released notebook needs to count as stating a
+#: hidden case's value (fewer would match by chance: 0.5, 2.25, a round tolerance).
+LEAK_DIGITS = 6
+
+_NUMBER = re.compile(r"(?<![\w.])-?(\d+\.\d*|\.\d+|\d+)(?:[eE]([-+]?\d+))?(?![\w.])")
+
+
+def _stated(text: str) -> Iterator[tuple[str, float, float]]:
+    """``(as written, value, half a unit of its last digit)`` of each number of ``text`` with
+    at least :data:`LEAK_DIGITS` significant digits."""
+    for m in _NUMBER.finditer(text):
+        mantissa, exponent = m[1], int(m[2] or 0)
+        digits = mantissa.replace(".", "").lstrip("0")
+        if len(digits) < LEAK_DIGITS:
+            continue
+        decimals = len(mantissa.partition(".")[2])
+        yield m[0], float(m[0]), 0.5 * 10.0 ** (exponent - decimals)
+
+
+def _expected_values(
+    found: Mapping[str, Declaration], kind: str
+) -> list[tuple[str, str, str, np.ndarray]]:
+    """``(cell, case, output, its finite non-zero values)`` of every case with a reference of
+    the ``kind`` (visible or hidden) cells, the reference run on its inputs (a case it cannot
+    run on is named elsewhere)."""
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    out = []
+    for gid, declaration in found.items():
+        if test_kind(gid) != kind:
+            continue
+        for name, case in declaration.cases.items():
+            if case.reference is None or case.fitted:
+                continue
+            try:
+                result = reference_of(case)(**case_inputs(cases, name))
+                values = [np.asarray(v, dtype=float).ravel() for v in _outputs_of(case, result)]
+            except Exception:  # noqa: BLE001 - named by reference_problems
+                continue
+            for output, value in zip(case.outputs, values, strict=False):
+                out.append((gid, name, output.name, value[np.isfinite(value) & (value != 0)]))
+    return out
+
+
+def leak_problems(ps: ProblemSet) -> list[Problem]:
+    """Numbers the student's notebook states that are a hidden case's expected values (and no
+    visible case's, which students may be shown): a one-number output stated, or two values or
+    more of one output stated in one cell (one entry of an array may be a value any student can
+    work out, such as 5000 log 0.5 on a grid through 0.5)."""
+    try:
+        found = declarations(ps.source)
+    except DeclarationError:
+        return []  # named by validate.declared_problems
+    hidden = _expected_values(found, HIDDEN)
+    shown = [v for *_, v in _expected_values(found, VISIBLE)]
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        try:
+            text = released_cell(cell) if cell.cell_type == "code" else cell.source
+        except RuntimeError:
+            continue  # named by marker_problems
+        stated = [
+            (written, number, half)
+            for written, number, half in _stated(text)
+            if not any(np.any(np.abs(v - number) <= half * (1 + 1e-9)) for v in shown)
+        ]
+        for gid, case, output, values in hidden:
+            written = list(
+                dict.fromkeys(
+                    w for w, number, half in stated if np.any(np.abs(values - number) <= half)
+                )
+            )
+            if written and (values.size == 1 or len(written) > 1):
+                out.append(
+                    Problem(
+                        f"{ps.notebook_name}, {_label(cell, index)}",
+                        f"the student's notebook states {', '.join(written)}: the expected "
+                        f"{output!r} of the hidden case {case!r} of `{gid}`, so every student "
+                        "would read the answer",
+                        "Delete it, or move the line between ### BEGIN HIDDEN TESTS and "
+                        "### END HIDDEN TESTS.",
+                    )
+                )
+    return out
+
+
 def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
     the same inputs): the student already saw that case pass or fail, so it gives no new
@@ -967,5 +1055,6 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
         *weight_problems(ps),
         *repeat_problems(ps),
         *reference_problems(ps),
+        *leak_problems(ps),
         *scheme_problems(ps),
     ]

@@ -675,6 +675,45 @@ def test_a_hidden_case_identical_to_the_visible_one_written_in_another_order_is_
             f"{seen!r} of `{visible}`") in message, message
 
 
+def _hidden_value(course: Path):
+    """``(problem set, hidden cell, case, output, its values as written)``: the values the
+    declared reference gives a hidden case's first output (of a problem set without variants,
+    whose values are the same for every student), written with 9 significant digits: the one
+    number, or two of an array's (one entry alone may be a value anyone can work out, such as
+    5000 log 0.5)."""
+    import numpy as np
+
+    from autograder.checks.declaration import reference_of
+
+    for ps, gid, case, spec, cases in _declared_references(course):
+        if ps.variants is not None or naming.test_kind(gid) != naming.HIDDEN or spec.fitted:
+            continue
+        result = reference_of(spec)(**case_inputs(cases, case))
+        first = result[0] if len(spec.outputs) > 1 else result
+        values = np.asarray(first, dtype=float).ravel()
+        written = [w for v in values if np.isfinite(v)
+                   and len((w := f"{v:.9g}").lstrip("-0.").replace(".", "")) >= 6]
+        if written[:2] and (values.size == 1 or len(set(written[:2])) == 2):
+            return ps.name, gid, case, spec.outputs[0].name, ", ".join(written[:2])
+    raise AssertionError("no hidden case has a value of six significant digits")
+
+
+def test_a_hidden_case_s_value_written_in_the_student_s_notebook_is_refused(course):
+    """The instructor's note of a hidden case's expected value left below its cell's hidden
+    tests: nbgrader keeps it (only the region between the markers goes), and every student
+    would read the answer. It was released."""
+    name, gid, case, output, written = _hidden_value(course)
+
+    def note(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.source += f"\n# (for the instructor) {case}: {written}"
+    _edit(course, name, note)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the student's notebook states {written}: the expected "
+            f"{output!r} of the hidden case {case!r} of `{gid}`") in message, message
+    assert "move the line between ### BEGIN HIDDEN TESTS and ### END HIDDEN TESTS" in message
+
+
 def _copy_after(nb, gid: str, grade_id: str | None = None) -> int:
     """Paste a copy of the cell ``gid`` right after it (as Jupyter's copy and paste does, the
     metadata with it), optionally renamed; return the copy's position (1-based)."""
