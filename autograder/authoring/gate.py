@@ -10,8 +10,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   silently replace the whole cell); an answer cell whose release loses a function the source
   defines (markers forgotten: the student reads only ``# YOUR CODE HERE``) is refused; and a
   released line that is a line of the cell's solution region, of the declared reference's source,
-  or a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
-  moved up) is a solution line students would read;
+  a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
+  moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
+  purpose ends with :data:`GIVEN`) is a solution line students would read;
 - **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
   with the locked cells' imports, and the declared reference functions' own imports) must be
   allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
@@ -197,6 +198,44 @@ def _stub_leftovers(released: str) -> list[str]:
     return out
 
 
+#: Calls a line given above a stub may make without computing the answer: type conversions.
+_CONVERSIONS = {"asarray", "array", "asanyarray", "atleast_1d", "atleast_2d", "float", "int"}
+
+#: The comment that marks a line above ``### BEGIN SOLUTION`` as given to students on purpose.
+GIVEN = "# given"
+
+
+def _computes(node: ast.stmt) -> bool:
+    """Whether ``node`` does arithmetic or calls anything but a type conversion."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp | ast.AugAssign | ast.Compare):
+            return True
+        if isinstance(sub, ast.Call):
+            name = ast.unparse(sub.func).rpartition(".")[2]
+            if name not in _CONVERSIONS:
+                return True
+    return False
+
+
+def _given_computations(released: str) -> list[str]:
+    """Statements of a stub's function body above the stub that compute (``### BEGIN
+    SOLUTION`` moved down: the solution's first lines given to every student), unless their
+    line ends with :data:`GIVEN`."""
+    lines = released.splitlines()
+    out = []
+    for node in _defs(released).values():
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        stubs = [i for i, s in enumerate(node.body) if _is_stub(s)]
+        for statement in node.body[: stubs[0]] if stubs else []:
+            last = lines[(statement.end_lineno or statement.lineno) - 1]
+            if _is_docstring(statement) or last.rstrip().endswith(GIVEN):
+                continue
+            if _computes(statement):
+                out.append(ast.get_source_segment(released, statement) or ast.unparse(statement))
+    return out
+
+
 def _code_lines(source: str) -> set[str]:
     """The stripped lines of ``source`` that are code (no blank line, comment or bare bracket)."""
     return {
@@ -328,7 +367,7 @@ def _answer_problems(
     solution = _solution_lines(source) | set().union(
         *(lines for name, lines in references.items() if name in _defs(source))
     )
-    leaked = list(dict.fromkeys(_stub_leftovers(released)))
+    leaked = list(dict.fromkeys([*_stub_leftovers(released), *_given_computations(released)]))
     leaked += [
         s for line in released.splitlines() if (s := line.strip()) in solution and s not in leaked
     ]
@@ -337,7 +376,8 @@ def _answer_problems(
             where,
             f"the student's cell keeps the solution line `{line.splitlines()[0]}`",
             "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it), so that the "
-            "student's cell keeps only the signature, the docstring and what students are given.",
+            "student's cell keeps only the signature, the docstring and what students are given "
+            f"(a line given on purpose above ### BEGIN SOLUTION ends with `{GIVEN}`).",
         )
         for line in leaked
     ]

@@ -148,6 +148,64 @@ def test_end_solution_moved_up_two_lines_is_refused(course):
                 f"`{line}`. Move ### END SOLUTION below it") in message
 
 
+def _formula_first(course: Path):
+    """``(problem set, answer cell, lines from the solution's first to its first formula)``:
+    an answer whose solution region starts with whole one-line statements, one of the first
+    four doing arithmetic (``@``, ``/``, ``*``, ``+``, ``-`` between operands) in words of its
+    own, not a line of its declared reference's source (which the gate also searches)."""
+    import ast
+    import inspect
+    import textwrap
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        Course(course).use_code()
+        found = declarations(nb)
+        for cell in _answer_cells(nb):
+            if cell.source.count("### BEGIN SOLUTION") != 1:
+                continue
+            visible = found.get(naming.test_id(_gid(cell), naming.VISIBLE))
+            reference = {ln.strip() for r in (visible.references if visible else [])
+                         for ln in inspect.getsource(resolve(r)).splitlines()}
+            body = _body(cell)
+            for i, line in enumerate(body[:4]):
+                try:
+                    ast.parse(textwrap.dedent(line))
+                except SyntaxError:
+                    break
+                if (re.search(r"\w[\])]? (@|/|\*|\+|-) [\w(]", line.split("#")[0])
+                        and line.strip() not in reference):
+                    return name, cell, [ln.strip() for ln in body[: i + 1]]
+    raise AssertionError("no answer starts with a formula")
+
+
+def test_begin_solution_moved_down_below_a_formula_is_refused(course):
+    """``### BEGIN SOLUTION`` moved down below the solution's first lines: they stand between
+    the docstring and the stub in every student's cell (the M-step's mean formula was
+    released). No line of the course is given there; a line given on purpose ends with
+    ``# given``."""
+    name, cell, given = _formula_first(course)
+    gid, formula = _gid(cell), given[-1]
+
+    def move(nb, mark=False):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        lines = target.source.splitlines()
+        begin = next(i for i, ln in enumerate(lines) if "### BEGIN SOLUTION" in ln)
+        lines.insert(begin + len(given), lines.pop(begin))
+        if mark:
+            lines[begin + len(given) - 1] += "  # given"
+        target.source = "\n".join(lines)
+    _edit(course, name, move)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the student's cell keeps the solution line "
+            f"`{formula}`. Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it)"
+            ) in message, message
+    shutil.copy(COURSE_DIR / "source" / name / f"{name}.ipynb", _path(course, name))
+    _edit(course, name, lambda nb: move(nb, mark=True))
+    ps = ProblemSet(name, Course(course))
+    assert not [p for p in gate_problems(ps) if f"`{formula}`" in p.what]
+
+
 def test_forgotten_markers_are_refused(course):
     """The student's cell would read only ``# YOUR CODE HERE``: the function's signature and
     docstring are lost."""
