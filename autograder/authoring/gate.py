@@ -1034,8 +1034,11 @@ def _hidden_of(found: Mapping[str, Declaration], gid: str) -> str:
 # --- the marking scheme ----------------------------------------------------------------------
 
 _SECTION = re.compile(r"^##\s+`(?P<gid>[^`]+)`\s+—\s+(?P<points>\d+(?:\.\d+)?)\s+points?\b")
-_TABLE_HEAD = re.compile(r"^\|\s*Points\s*\|")
-_TABLE_ROW = re.compile(r"^\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|")
+#: A points table's header and rows, however the first column is headed ("Points", "Pts",
+#: "Marks") and whether its numbers carry the unit ("| 2 pts |").
+_UNIT = r"(?:points?|pts?\.?|marks?)"
+_TABLE_HEAD = re.compile(rf"^\|\s*{_UNIT}\s*\|", re.IGNORECASE)
+_TABLE_ROW = re.compile(rf"^\|\s*(?P<points>\d+(?:\.\d+)?)\s*{_UNIT}?\s*\|", re.IGNORECASE)
 
 
 def scheme_problems(ps: ProblemSet) -> list[Problem]:

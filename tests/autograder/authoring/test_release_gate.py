@@ -312,6 +312,23 @@ def test_a_points_table_that_adds_up_to_more_than_its_section_is_refused(course)
             f"{points:g}") in message
 
 
+def test_a_points_table_headed_otherwise_is_added_up_too(course):
+    """A table headed ``| Pts |``, one row written ``| 2 pts |``: it was not read as a points
+    table, and a section whose rows add up to more than its points was released."""
+    for name in list_problem_sets(Course(course)):
+        rubric = course / "rubrics" / f"{name}.md"
+        if rubric.is_file() and "| Points |" in rubric.read_text():
+            break
+    text = rubric.read_text()
+    gid, points, row = _table_section(text)
+    first = re.match(r"\| *(\d+(?:\.\d+)?) *\|", row)[1]
+    more = row.replace(f"| {first} |", f"| {float(first) + 1:g} pts |", 1)
+    rubric.write_text(text.replace(row, more, 1).replace("| Points |", "| Pts |"))
+    message = _refused(course, name)
+    assert re.search(rf"rubrics/{name}\.md, ## `{gid}`: its marking scheme's table awards "
+                     rf"[\d.+ ]+ = {points + 1:g} points, the section {points:g}", message), message
+
+
 def test_a_missing_marking_scheme_section_is_refused(course):
     for name in list_problem_sets(Course(course)):
         text = (course / "rubrics" / f"{name}.md").read_text()
