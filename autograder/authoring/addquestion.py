@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from autograder.authoring.validate import nbgrader_meta
 from autograder.checks.declaration import DeclarationError, case_inputs, declarations, resolve
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
@@ -105,11 +106,6 @@ def _cell_text(title: str) -> str:
     return title.replace("|", "\\|")
 
 
-def _meta(cell: nbformat.NotebookNode) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, dict) else {}
-
-
 def _headings(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
     """``[(cell index, question number)]`` of the ``## Question N`` headings, in order."""
     out = []
@@ -165,7 +161,7 @@ def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
     """Renumber every question from ``start`` on, their text cells' grade_ids (and ids that
     follow them) included; the header's table rows too."""
     for cell in nb.cells:
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         gid = meta.get("grade_id", "")
         m = re.fullmatch(r"q(\d+)_text", gid)
         if m and int(m[1]) >= start:
@@ -353,7 +349,7 @@ def _rubric_section(at: int, q: Written) -> str:
 
 
 def _taken(ps: ProblemSet, ids: list[str]) -> None:
-    existing = {_meta(c).get("grade_id") for c in ps.source.cells}
+    existing = {nbgrader_meta(c).get("grade_id") for c in ps.source.cells}
     clash = [i for i in ids if i in existing]
     if clash:
         raise QuestionError(
@@ -383,7 +379,10 @@ def add_question(
         cells = _written_cells(at, question)
         row = f"| {at} | {_cell_text(question.title)} (by hand) | {_num(question.points)} |"
         auto, hand = 0.0, question.points
-    _taken(ps, [_meta(c)["grade_id"] for c in cells if "text" not in _meta(c)["grade_id"]])
+    _taken(
+        ps,
+        [nbgrader_meta(c)["grade_id"] for c in cells if "text" not in nbgrader_meta(c)["grade_id"]],
+    )
     try:
         declarations({"cells": [*nb.cells, *cells]})
     except DeclarationError as exc:

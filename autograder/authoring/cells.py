@@ -29,7 +29,7 @@ from collections.abc import Mapping
 
 import nbformat
 
-from autograder.authoring.validate import Problem
+from autograder.authoring.validate import Problem, nbgrader_meta
 from autograder.checks import load_checks
 from autograder.grading.problemset import ProblemSet
 
@@ -42,15 +42,10 @@ HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
 TOOLBAR = "View > Cell Toolbar > Create Assignment"
 
 
-def _nbgrader(cell: nbformat.NotebookNode) -> Mapping:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, Mapping) else {}
-
-
 def _flagged(cell: nbformat.NotebookNode) -> bool:
     """Whether nbgrader tracks the cell (graded, an answer or locked): it then needs a grade_id
     of its own."""
-    meta = _nbgrader(cell)
+    meta = nbgrader_meta(cell)
     return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 
@@ -71,7 +66,7 @@ def _as_written(value: object) -> str:
 
 
 def _where(ps: ProblemSet, index: int, cell: nbformat.NotebookNode) -> str:
-    gid = _nbgrader(cell).get("grade_id")
+    gid = nbgrader_meta(cell).get("grade_id")
     return f"{ps.notebook_name}, cell {index + 1}" + (f" (`{gid}`)" if gid else "")
 
 
@@ -80,7 +75,7 @@ def duplicate_problems(ps: ProblemSet) -> list[Problem]:
     first: dict[str, int] = {}
     out = []
     for index, cell in enumerate(ps.source.cells):
-        gid = _nbgrader(cell).get("grade_id")
+        gid = nbgrader_meta(cell).get("grade_id")
         if not gid or not _flagged(cell):
             continue
         if gid not in first:
@@ -104,7 +99,7 @@ def flag_problems(ps: ProblemSet) -> list[Problem]:
     """Answer, graded and points flags that nbgrader refuses together."""
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _nbgrader(cell)
+        meta = nbgrader_meta(cell)
         where = _where(ps, index, cell)
         if meta.get("task"):
             continue
@@ -188,7 +183,7 @@ def ungraded_check_problems(ps: ProblemSet) -> list[Problem]:
         python = set()
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _nbgrader(cell)
+        meta = nbgrader_meta(cell)
         gid = meta.get("grade_id")
         course = cell.get("metadata", {}).get("course", {})
         declared = isinstance(course, Mapping) and course.get("check") is not None

@@ -52,7 +52,7 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
-from autograder.authoring.validate import Problem, check_reads
+from autograder.authoring.validate import Problem, check_reads, nbgrader_meta
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
@@ -114,13 +114,8 @@ _TOLERANT = {
 }
 
 
-def _meta(cell: nbformat.NotebookNode) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, dict) else {}
-
-
 def _label(cell: nbformat.NotebookNode, index: int) -> str:
-    gid = _meta(cell).get("grade_id")
+    gid = nbgrader_meta(cell).get("grade_id")
     return f"cell `{gid}`" if gid else f"cell {index + 1}"
 
 
@@ -152,7 +147,7 @@ def released_cell(cell: nbformat.NotebookNode) -> str:
     stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     clear.code_stub = stub
     replaced = clear._replace_solution_region(cell, "python")
-    if _meta(cell).get("solution") and not replaced:
+    if nbgrader_meta(cell).get("solution") and not replaced:
         cell.source = stub["python"] if cell.cell_type == "code" else clear.text_stub
     ClearHiddenTests()._remove_hidden_test_region(cell)
     return cell.source
@@ -333,7 +328,7 @@ def marker_problems(ps: ProblemSet) -> list[Problem]:
                     "Put that line between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS.",
                 )
             )
-        if _meta(cell).get("solution"):
+        if nbgrader_meta(cell).get("solution"):
             out += _answer_problems(where, cell.source, released, references)
     return out
 
@@ -443,7 +438,7 @@ def _locked_imports(ps: ProblemSet) -> dict[str, str]:
     """What the locked code cells (the setup) import, ``{local name: dotted name}``."""
     out: dict[str, str] = {}
     for cell in ps.source.cells:
-        if cell.cell_type == "code" and _meta(cell).get("locked"):
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("locked"):
             try:
                 out |= _imports(ast.parse(cell.source))
             except SyntaxError:
@@ -477,7 +472,7 @@ def rule_problems(ps: ProblemSet) -> list[Problem]:
     locked = _locked_imports(ps)
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         if cell.cell_type != "code" or not meta.get("solution"):
             continue
         try:
