@@ -83,6 +83,19 @@ def _declared_references(course: Path) -> Iterator[tuple[ProblemSet, str, str, C
                     yield ps, gid, case, spec, cases
 
 
+def _misspelt_end_solution(course: Path) -> tuple[str, str]:
+    """``(problem set, answer cell)`` of the course copy ``course`` after its first simple
+    answer's ``### END SOLUTION`` is misspelt ``### END SOLUTON``."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def misspell(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
+    _edit(course, name, misspell)
+    return name, gid
+
+
 def _refused(course: Path, name: str) -> str:
     """Release ``name`` of ``course``: it must be refused before nbgrader runs, the published
     release untouched; return the message."""
@@ -226,13 +239,7 @@ def test_forgotten_markers_are_refused(course):
 
 
 def test_a_misspelt_end_solution_names_the_cell_instead_of_a_traceback(course):
-    name, cell = _simple_answer(course)
-    gid = _gid(cell)
-
-    def misspell(nb):
-        [target] = [c for c in nb.cells if _gid(c) == gid]
-        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
-    _edit(course, name, misspell)
+    name, gid = _misspelt_end_solution(course)
     message = _refused(course, name)
     assert (f"{name}.ipynb, cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader "
             "sees. Write it as ### END SOLUTION, exactly.") in message
@@ -525,13 +532,7 @@ def test_a_reference_answer_that_imports_what_the_rules_forbid_is_refused(course
 def test_nbgrader_stumbling_on_a_marker_names_the_cell(course):
     """What the self-check's release step (which skips the validation) shows for a misspelt
     ``### END SOLUTION``: the cell and the fix, not nbgrader's traceback."""
-    name, cell = _simple_answer(course)
-    gid = _gid(cell)
-
-    def misspell(nb):
-        [target] = [c for c in nb.cells if _gid(c) == gid]
-        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
-    _edit(course, name, misspell)
+    name, gid = _misspelt_end_solution(course)
     with pytest.raises(RuntimeError) as failed:
         release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
                 url="https://example.org/kit/k.whl", validate=False)
