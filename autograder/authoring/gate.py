@@ -950,8 +950,9 @@ def leak_problems(ps: ProblemSet) -> list[Problem]:
 
 def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
-    the same inputs): the student already saw that case pass or fail, so it gives no new
-    evidence and its weight rewards the visible test twice."""
+    the same inputs; for a case checked in Python, which names no reference, the same inputs as
+    a visible case of its question): the student already saw that case pass or fail, so it
+    gives no new evidence and its weight rewards the visible test twice."""
     try:
         found = declarations(ps.source)
     except DeclarationError:
@@ -961,18 +962,23 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
         for gid, declaration in found.items()
         if test_kind(gid) == VISIBLE
         for case in declaration.cases.values()
-        if case.reference and (inputs := _generated(case)) is not None
+        if (inputs := _generated(case)) is not None
     ]
     out = []
     for gid, declaration in found.items():
         if test_kind(gid) != HIDDEN:
             continue
         for name, case in declaration.cases.items():
-            inputs = _generated(case) if case.reference else None
+            inputs = _generated(case)
             same = [
                 (seen, visible.name)
                 for seen, visible, given in shown
-                if inputs is not None and _same_case(case, inputs, visible, given)
+                if inputs is not None
+                and (
+                    _same_case(case, inputs, visible, given)
+                    if case.reference
+                    else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
+                )
             ]
             out += [
                 Problem(
@@ -1004,6 +1010,11 @@ def _same_case(case, inputs: Mapping, other, given: Mapping) -> bool:
     (the student's function gets them by parameter)."""
     if any(getattr(case, k) != getattr(other, k) for k in ("reference", "fitted", "outputs")):
         return False
+    return _same_inputs(inputs, given)
+
+
+def _same_inputs(inputs: Mapping, given: Mapping) -> bool:
+    """Whether two cases' generated inputs are equal argument by argument, in any order."""
     if set(inputs) != set(given):
         return False
     try:

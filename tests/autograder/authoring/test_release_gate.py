@@ -726,6 +726,32 @@ def test_a_hidden_case_identical_to_the_visible_one_is_refused(course):
     assert "Give it inputs the visible case does not cover" in message
 
 
+def test_a_hidden_case_checked_in_python_identical_to_the_visible_one_is_refused(course):
+    """A hidden case without a reference (its cell checked in Python) given its question's
+    visible case's inputs: it was never compared, since only cases with a reference were."""
+    import copy
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        cells = {_gid(c): c for c in nb.cells}
+        found = declarations(nb)
+        pairs = [(gid, case, visible, seen)
+                 for gid, d in found.items() if naming.test_kind(gid) == naming.HIDDEN
+                 for case, spec in d.cases.items() if spec.reference is None
+                 if (visible := naming.test_id(naming.question_of(gid), naming.VISIBLE)) in found
+                 for seen in found[visible].cases]
+        if pairs:
+            break
+    gid, case, visible, seen = pairs[0]
+    shown = cells[visible].metadata.course.check.cases[seen]
+    cells[gid].metadata.course.check.cases[case] = copy.deepcopy(
+        {k: v for k, v in shown.items() if k != "args"} if "args" not in shown else shown["args"])
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
+            f"{seen!r} of `{visible}`") in message, message
+
+
 def _reversed(spec):
     """``spec`` with every mapping's keys in the reverse order (lists as they are)."""
     if isinstance(spec, dict):
