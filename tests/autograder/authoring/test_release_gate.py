@@ -67,14 +67,22 @@ def _answer_cells(nb):
             and c.metadata.get("nbgrader", {}).get("solution")]
 
 
+#: The student (and the secret their numbers are drawn with) whose variant stands for a problem
+#: set with variants where a test compares runs of its references.
+SAMPLE = ("sample-student", b"a fixed secret of the tests, not a course's")
+
+
 def _declared_references(course: Path) -> Iterator[tuple[ProblemSet, str, str, Case, dict]]:
     """``(problem set, cell, case, its declaration, the notebook's cases)`` for every declared
     case with a reference, of every problem set of the course copy ``course``, its code in use
-    (so its generators and references resolve) while the problem set's cases are walked."""
+    (so its generators and references resolve) while the problem set's cases are walked. A
+    problem set with variants is one fixed sample student's (:data:`SAMPLE`), the same in every
+    process."""
     code = Course(course)
     for name in list_problem_sets(code):
         ps = ProblemSet(name, code)
         code.use_code()
+        ps = ps.for_student(*SAMPLE)
         found = declarations(ps.source)
         cases = {c: case for d in found.values() for c, case in d.cases.items()}
         for gid, declaration in found.items():
@@ -1042,8 +1050,6 @@ from autograder.checks.declaration import case_inputs, reference_of
 from tests.autograder.authoring.test_release_gate import _declared_references
 out = {}
 for ps, gid, c, k, cases in _declared_references(Path(sys.argv[1])):
-    if ps.variants is not None:  # the gate draws its own sample's numbers: not comparable
-        continue
     got = reference_of(k)(**case_inputs(cases, c))
     for o, v in zip(k.outputs, got if len(k.outputs) > 1 else [got]):
         out[ps.name, gid, c, o.name] = np.asarray(v, dtype=float)
@@ -1070,6 +1076,8 @@ def _largest_kernel_move(course: Path, tmp_path: Path):
                        check=True, timeout=600)
         runs.append(pickle.loads(out.read_bytes()))
     here, *others = runs
+    compared = {ps.name for ps, *_ in _declared_references(course)}
+    assert {key[0] for key in here} == compared, "every problem set is compared, variants too"
     moves = []
     for key, a in here.items():
         name, gid, case, output = key
