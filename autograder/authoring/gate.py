@@ -948,6 +948,28 @@ def leak_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def unshown_problems(ps: ProblemSet) -> list[Problem]:
+    """Parameters a problem set's variants draw that the student is never shown (no
+    ``V["name"]`` in the notebook) and that ``hidden`` does not keep for the grader: the student
+    could not know the number they are graded on (``ps`` is a sample student's copy)."""
+    if ps.variants is None or ps.parameters is None:
+        return []
+    text = "\n".join(cell.source for cell in ps.source.cells)
+    return [
+        Problem(
+            f"{ps.notebook_name}, metadata course.variants",
+            f"its draw gives {name!r}, which the notebook never shows (no V[{name!r}] in a cell) "
+            'and its "hidden" does not name, so students cannot know that number of theirs',
+            f"Show it where the question uses it (V[{name!r}] in the text or the variant cell's "
+            "print), list it in \"hidden\" if it is the grader's alone (a hidden case's seed), "
+            "or stop drawing it.",
+        )
+        for name in ps.parameters
+        if name not in ps.variants.hidden
+        and not re.search(rf"""V\[\s*['"]{re.escape(name)}['"]\s*\]""", text)
+    ]
+
+
 def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
     the same inputs; for a case checked in Python, which names no reference, the same inputs as
@@ -1103,6 +1125,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
         *rule_problems(ps),
         *weight_problems(ps),
         *repeat_problems(ps),
+        *unshown_problems(ps),
         *reference_problems(ps),
         *leak_problems(ps),
         *scheme_problems(ps),

@@ -760,6 +760,34 @@ def test_a_hidden_case_checked_in_python_identical_to_the_visible_one_is_refused
             f"{seen!r} of `{visible}`") in message, message
 
 
+def test_a_variant_parameter_the_notebook_never_shows_is_refused(course):
+    """A drawn parameter that is not the grader's alone (``hidden``) and that no cell shows
+    (``V["flips"]`` taken out of the text and the variant cell's print): the student cannot
+    know the number their written answer and hidden case use. It was released."""
+    from autograder.checks.personal import draw
+
+    name = next(n for n in list_problem_sets(Course(course))
+                if ProblemSet(n, Course(course)).variants is not None)
+    ps = ProblemSet(name, Course(course))
+    Course(course).use_code()
+    shown = [p for p in draw(ps.variants, name, *SAMPLE) if p not in ps.variants.hidden]
+    parameter = shown[-1]
+    mention = re.compile(rf"""V\[\s*['"]{parameter}['"]\s*\]""")
+
+    def hide(nb):
+        for cell in nb.cells:
+            cell.source = mention.sub("'?'", cell.source)
+    _edit(course, name, hide)
+    with pytest.raises(ValueError) as refused:  # the copy has a release, not its secret
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl", new_secret=True)
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+    message = str(refused.value)
+    assert (f"{name}.ipynb, metadata course.variants: its draw gives {parameter!r}, which the "
+            f"notebook never shows") in message, message
+    assert 'list it in "hidden" if it is the grader\'s alone' in message
+
+
 def _reversed(spec):
     """``spec`` with every mapping's keys in the reverse order (lists as they are)."""
     if isinstance(spec, dict):
