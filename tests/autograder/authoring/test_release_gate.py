@@ -609,6 +609,11 @@ def test_an_answer_renamed_after_its_checks_is_refused(course):
         cell.source.replace(f"def {function}(", f"def {function}_v2(", 1)))
     message = _refused(course, name)
     assert re.search(rf"cell `{function}_visible`: the reference scored 0 of", message), message
+    for line in message.splitlines():  # each reason once, no checks module that is not there
+        reasons = line.partition(" of ")[2].partition(" (")[2].rpartition("). Fix")[0].split("; ")
+        assert len(reasons) == len(set(reasons)), line
+    if not (course / "checks" / f"{name}.py").is_file():
+        assert f"checks/{name}.py" not in message, message
 
 
 @pytest.mark.slow
