@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from autograder.authoring.validate import nbgrader_meta
 from autograder.checks.declaration import DeclarationError, case_inputs, declarations, resolve
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet
@@ -39,7 +40,10 @@ from coursedata.naming import HIDDEN, VISIBLE, test_id
 __all__ = ["Autograded", "Written", "QuestionError", "add_question", "renumber"]
 
 _HEADING = re.compile(r"^##\s+Question\s+(\d+)\b")
-_MENTION = re.compile(r"(\b[Qq]uestions?\s+|\(Q)(\d+)\b")
+_MENTION = re.compile(
+    r"(\b[Qq]uestions\s+)(\d+(?:(?:\s*[–—-]\s*|\s*,\s*|\s+(?:and|or|to)\s+)\d+)*)\b"
+    r"|(\b[Qq]uestion\s+|\(Q)(\d+)\b"
+)
 _ROW = re.compile(r"^\|\s*(\d+)\s*\|")
 _POINTS = re.compile(
     r"\*\*Points:\*\*\s*(\d+(?:\.\d+)?)\s+autograded\s*\+\s*(\d+(?:\.\d+)?)\s+graded by hand\s*="
@@ -97,9 +101,9 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _meta(cell: nbformat.NotebookNode) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, dict) else {}
+def _cell_text(title: str) -> str:
+    """``title`` as one cell of a Markdown table: its ``|`` escaped (``p(z \\| x)``)."""
+    return title.replace("|", "\\|")
 
 
 def _headings(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
@@ -133,12 +137,16 @@ def _insert_index(nb: nbformat.NotebookNode, at: int) -> int:
 
 def renumber(text: str, start: int, by: int = 1, rows: bool = False) -> str:
     """``text`` with every "Question N", "question N" and "(QN)" of ``N >= start`` moved by
-    ``by`` (one pass: no number moves twice); with ``rows``, a table row ``| N |`` too (the
-    header's table of questions)."""
+    ``by``, and each number of "questions 3–5" or "questions 2 and 4" (one pass: no number moves
+    twice); with ``rows``, a table row ``| N |`` too (the header's table of questions)."""
 
-    def move(m: re.Match) -> str:
-        n = int(m[2])
-        return f"{m[1]}{n + by if n >= start else n}"
+    def shift(number: re.Match) -> str:
+        n = int(number[0])
+        return str(n + by if n >= start else n)
+
+    def move(m: re.Match) -> str:  # "questions 3–5", "questions 2 and 4", "question 3", "(Q3)"
+        words, numbers = (m[1], m[2]) if m[1] else (m[3], m[4])
+        return words + re.sub(r"\d+", shift, numbers)
 
     lines = []
     for line in _MENTION.sub(move, text).splitlines(keepends=True):
@@ -153,7 +161,7 @@ def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
     """Renumber every question from ``start`` on, their text cells' grade_ids (and ids that
     follow them) included; the header's table rows too."""
     for cell in nb.cells:
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         gid = meta.get("grade_id", "")
         m = re.fullmatch(r"q(\d+)_text", gid)
         if m and int(m[1]) >= start:
@@ -196,11 +204,15 @@ def _answer_source(question: Autograded) -> str:
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     lines = source.split("\n")[body[0].lineno - 1 : body[-1].end_lineno]
-    params = ", ".join(inspect.signature(function).parameters)
+    signature = inspect.signature(function)
+    plain = signature.replace(  # the defaults kept: the checks call it with the cases' inputs
+        parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
+        return_annotation=signature.empty,
+    )
     doc = textwrap.indent(f'"""{inspect.getdoc(function) or question.title}\n"""', "    ")
     code = textwrap.indent(textwrap.dedent("\n".join(lines)), "    ")
     return (
-        f"def {question.function}({params}):\n{doc}\n    ### BEGIN SOLUTION\n{code}\n"
+        f"def {question.function}{plain}:\n{doc}\n    ### BEGIN SOLUTION\n{code}\n"
         "    ### END SOLUTION"
     )
 
@@ -213,9 +225,26 @@ def _record_lines(name: str, function: str, cases) -> str:
     )
 
 
+def _is_class(reference: str) -> bool:
+    try:
+        return inspect.isclass(resolve(reference))
+    except Exception:  # noqa: BLE001 - a reference that cannot be found is named by _outputs
+        return False
+
+
 def _outputs(question: Autograded, visible: dict) -> list[str]:
     """One name per value the reference returns on the visible case's inputs."""
     from autograder.checks.declaration import declared_cases
+
+    if _is_class(question.reference):
+        raise QuestionError(
+            f"the reference {question.reference} is a class (an estimator), and add-question "
+            "writes the answer from a function's body: name a function that fits it and returns "
+            "what the student's function returns (in solutions/, or in the problem set's module "
+            "of the course's checks/), or add the question with such a function and then "
+            'declare the class in the visible cell\'s course.check with "fitted" (the '
+            "author's guide, The keys of a declaration); nothing was changed"
+        )
 
     probe = {"cells": [_cell("code", test_id(question.function, VISIBLE), "", check=visible)]}
     try:
@@ -320,7 +349,7 @@ def _rubric_section(at: int, q: Written) -> str:
 
 
 def _taken(ps: ProblemSet, ids: list[str]) -> None:
-    existing = {_meta(c).get("grade_id") for c in ps.source.cells}
+    existing = {nbgrader_meta(c).get("grade_id") for c in ps.source.cells}
     clash = [i for i in ids if i in existing]
     if clash:
         raise QuestionError(
@@ -343,13 +372,17 @@ def add_question(
     index = _insert_index(nb, at)
     if isinstance(question, Autograded):
         cells = _autograded_cells(name, at, question)
-        row = f"| {at} | `{question.function}` — {question.title} | {_num(question.points)} |"
+        row = f"| {at} | `{question.function}` — {_cell_text(question.title)} | "
+        row += f"{_num(question.points)} |"
         auto, hand = question.points, 0.0
     else:
         cells = _written_cells(at, question)
-        row = f"| {at} | {question.title} (by hand) | {_num(question.points)} |"
+        row = f"| {at} | {_cell_text(question.title)} (by hand) | {_num(question.points)} |"
         auto, hand = 0.0, question.points
-    _taken(ps, [_meta(c)["grade_id"] for c in cells if "text" not in _meta(c)["grade_id"]])
+    _taken(
+        ps,
+        [nbgrader_meta(c)["grade_id"] for c in cells if "text" not in nbgrader_meta(c)["grade_id"]],
+    )
     try:
         declarations({"cells": [*nb.cells, *cells]})
     except DeclarationError as exc:

@@ -12,37 +12,40 @@ any (:func:`autograder.authoring.release.release`).
 - **a grade_id twice** (a cell copied in Jupyter keeps its metadata): nbgrader refuses it;
 - **a written answer not marked as an answer** (``solution: false`` on a graded markdown cell), or
   an answer not graded (``grade: false`` on a markdown answer): nbgrader refuses it;
-- **solution markers in a cell that is not an answer** (``solution: false``): nbgrader refuses it;
-- **a graded cell without points**: nbgrader refuses it; with 0 points, it grades nothing;
+- **solution markers in a cell that is not an answer** (``solution: false``, or no nbgrader
+  metadata at all: an editor that drops cells' metadata): nbgrader refuses it;
+- **a graded cell without points**, or with points written as text (``"2"``): nbgrader refuses
+  it; with 0 points, it grades nothing;
 - **a check on a cell that is not graded** (``grade: false`` on a test cell that declares
-  ``course.check`` or has an entry in ``CHECKS``): its check would never score.
+  ``course.check`` or has an entry in ``CHECKS``), or **hidden tests in a cell that is not
+  graded** (its metadata dropped): its check would never score, and nbgrader refuses hidden
+  tests outside a graded cell.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import nbformat
 
-from autograder.authoring.validate import Problem
+from autograder.authoring.validate import Problem, nbgrader_meta
 from autograder.checks import load_checks
 from autograder.grading.problemset import ProblemSet
 
 __all__ = ["cell_problems"]
 
+#: The line that opens a cell's hidden tests (nbgrader's ``ClearHiddenTests``).
+HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
+
 #: The toolbar of nbgrader's "Create Assignment" view, where these flags are set.
 TOOLBAR = "View > Cell Toolbar > Create Assignment"
-
-
-def _nbgrader(cell: nbformat.NotebookNode) -> Mapping:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def _flagged(cell: nbformat.NotebookNode) -> bool:
     """Whether nbgrader tracks the cell (graded, an answer or locked): it then needs a grade_id
     of its own."""
-    meta = _nbgrader(cell)
+    meta = nbgrader_meta(cell)
     return bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
 
 
@@ -56,8 +59,14 @@ def _number(value: object) -> float | None:
         return None
 
 
+def _as_written(value: object) -> str:
+    """``value`` as a number in JSON (``"2"`` as ``2``), or ``N`` when it is none."""
+    number = _number(value) if not isinstance(value, bool) else None
+    return "N" if number is None else f"{number:g}"
+
+
 def _where(ps: ProblemSet, index: int, cell: nbformat.NotebookNode) -> str:
-    gid = _nbgrader(cell).get("grade_id")
+    gid = nbgrader_meta(cell).get("grade_id")
     return f"{ps.notebook_name}, cell {index + 1}" + (f" (`{gid}`)" if gid else "")
 
 
@@ -66,7 +75,7 @@ def duplicate_problems(ps: ProblemSet) -> list[Problem]:
     first: dict[str, int] = {}
     out = []
     for index, cell in enumerate(ps.source.cells):
-        gid = _nbgrader(cell).get("grade_id")
+        gid = nbgrader_meta(cell).get("grade_id")
         if not gid or not _flagged(cell):
             continue
         if gid not in first:
@@ -90,9 +99,27 @@ def flag_problems(ps: ProblemSet) -> list[Problem]:
     """Answer, graded and points flags that nbgrader refuses together."""
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _nbgrader(cell)
+        meta = nbgrader_meta(cell)
         where = _where(ps, index, cell)
-        if not meta or meta.get("task"):
+        if meta.get("task"):
+            continue
+        if (
+            cell.cell_type == "code"
+            and not meta.get("solution")
+            and "### BEGIN SOLUTION" in cell.source
+        ):
+            flags = "nbgrader solution: false" if meta else "it has no nbgrader metadata"
+            out.append(
+                Problem(
+                    where,
+                    f"it holds ### BEGIN SOLUTION but is not an answer cell ({flags}): nbgrader "
+                    "refuses to make the student's version",
+                    'Mark it as the answer: nbgrader solution: true ("Autograded answer" in '
+                    f"{TOOLBAR}), with its grade_id (the function's name); or, if students are "
+                    "to see the whole cell, remove the ### BEGIN/END SOLUTION lines.",
+                )
+            )
+        if not meta:
             continue
         markdown = cell.cell_type == "markdown"
         if markdown and meta.get("grade") and not meta.get("solution"):
@@ -115,27 +142,24 @@ def flag_problems(ps: ProblemSet) -> list[Problem]:
                     f'Set grade: true and its points ("Manually graded answer" in {TOOLBAR}).',
                 )
             )
-        elif (
-            cell.cell_type == "code"
-            and not meta.get("solution")
-            and "### BEGIN SOLUTION" in cell.source
-        ):
-            out.append(
-                Problem(
-                    where,
-                    "it holds ### BEGIN SOLUTION but is not an answer cell (nbgrader solution: "
-                    "false): nbgrader refuses to make the student's version",
-                    'Mark it as the answer: nbgrader solution: true ("Autograded answer" in '
-                    f"{TOOLBAR}); or, if students are to see the whole cell, remove the "
-                    "### BEGIN/END SOLUTION lines.",
-                )
-            )
         if meta.get("grade") and "points" not in meta:
             out.append(
                 Problem(
                     where,
                     "it is graded but has no points: nbgrader refuses it",
                     "Give it its points in the cell's nbgrader metadata (points: N).",
+                )
+            )
+        elif meta.get("grade") and (
+            isinstance(meta["points"], bool) or not isinstance(meta["points"], (int, float))
+        ):
+            out.append(
+                Problem(
+                    where,
+                    f"its points are {json.dumps(meta['points'])}, not a number: nbgrader "
+                    "refuses it",
+                    f"Write the points as a number, without quotes (points: "
+                    f"{_as_written(meta['points'])}).",
                 )
             )
         elif meta.get("grade") and _number(meta.get("points")) == 0:
@@ -159,24 +183,34 @@ def ungraded_check_problems(ps: ProblemSet) -> list[Problem]:
         python = set()
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _nbgrader(cell)
+        meta = nbgrader_meta(cell)
         gid = meta.get("grade_id")
         course = cell.get("metadata", {}).get("course", {})
         declared = isinstance(course, Mapping) and course.get("check") is not None
-        if cell.cell_type != "code" or meta.get("grade") or not (declared or gid in python):
+        hidden = HIDDEN_TESTS in cell.source
+        if (
+            cell.cell_type != "code"
+            or meta.get("grade")
+            or not (declared or hidden or gid in python)
+        ):
             continue
-        which = (
-            "declares a check (course.check)"
-            if declared
-            else f"has a check in CHECKS of {ps.course.checks_label(ps.name)}"
-        )
+        if declared:
+            which = "declares a check (course.check)"
+        elif gid in python:
+            which = f"has a check in CHECKS of {ps.course.checks_label(ps.name)}"
+        else:
+            which = f"holds {HIDDEN_TESTS} (the answers it records for the grader)"
+        flags = "nbgrader grade: false" if meta else "it has no nbgrader metadata"
         out.append(
             Problem(
                 _where(ps, index, cell),
-                f"it {which} but is not graded (nbgrader grade: false), so its check never "
-                "scores and its points are not counted",
-                f'Make it a graded test cell: grade: true and its points ("Autograder tests" '
-                f"in {TOOLBAR}); or, if it is not a test, remove its check.",
+                f"it {which} but is not graded ({flags}), so its check never scores and its "
+                "points are not counted",
+                f"Make it a graded test cell{'' if meta else ' again'}: "
+                f"{'' if gid else 'its grade_id (the question with _visible or _hidden), '}"
+                f'grade: true and its points ("Autograder tests" in {TOOLBAR})'
+                f"{'' if declared or gid in python else ', and its course.check'}; or, if it is "
+                "not a test, remove its check.",
             )
         )
     return out

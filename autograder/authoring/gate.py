@@ -10,8 +10,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   silently replace the whole cell); an answer cell whose release loses a function the source
   defines (markers forgotten: the student reads only ``# YOUR CODE HERE``) is refused; and a
   released line that is a line of the cell's solution region, of the declared reference's source,
-  or a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
-  moved up) is a solution line students would read;
+  a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
+  moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
+  purpose ends with :data:`GIVEN`) is a solution line students would read;
 - **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
   with the locked cells' imports, and the declared reference functions' own imports) must be
   allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
@@ -24,6 +25,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   :data:`MARGIN` times over the reference's move under rounding of its inputs) are refused;
 - **repeats** (:func:`repeat_problems`): a hidden case identical to a visible one (the same
   reference on the same inputs) gives no new evidence and is refused;
+- **leaks** (:func:`leak_problems`): a number of the student's notebook (its text, or a line left
+  outside a cell's hidden tests) that states a hidden case's expected value, to
+  :data:`LEAK_DIGITS` significant digits or more, is refused: students would read the answer;
 - **marking scheme** (:func:`scheme_problems`): the points table of each section of
   ``<course>/rubrics/<name>.md`` adds up to the section's points.
 
@@ -48,7 +52,7 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
-from autograder.authoring.validate import Problem, check_reads
+from autograder.authoring.validate import Problem, check_reads, nbgrader_meta
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
@@ -110,13 +114,8 @@ _TOLERANT = {
 }
 
 
-def _meta(cell: nbformat.NotebookNode) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta if isinstance(meta, dict) else {}
-
-
 def _label(cell: nbformat.NotebookNode, index: int) -> str:
-    gid = _meta(cell).get("grade_id")
+    gid = nbgrader_meta(cell).get("grade_id")
     return f"cell `{gid}`" if gid else f"cell {index + 1}"
 
 
@@ -148,7 +147,7 @@ def released_cell(cell: nbformat.NotebookNode) -> str:
     stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     clear.code_stub = stub
     replaced = clear._replace_solution_region(cell, "python")
-    if _meta(cell).get("solution") and not replaced:
+    if nbgrader_meta(cell).get("solution") and not replaced:
         cell.source = stub["python"] if cell.cell_type == "code" else clear.text_stub
     ClearHiddenTests()._remove_hidden_test_region(cell)
     return cell.source
@@ -191,6 +190,44 @@ def _stub_leftovers(released: str) -> list[str]:
                 ast.get_source_segment(released, s) or ast.unparse(s)
                 for s in node.body[stubs[-1] + 1 :]
             ]
+    return out
+
+
+#: Calls a line given above a stub may make without computing the answer: type conversions.
+_CONVERSIONS = {"asarray", "array", "asanyarray", "atleast_1d", "atleast_2d", "float", "int"}
+
+#: The comment that marks a line above ``### BEGIN SOLUTION`` as given to students on purpose.
+GIVEN = "# given"
+
+
+def _computes(node: ast.stmt) -> bool:
+    """Whether ``node`` does arithmetic or calls anything but a type conversion."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp | ast.AugAssign | ast.Compare):
+            return True
+        if isinstance(sub, ast.Call):
+            name = ast.unparse(sub.func).rpartition(".")[2]
+            if name not in _CONVERSIONS:
+                return True
+    return False
+
+
+def _given_computations(released: str) -> list[str]:
+    """Statements of a stub's function body above the stub that compute (``### BEGIN
+    SOLUTION`` moved down: the solution's first lines given to every student), unless their
+    line ends with :data:`GIVEN`."""
+    lines = released.splitlines()
+    out = []
+    for node in _defs(released).values():
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        stubs = [i for i, s in enumerate(node.body) if _is_stub(s)]
+        for statement in node.body[: stubs[0]] if stubs else []:
+            last = lines[(statement.end_lineno or statement.lineno) - 1]
+            if _is_docstring(statement) or last.rstrip().endswith(GIVEN):
+                continue
+            if _computes(statement):
+                out.append(ast.get_source_segment(released, statement) or ast.unparse(statement))
     return out
 
 
@@ -291,7 +328,7 @@ def marker_problems(ps: ProblemSet) -> list[Problem]:
                     "Put that line between ### BEGIN/END SOLUTION or ### BEGIN/END HIDDEN TESTS.",
                 )
             )
-        if _meta(cell).get("solution"):
+        if nbgrader_meta(cell).get("solution"):
             out += _answer_problems(where, cell.source, released, references)
     return out
 
@@ -325,7 +362,7 @@ def _answer_problems(
     solution = _solution_lines(source) | set().union(
         *(lines for name, lines in references.items() if name in _defs(source))
     )
-    leaked = list(dict.fromkeys(_stub_leftovers(released)))
+    leaked = list(dict.fromkeys([*_stub_leftovers(released), *_given_computations(released)]))
     leaked += [
         s for line in released.splitlines() if (s := line.strip()) in solution and s not in leaked
     ]
@@ -334,7 +371,8 @@ def _answer_problems(
             where,
             f"the student's cell keeps the solution line `{line.splitlines()[0]}`",
             "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it), so that the "
-            "student's cell keeps only the signature, the docstring and what students are given.",
+            "student's cell keeps only the signature, the docstring and what students are given "
+            f"(a line given on purpose above ### BEGIN SOLUTION ends with `{GIVEN}`).",
         )
         for line in leaked
     ]
@@ -400,7 +438,7 @@ def _locked_imports(ps: ProblemSet) -> dict[str, str]:
     """What the locked code cells (the setup) import, ``{local name: dotted name}``."""
     out: dict[str, str] = {}
     for cell in ps.source.cells:
-        if cell.cell_type == "code" and _meta(cell).get("locked"):
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("locked"):
             try:
                 out |= _imports(ast.parse(cell.source))
             except SyntaxError:
@@ -434,7 +472,7 @@ def rule_problems(ps: ProblemSet) -> list[Problem]:
     locked = _locked_imports(ps)
     out = []
     for index, cell in enumerate(ps.source.cells):
-        meta = _meta(cell)
+        meta = nbgrader_meta(cell)
         if cell.cell_type != "code" or not meta.get("solution"):
             continue
         try:
@@ -792,6 +830,7 @@ def weight_problems(ps: ProblemSet) -> list[Problem]:
             for name in checked
             if name not in scored
         ]
+        out += _foreign_weights(found, gid, where)
         out += [
             Problem(
                 f"{where}, case {name!r}",
@@ -806,10 +845,136 @@ def weight_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def _foreign_weights(found: Mapping[str, Declaration], gid: str, where: str) -> list[Problem]:
+    """Weights of ``gid`` naming a case another question declares: that question's answer
+    would count in this cell's points."""
+    owner = {c: case.cell for d in found.values() for c, case in d.cases.items()}
+    question = question_of(gid)
+    return [
+        Problem(
+            f"{where}, case {name!r}",
+            f"its weights name the case {name!r} of `{owner[name]}`, another question's, so a "
+            f"student's `{question_of(owner[name])}` would count in the points of `{gid}`",
+            f'Remove "{name}" from the weights in the course.check of `{gid}`: they name only '
+            f"the cases of `{test_id(question, VISIBLE)}` and `{test_id(question, HIDDEN)}`.",
+        )
+        for name in (found[gid].weights or {})
+        if name in owner and question_of(owner[name]) != question
+    ]
+
+
+#: How many significant digits a number of the released notebook needs to count as stating a
+#: hidden case's value (fewer would match by chance: 0.5, 2.25, a round tolerance).
+LEAK_DIGITS = 6
+
+_NUMBER = re.compile(r"(?<![\w.])-?(\d+\.\d*|\.\d+|\d+)(?:[eE]([-+]?\d+))?(?![\w.])")
+
+
+def _stated(text: str) -> Iterator[tuple[str, float, float]]:
+    """``(as written, value, half a unit of its last digit)`` of each number of ``text`` with
+    at least :data:`LEAK_DIGITS` significant digits."""
+    for m in _NUMBER.finditer(text):
+        mantissa, exponent = m[1], int(m[2] or 0)
+        digits = mantissa.replace(".", "").lstrip("0")
+        if len(digits) < LEAK_DIGITS:
+            continue
+        decimals = len(mantissa.partition(".")[2])
+        yield m[0], float(m[0]), 0.5 * 10.0 ** (exponent - decimals)
+
+
+def _expected_values(
+    found: Mapping[str, Declaration], kind: str
+) -> list[tuple[str, str, str, np.ndarray]]:
+    """``(cell, case, output, its finite non-zero values)`` of every case with a reference of
+    the ``kind`` (visible or hidden) cells, the reference run on its inputs (a case it cannot
+    run on is named elsewhere)."""
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    out = []
+    for gid, declaration in found.items():
+        if test_kind(gid) != kind:
+            continue
+        for name, case in declaration.cases.items():
+            if case.reference is None or case.fitted:
+                continue
+            try:
+                result = reference_of(case)(**case_inputs(cases, name))
+                values = [np.asarray(v, dtype=float).ravel() for v in _outputs_of(case, result)]
+            except Exception:  # noqa: BLE001 - named by reference_problems
+                continue
+            for output, value in zip(case.outputs, values, strict=False):
+                out.append((gid, name, output.name, value[np.isfinite(value) & (value != 0)]))
+    return out
+
+
+def leak_problems(ps: ProblemSet) -> list[Problem]:
+    """Numbers the student's notebook states that are a hidden case's expected values (and no
+    visible case's, which students may be shown): a one-number output stated, or two values or
+    more of one output stated in one cell (one entry of an array may be a value any student can
+    work out, such as 5000 log 0.5 on a grid through 0.5)."""
+    try:
+        found = declarations(ps.source)
+    except DeclarationError:
+        return []  # named by validate.declared_problems
+    hidden = _expected_values(found, HIDDEN)
+    shown = [v for *_, v in _expected_values(found, VISIBLE)]
+    out = []
+    for index, cell in enumerate(ps.source.cells):
+        try:
+            text = released_cell(cell) if cell.cell_type == "code" else cell.source
+        except RuntimeError:
+            continue  # named by marker_problems
+        stated = [
+            (written, number, half)
+            for written, number, half in _stated(text)
+            if not any(np.any(np.abs(v - number) <= half * (1 + 1e-9)) for v in shown)
+        ]
+        for gid, case, output, values in hidden:
+            written = list(
+                dict.fromkeys(
+                    w for w, number, half in stated if np.any(np.abs(values - number) <= half)
+                )
+            )
+            if written and (values.size == 1 or len(written) > 1):
+                out.append(
+                    Problem(
+                        f"{ps.notebook_name}, {_label(cell, index)}",
+                        f"the student's notebook states {', '.join(written)}: the expected "
+                        f"{output!r} of the hidden case {case!r} of `{gid}`, so every student "
+                        "would read the answer",
+                        "Delete it, or move the line between ### BEGIN HIDDEN TESTS and "
+                        "### END HIDDEN TESTS.",
+                    )
+                )
+    return out
+
+
+def unshown_problems(ps: ProblemSet) -> list[Problem]:
+    """Parameters a problem set's variants draw that the student is never shown (no
+    ``V["name"]`` in the notebook) and that ``hidden`` does not keep for the grader: the student
+    could not know the number they are graded on (``ps`` is a sample student's copy)."""
+    if ps.variants is None or ps.parameters is None:
+        return []
+    text = "\n".join(cell.source for cell in ps.source.cells)
+    return [
+        Problem(
+            f"{ps.notebook_name}, metadata course.variants",
+            f"its draw gives {name!r}, which the notebook never shows (no V[{name!r}] in a cell) "
+            'and its "hidden" does not name, so students cannot know that number of theirs',
+            f"Show it where the question uses it (V[{name!r}] in the text or the variant cell's "
+            "print), list it in \"hidden\" if it is the grader's alone (a hidden case's seed), "
+            "or stop drawing it.",
+        )
+        for name in ps.parameters
+        if name not in ps.variants.hidden
+        and not re.search(rf"""V\[\s*['"]{re.escape(name)}['"]\s*\]""", text)
+    ]
+
+
 def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
-    the same inputs): the student already saw that case pass or fail, so it gives no new
-    evidence and its weight rewards the visible test twice."""
+    the same inputs; for a case checked in Python, which names no reference, the same inputs as
+    a visible case of its question): the student already saw that case pass or fail, so it
+    gives no new evidence and its weight rewards the visible test twice."""
     try:
         found = declarations(ps.source)
     except DeclarationError:
@@ -819,18 +984,23 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
         for gid, declaration in found.items()
         if test_kind(gid) == VISIBLE
         for case in declaration.cases.values()
-        if case.reference and (inputs := _generated(case)) is not None
+        if (inputs := _generated(case)) is not None
     ]
     out = []
     for gid, declaration in found.items():
         if test_kind(gid) != HIDDEN:
             continue
         for name, case in declaration.cases.items():
-            inputs = _generated(case) if case.reference else None
+            inputs = _generated(case)
             same = [
                 (seen, visible.name)
                 for seen, visible, given in shown
-                if inputs is not None and _same_case(case, inputs, visible, given)
+                if inputs is not None
+                and (
+                    _same_case(case, inputs, visible, given)
+                    if case.reference
+                    else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
+                )
             ]
             out += [
                 Problem(
@@ -858,10 +1028,16 @@ def _generated(case) -> dict | None:
 
 def _same_case(case, inputs: Mapping, other, given: Mapping) -> bool:
     """Whether two declared cases ask the same of a student: the same reference, fitted use and
-    outputs, and equal inputs argument by argument."""
+    outputs, and equal inputs argument by argument, in whatever order the declarations list them
+    (the student's function gets them by parameter)."""
     if any(getattr(case, k) != getattr(other, k) for k in ("reference", "fitted", "outputs")):
         return False
-    if list(inputs) != list(given):
+    return _same_inputs(inputs, given)
+
+
+def _same_inputs(inputs: Mapping, given: Mapping) -> bool:
+    """Whether two cases' generated inputs are equal argument by argument, in any order."""
+    if set(inputs) != set(given):
         return False
     try:
         return all(
@@ -886,8 +1062,11 @@ def _hidden_of(found: Mapping[str, Declaration], gid: str) -> str:
 # --- the marking scheme ----------------------------------------------------------------------
 
 _SECTION = re.compile(r"^##\s+`(?P<gid>[^`]+)`\s+—\s+(?P<points>\d+(?:\.\d+)?)\s+points?\b")
-_TABLE_HEAD = re.compile(r"^\|\s*Points\s*\|")
-_TABLE_ROW = re.compile(r"^\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|")
+#: A points table's header and rows, however the first column is headed ("Points", "Pts",
+#: "Marks") and whether its numbers carry the unit ("| 2 pts |").
+_UNIT = r"(?:points?|pts?\.?|marks?)"
+_TABLE_HEAD = re.compile(rf"^\|\s*{_UNIT}\s*\|", re.IGNORECASE)
+_TABLE_ROW = re.compile(rf"^\|\s*(?P<points>\d+(?:\.\d+)?)\s*{_UNIT}?\s*\|", re.IGNORECASE)
 
 
 def scheme_problems(ps: ProblemSet) -> list[Problem]:
@@ -946,6 +1125,8 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
         *rule_problems(ps),
         *weight_problems(ps),
         *repeat_problems(ps),
+        *unshown_problems(ps),
         *reference_problems(ps),
+        *leak_problems(ps),
         *scheme_problems(ps),
     ]

@@ -57,6 +57,12 @@ def variant_label(sample: ProblemSet) -> str:
     return f" (the variant {json.dumps(sample.parameters, sort_keys=True)})"
 
 
+def _once(message: str) -> str:
+    """``message`` with each of its ``; ``-separated parts once (a hidden cell's cases that
+    fail alike say so once)."""
+    return "; ".join(dict.fromkeys(message.split("; ")))
+
+
 def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
     """Grade the source notebook (the reference answers) in ``work``: a problem for every
     autograded cell that does not earn all its points, and the points earned, in words."""
@@ -65,11 +71,16 @@ def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
 
     result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
     auto = [s for s in result.scores if s.points is not None]
+    checks = (
+        f", the check in {ps.course.checks_label(ps.name)}"
+        if ps.course.checks_module(ps.name).is_file()
+        else ""
+    )
     problems = [
         f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
-        f"{s.max_points:g} ({s.error.strip().splitlines()[-1] if s.error else s.message})"
-        f". Fix the reference answer (its solution cell), the check in "
-        f"{ps.course.checks_label(ps.name)}, or the reference in solutions/."
+        f"{s.max_points:g} ({_once(s.error.strip().splitlines()[-1] if s.error else s.message)})"
+        f". Fix the reference answer (its solution cell), its course.check{checks}, or the "
+        "reference in solutions/."
         for s in auto
         if s.points != s.max_points
     ]

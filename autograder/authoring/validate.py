@@ -48,7 +48,15 @@ from autograder.checks.record_calls import answer_parameters, record_calls
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 
-__all__ = ["Problem", "problems", "grading_problems", "check_reads", "question_points", "refusal"]
+__all__ = [
+    "Problem",
+    "problems",
+    "grading_problems",
+    "check_reads",
+    "nbgrader_meta",
+    "question_points",
+    "refusal",
+]
 
 _HEADER = re.compile(
     r"\*\*Points:\*\*\s*(?P<auto>\d+(?:\.\d+)?)\s+autograded\s*\+\s*"
@@ -75,7 +83,9 @@ class Problem:
         return f"{self.where}: {self.what}. {self.fix}"
 
 
-def _nbgrader(cell: nbformat.NotebookNode) -> dict:
+def nbgrader_meta(cell: nbformat.NotebookNode) -> dict:
+    """The cell's nbgrader metadata, the notebook's own mapping (an edit changes the cell), or
+    an empty dict when it has none (or not a mapping)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
 
@@ -324,7 +334,7 @@ def question_points(ps: ProblemSet) -> dict[int, tuple[str, float, bool]]:
             current = int(m.group(1)) if m else None
             if current is not None:
                 out[current] = (first, 0.0, False)
-        meta = _nbgrader(cell)
+        meta = nbgrader_meta(cell)
         if current is not None and meta.get("grade"):
             heading, points, hand = out[current]
             manual = cell.cell_type != "code" or bool(meta.get("solution"))

@@ -74,9 +74,9 @@ def _questions(course: Path, name: str) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _add(course: Path, name: str, at: int) -> int:
+def _add(course: Path, name: str, at: int, reference: str = REFERENCE) -> int:
     with (course / "checks" / f"{name}.py").open("a", encoding="utf-8") as module:
-        module.write(REFERENCE)
+        module.write(reference)
     return main(["add-question", name, "--course", str(course), "--at", str(at),
                  "--title", "The weighted mean", "--function", "weighted_mean",
                  "--reference", f"course.checks.{name}:weighted_mean",
@@ -143,3 +143,64 @@ def test_the_added_question_passes_the_self_check(course):
                            "--course", str(course)], cwd=ROOT, capture_output=True, text=True,
                           timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_range_of_later_questions_is_renumbered_whole():
+    """"questions 3–5" became "questions 4–5" after a question added at 2: only the first
+    number of a range or list moved."""
+    from autograder.authoring.addquestion import renumber
+
+    text = ("*Old Faithful* (questions 3–5); questions 1 and 4; Questions 2, 3 and 6; "
+            "question 4's value (Q5); in question 2, 272 eruptions")
+    assert renumber(text, 3) == ("*Old Faithful* (questions 4–6); questions 1 and 5; "
+                                 "Questions 2, 4 and 7; question 5's value (Q6); in question 2, "
+                                 "272 eruptions")
+
+
+def test_a_title_with_a_bar_stays_one_cell_of_the_header_table(course):
+    """A title such as "p(z | x)" split the header's table row into four cells."""
+    name = _smallest(course)
+    title = "p(z | x) for one point"
+    assert main(["add-question", name, "--course", str(course), "--title", title,
+                 "--written", "posterior_one"]) == 0
+    header = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4).cells[0]
+    [row] = [ln for ln in header.source.splitlines() if "p(z" in ln]
+    cells = re.split(r"(?<!\\)\|", row)[1:-1]  # a Markdown table's cells: unescaped bars
+    assert [c.strip() for c in cells] == [
+        str(len(_questions(course, name))), r"p(z \| x) for one point (by hand)", "2"]
+
+
+def test_the_answer_keeps_the_reference_s_default_values(course):
+    """The answer cell's signature was the parameters' names alone: a reference with a default
+    (``solutions.softmax:log_softmax(Z, axis=-1)``), called by its cases without that argument,
+    made the notebook's own answer, and every student's, raise TypeError."""
+    name = _smallest(course)
+    assert _add(course, name, 1, REFERENCE.replace(
+        "def weighted_mean(x, w):", "def weighted_mean(x, w, scale: float = 1.0) -> float:")) == 0
+    ps = ProblemSet(name, Course(course))
+    [answer] = [c for c in ps.source.cells if c.metadata.get("nbgrader", {}).get(
+        "grade_id") == "weighted_mean"]
+    assert answer.source.startswith("def weighted_mean(x, w, scale=1.0):\n")
+
+
+def test_a_class_as_the_reference_is_named_as_one(course, capsys):
+    """The natural first try for an estimator; it printed Python's "TypeError: ... takes no
+    arguments"."""
+    import inspect
+
+    import solutions.discriminant_analysis as module
+
+    [cls, *_] = [n for n, v in vars(module).items()
+                 if inspect.isclass(v) and v.__module__ == module.__name__
+                 and not n.startswith("_")]
+    name = _smallest(course)
+    path = course / "source" / name / f"{name}.ipynb"
+    original = path.read_bytes()
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--function",
+                 "fit_it", "--reference", f"solutions.discriminant_analysis:{cls}",
+                 *[a for case in CASES for a in ("--case", case)]]) == 2
+    err = capsys.readouterr().err
+    assert f"the reference solutions.discriminant_analysis:{cls} is a class (an estimator)" in err
+    assert '"fitted"' in err and "takes no arguments" not in err
+    assert path.read_bytes() == original
+

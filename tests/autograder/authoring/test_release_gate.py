@@ -67,20 +67,41 @@ def _answer_cells(nb):
             and c.metadata.get("nbgrader", {}).get("solution")]
 
 
+#: The student (and the secret their numbers are drawn with) whose variant stands for a problem
+#: set with variants where a test compares runs of its references.
+SAMPLE = ("sample-student", b"a fixed secret of the tests, not a course's")
+
+
 def _declared_references(course: Path) -> Iterator[tuple[ProblemSet, str, str, Case, dict]]:
     """``(problem set, cell, case, its declaration, the notebook's cases)`` for every declared
     case with a reference, of every problem set of the course copy ``course``, its code in use
-    (so its generators and references resolve) while the problem set's cases are walked."""
+    (so its generators and references resolve) while the problem set's cases are walked. A
+    problem set with variants is one fixed sample student's (:data:`SAMPLE`), the same in every
+    process."""
     code = Course(course)
     for name in list_problem_sets(code):
         ps = ProblemSet(name, code)
         code.use_code()
+        ps = ps.for_student(*SAMPLE)
         found = declarations(ps.source)
         cases = {c: case for d in found.values() for c, case in d.cases.items()}
         for gid, declaration in found.items():
             for case, spec in declaration.cases.items():
                 if spec.reference is not None:
                     yield ps, gid, case, spec, cases
+
+
+def _misspelt_end_solution(course: Path) -> tuple[str, str]:
+    """``(problem set, answer cell)`` of the course copy ``course`` after its first simple
+    answer's ``### END SOLUTION`` is misspelt ``### END SOLUTON``."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+
+    def misspell(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
+    _edit(course, name, misspell)
+    return name, gid
 
 
 def _refused(course: Path, name: str) -> str:
@@ -148,6 +169,64 @@ def test_end_solution_moved_up_two_lines_is_refused(course):
                 f"`{line}`. Move ### END SOLUTION below it") in message
 
 
+def _formula_first(course: Path):
+    """``(problem set, answer cell, lines from the solution's first to its first formula)``:
+    an answer whose solution region starts with whole one-line statements, one of the first
+    four doing arithmetic (``@``, ``/``, ``*``, ``+``, ``-`` between operands) in words of its
+    own, not a line of its declared reference's source (which the gate also searches)."""
+    import ast
+    import inspect
+    import textwrap
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        Course(course).use_code()
+        found = declarations(nb)
+        for cell in _answer_cells(nb):
+            if cell.source.count("### BEGIN SOLUTION") != 1:
+                continue
+            visible = found.get(naming.test_id(_gid(cell), naming.VISIBLE))
+            reference = {ln.strip() for r in (visible.references if visible else [])
+                         for ln in inspect.getsource(resolve(r)).splitlines()}
+            body = _body(cell)
+            for i, line in enumerate(body[:4]):
+                try:
+                    ast.parse(textwrap.dedent(line))
+                except SyntaxError:
+                    break
+                if (re.search(r"\w[\])]? (@|/|\*|\+|-) [\w(]", line.split("#")[0])
+                        and line.strip() not in reference):
+                    return name, cell, [ln.strip() for ln in body[: i + 1]]
+    raise AssertionError("no answer starts with a formula")
+
+
+def test_begin_solution_moved_down_below_a_formula_is_refused(course):
+    """``### BEGIN SOLUTION`` moved down below the solution's first lines: they stand between
+    the docstring and the stub in every student's cell (the M-step's mean formula was
+    released). No line of the course is given there; a line given on purpose ends with
+    ``# given``."""
+    name, cell, given = _formula_first(course)
+    gid, formula = _gid(cell), given[-1]
+
+    def move(nb, mark=False):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        lines = target.source.splitlines()
+        begin = next(i for i, ln in enumerate(lines) if "### BEGIN SOLUTION" in ln)
+        lines.insert(begin + len(given), lines.pop(begin))
+        if mark:
+            lines[begin + len(given) - 1] += "  # given"
+        target.source = "\n".join(lines)
+    _edit(course, name, move)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the student's cell keeps the solution line "
+            f"`{formula}`. Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it)"
+            ) in message, message
+    shutil.copy(COURSE_DIR / "source" / name / f"{name}.ipynb", _path(course, name))
+    _edit(course, name, lambda nb: move(nb, mark=True))
+    ps = ProblemSet(name, Course(course))
+    assert not [p for p in gate_problems(ps) if f"`{formula}`" in p.what]
+
+
 def test_forgotten_markers_are_refused(course):
     """The student's cell would read only ``# YOUR CODE HERE``: the function's signature and
     docstring are lost."""
@@ -168,13 +247,7 @@ def test_forgotten_markers_are_refused(course):
 
 
 def test_a_misspelt_end_solution_names_the_cell_instead_of_a_traceback(course):
-    name, cell = _simple_answer(course)
-    gid = _gid(cell)
-
-    def misspell(nb):
-        [target] = [c for c in nb.cells if _gid(c) == gid]
-        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
-    _edit(course, name, misspell)
+    name, gid = _misspelt_end_solution(course)
     message = _refused(course, name)
     assert (f"{name}.ipynb, cell `{gid}`: the line '### END SOLUTON' is no marker nbgrader "
             "sees. Write it as ### END SOLUTION, exactly.") in message
@@ -252,6 +325,23 @@ def test_a_points_table_that_adds_up_to_more_than_its_section_is_refused(course)
             f"{' + '.join(f'{r + (1 if i == 0 else 0):g}' for i, r in enumerate(rows))} = "
             f"{sum(rows) + 1:g} points, the section {points:g}. Make the table's rows add up to "
             f"{points:g}") in message
+
+
+def test_a_points_table_headed_otherwise_is_added_up_too(course):
+    """A table headed ``| Pts |``, one row written ``| 2 pts |``: it was not read as a points
+    table, and a section whose rows add up to more than its points was released."""
+    for name in list_problem_sets(Course(course)):
+        rubric = course / "rubrics" / f"{name}.md"
+        if rubric.is_file() and "| Points |" in rubric.read_text():
+            break
+    text = rubric.read_text()
+    gid, points, row = _table_section(text)
+    first = re.match(r"\| *(\d+(?:\.\d+)?) *\|", row)[1]
+    more = row.replace(f"| {first} |", f"| {float(first) + 1:g} pts |", 1)
+    rubric.write_text(text.replace(row, more, 1).replace("| Points |", "| Pts |"))
+    message = _refused(course, name)
+    assert re.search(rf"rubrics/{name}\.md, ## `{gid}`: its marking scheme's table awards "
+                     rf"[\d.+ ]+ = {points + 1:g} points, the section {points:g}", message), message
 
 
 def test_a_missing_marking_scheme_section_is_refused(course):
@@ -450,13 +540,7 @@ def test_a_reference_answer_that_imports_what_the_rules_forbid_is_refused(course
 def test_nbgrader_stumbling_on_a_marker_names_the_cell(course):
     """What the self-check's release step (which skips the validation) shows for a misspelt
     ``### END SOLUTION``: the cell and the fix, not nbgrader's traceback."""
-    name, cell = _simple_answer(course)
-    gid = _gid(cell)
-
-    def misspell(nb):
-        [target] = [c for c in nb.cells if _gid(c) == gid]
-        target.source = target.source.replace("### END SOLUTION", "### END SOLUTON")
-    _edit(course, name, misspell)
+    name, gid = _misspelt_end_solution(course)
     with pytest.raises(RuntimeError) as failed:
         release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
                 url="https://example.org/kit/k.whl", validate=False)
@@ -525,6 +609,11 @@ def test_an_answer_renamed_after_its_checks_is_refused(course):
         cell.source.replace(f"def {function}(", f"def {function}_v2(", 1)))
     message = _refused(course, name)
     assert re.search(rf"cell `{function}_visible`: the reference scored 0 of", message), message
+    for line in message.splitlines():  # each reason once, no checks module that is not there
+        reasons = line.partition(" of ")[2].partition(" (")[2].rpartition("). Fix")[0].split("; ")
+        assert len(reasons) == len(set(reasons)), line
+    if not (course / "checks" / f"{name}.py").is_file():
+        assert f"checks/{name}.py" not in message, message
 
 
 @pytest.mark.slow
@@ -573,6 +662,22 @@ def test_a_hidden_case_without_a_weight_is_refused(course):
     assert f'Add "{case}": 1 to the weights in the course.check of `{gid}`' in message
 
 
+def test_a_weight_on_another_question_s_case_is_refused(course):
+    """A hidden cell's weights naming a case of another question (weights copied from its
+    cell): that question's answer would count in this cell's points. It was released."""
+    name, gid, _ = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    found = declarations(nb)
+    question = naming.question_of(gid)
+    other, cell = next((c, spec.cell) for d in found.values() for c, spec in d.cases.items()
+                       if spec.reference and naming.question_of(spec.cell) != question)
+    _edit_check(course, name, gid, lambda check: check.weights.update({other: 1}))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {other!r}: its weights name the case {other!r} "
+            f"of `{cell}`, another question's") in message, message
+    assert f'Remove "{other}" from the weights in the course.check of `{gid}`' in message
+
+
 def test_a_weight_of_zero_is_refused(course):
     name, gid, case = _weighted_hidden(course)
     _edit_check(course, name, gid, lambda check: check.weights.update({case: 0}))
@@ -593,10 +698,11 @@ def test_a_hidden_cell_without_weights_is_refused(course):
     assert f'"{case}": 1' in message.split(f"cell `{gid}`: it declares")[1]
 
 
-def _hidden_copy_of_visible(course: Path):
+def _hidden_copy_of_visible(course: Path, arguments: int = 1):
     """``(problem set, hidden cell, its case, visible cell, its case, the notebook)``: a weighted
     case of a ``_hidden`` cell whose declaration, replaced by its question's visible case's, asks
-    the same of a student (the same reference and outputs, read back from the declarations)."""
+    the same of a student (the same reference and outputs, read back from the declarations); the
+    visible case gives at least ``arguments`` arguments."""
     import copy
 
     for name in list_problem_sets(Course(course)):
@@ -611,6 +717,8 @@ def _hidden_copy_of_visible(course: Path):
             for case in [c for c in check.get("cases", {}) if c in check.get("weights", {})]:
                 own = check.cases[case]
                 for seen, spec in shown.items():
+                    if len(spec.get("args", spec)) < arguments:
+                        continue
                     check.cases[case] = copy.deepcopy(spec)
                     found = declarations(nb)
                     mine, theirs = found[gid].cases[case], found[_gid(visible)].cases[seen]
@@ -629,6 +737,124 @@ def test_a_hidden_case_identical_to_the_visible_one_is_refused(course):
     assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
             f"{seen!r} of `{visible}`") in message, message
     assert "Give it inputs the visible case does not cover" in message
+
+
+def test_a_hidden_case_checked_in_python_identical_to_the_visible_one_is_refused(course):
+    """A hidden case without a reference (its cell checked in Python) given its question's
+    visible case's inputs: it was never compared, since only cases with a reference were."""
+    import copy
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        cells = {_gid(c): c for c in nb.cells}
+        found = declarations(nb)
+        pairs = [(gid, case, visible, seen)
+                 for gid, d in found.items() if naming.test_kind(gid) == naming.HIDDEN
+                 for case, spec in d.cases.items() if spec.reference is None
+                 if (visible := naming.test_id(naming.question_of(gid), naming.VISIBLE)) in found
+                 for seen in found[visible].cases]
+        if pairs:
+            break
+    gid, case, visible, seen = pairs[0]
+    shown = cells[visible].metadata.course.check.cases[seen]
+    cells[gid].metadata.course.check.cases[case] = copy.deepcopy(
+        {k: v for k, v in shown.items() if k != "args"} if "args" not in shown else shown["args"])
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
+            f"{seen!r} of `{visible}`") in message, message
+
+
+def test_a_variant_parameter_the_notebook_never_shows_is_refused(course):
+    """A drawn parameter that is not the grader's alone (``hidden``) and that no cell shows
+    (``V["flips"]`` taken out of the text and the variant cell's print): the student cannot
+    know the number their written answer and hidden case use. It was released."""
+    from autograder.checks.personal import draw
+
+    name = next(n for n in list_problem_sets(Course(course))
+                if ProblemSet(n, Course(course)).variants is not None)
+    ps = ProblemSet(name, Course(course))
+    Course(course).use_code()
+    shown = [p for p in draw(ps.variants, name, *SAMPLE) if p not in ps.variants.hidden]
+    parameter = shown[-1]
+    mention = re.compile(rf"""V\[\s*['"]{parameter}['"]\s*\]""")
+
+    def hide(nb):
+        for cell in nb.cells:
+            cell.source = mention.sub("'?'", cell.source)
+    _edit(course, name, hide)
+    with pytest.raises(ValueError) as refused:  # the copy has a release, not its secret
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl", new_secret=True)
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+    message = str(refused.value)
+    assert (f"{name}.ipynb, metadata course.variants: its draw gives {parameter!r}, which the "
+            f"notebook never shows") in message, message
+    assert 'list it in "hidden" if it is the grader\'s alone' in message
+
+
+def _reversed(spec):
+    """``spec`` with every mapping's keys in the reverse order (lists as they are)."""
+    if isinstance(spec, dict):
+        return {k: _reversed(v) for k, v in reversed(spec.items())}
+    return spec
+
+
+def test_a_hidden_case_identical_to_the_visible_one_written_in_another_order_is_refused(course):
+    """The visible case pasted with its arguments (and its generators' parameters) listed in
+    another order asks the same of a student: the student's function gets its inputs by
+    parameter, whatever the declaration's order (the author's guide, "The keys of a
+    declaration"). It was released. The notebook is written as a text editor leaves it, the keys
+    in the order typed (nbformat would sort them)."""
+    name, gid, case, visible, seen, nb = _hidden_copy_of_visible(course, arguments=2)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    given = cell.metadata.course.check.cases[case]
+    reordered = _reversed(json.loads(json.dumps(given)))
+    assert list(reordered.get("args", reordered)) != list(given.get("args", given))
+    cell.metadata.course.check.cases[case] = reordered
+    _path(course, name).write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`, case {case!r}: it is identical to the visible case "
+            f"{seen!r} of `{visible}`") in message, message
+
+
+def _hidden_value(course: Path):
+    """``(problem set, hidden cell, case, output, its values as written)``: the values the
+    declared reference gives a hidden case's first output (of a problem set without variants,
+    whose values are the same for every student), written with 9 significant digits: the one
+    number, or two of an array's (one entry alone may be a value anyone can work out, such as
+    5000 log 0.5)."""
+    import numpy as np
+
+    from autograder.checks.declaration import reference_of
+
+    for ps, gid, case, spec, cases in _declared_references(course):
+        if ps.variants is not None or naming.test_kind(gid) != naming.HIDDEN or spec.fitted:
+            continue
+        result = reference_of(spec)(**case_inputs(cases, case))
+        first = result[0] if len(spec.outputs) > 1 else result
+        values = np.asarray(first, dtype=float).ravel()
+        written = [w for v in values if np.isfinite(v)
+                   and len((w := f"{v:.9g}").lstrip("-0.").replace(".", "")) >= 6]
+        if written[:2] and (values.size == 1 or len(set(written[:2])) == 2):
+            return ps.name, gid, case, spec.outputs[0].name, ", ".join(written[:2])
+    raise AssertionError("no hidden case has a value of six significant digits")
+
+
+def test_a_hidden_case_s_value_written_in_the_student_s_notebook_is_refused(course):
+    """The instructor's note of a hidden case's expected value left below its cell's hidden
+    tests: nbgrader keeps it (only the region between the markers goes), and every student
+    would read the answer. It was released."""
+    name, gid, case, output, written = _hidden_value(course)
+
+    def note(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.source += f"\n# (for the instructor) {case}: {written}"
+    _edit(course, name, note)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{gid}`: the student's notebook states {written}: the expected "
+            f"{output!r} of the hidden case {case!r} of `{gid}`") in message, message
+    assert "move the line between ### BEGIN HIDDEN TESTS and ### END HIDDEN TESTS" in message
 
 
 def _copy_after(nb, gid: str, grade_id: str | None = None) -> int:
@@ -706,6 +932,65 @@ def test_an_answer_cell_marked_not_an_answer_is_refused_before_nbgrader(course):
     assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): it holds ### BEGIN SOLUTION but is "
                      r"not an answer cell \(nbgrader solution: false\)", message), message
     assert "nbgrader solution: true" in message and "Traceback" not in message
+
+
+def test_an_answer_cell_whose_metadata_an_editor_dropped_is_named_before_nbgrader(course):
+    """The cell's metadata gone (an editor that drops it) and its markers kept: nbgrader's
+    ClearSolutions stops with "Solution region detected in a non-solution cell" and a traceback
+    naming no cell (jupyter/nbgrader, nbgrader/preprocessors/clearsolutions.py); the gate let it
+    through, since it read only cells that have nbgrader metadata."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    position = []
+
+    def drop(nb):
+        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
+        target.metadata = {}
+        position.append(index + 1)
+    _edit(course, name, drop)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN SOLUTION but is not an answer "
+            "cell (it has no nbgrader metadata)") in message, message
+    assert "nbgrader solution: true" in message and "Traceback" not in message
+
+
+def test_a_hidden_test_cell_whose_metadata_an_editor_dropped_is_named_not_its_points(course):
+    """The hidden test's metadata gone: the release advised lowering the header's, the table's
+    and the heading's points to what the other cells carry, which would publish the problem set
+    without its hidden test. The cell is named alone, with the fix."""
+    name, gid, _ = _weighted_hidden(course)
+    position = []
+
+    def drop(nb):
+        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
+        target.metadata = {}
+        position.append(index + 1)
+    _edit(course, name, drop)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN HIDDEN TESTS (the answers it "
+            "records for the grader) but is not graded (it has no nbgrader metadata)") in message
+    assert "Make it a graded test cell again" in message and "course.check" in message
+    assert "**Points:**" not in message and "heading" not in message, message
+
+
+def test_points_written_as_text_are_named_before_nbgrader(course):
+    """``"points": "2"`` (a hand edit of the JSON): nbgrader's schema refuses it with a
+    traceback ("'2' is not of type 'number'": nbgrader/nbgraderformat/v3.py); the gate read it as
+    the number."""
+    name, gid, _ = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    points = cell.metadata.nbgrader.points
+
+    def text(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.nbgrader.points = str(points)
+    _edit(course, name, text)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell \d+ \(`{gid}`\): its points are \"{points:g}\", not a "
+                     rf"number: nbgrader refuses it\. Write the points as a number, without quotes "
+                     rf"\(points: {points:g}\)", message), message
+    assert "Traceback" not in message
 
 
 def test_a_written_answer_marked_not_an_answer_is_refused_before_nbgrader(course):
@@ -798,8 +1083,6 @@ from autograder.checks.declaration import case_inputs, reference_of
 from tests.autograder.authoring.test_release_gate import _declared_references
 out = {}
 for ps, gid, c, k, cases in _declared_references(Path(sys.argv[1])):
-    if ps.variants is not None:  # the gate draws its own sample's numbers: not comparable
-        continue
     got = reference_of(k)(**case_inputs(cases, c))
     for o, v in zip(k.outputs, got if len(k.outputs) > 1 else [got]):
         out[ps.name, gid, c, o.name] = np.asarray(v, dtype=float)
@@ -826,6 +1109,8 @@ def _largest_kernel_move(course: Path, tmp_path: Path):
                        check=True, timeout=600)
         runs.append(pickle.loads(out.read_bytes()))
     here, *others = runs
+    compared = {ps.name for ps, *_ in _declared_references(course)}
+    assert {key[0] for key in here} == compared, "every problem set is compared, variants too"
     moves = []
     for key, a in here.items():
         name, gid, case, output = key
