@@ -214,6 +214,28 @@ def test_no_axe_violation_and_an_outline_of_headings(browser, site, name):
     assert not skipped_levels(headings), f"{name}: {skipped_levels(headings)}"
 
 
+
+@pytest.mark.parametrize("name", BOOK_PAGES)
+def test_no_axe_violation_in_dark_mode(browser, site, name):
+    """The theme's dark mode (its switch keeps the choice in localStorage as ``theme``) keeps
+    WCAG's contrast: the formula switch (#6c757d on #222832 gave 3.15:1) and the proof index's
+    rows (Sphinx's #f2f2f2 behind the dark theme's #ced6dd text gave 1.31:1) among them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    context.add_init_script("localStorage.setItem('theme', 'dark')")
+    try:
+        page = context.new_page()
+        page.goto(_url(site, name), wait_until="load")
+        page.evaluate("async () => { if (window.MathJax?.startup?.promise) "
+                      "await MathJax.startup.promise; }")
+        page.wait_for_timeout(500)  # the theme's 0.3 s transitions
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        violations = axe_violations(page)
+    finally:
+        context.close()
+    detail = [f"{v['id']}: {len(v['nodes'])} nodes, e.g. {v['nodes'][0]['target']}: "
+              f"{v['nodes'][0]['summary']}" for v in violations]
+    assert not violations, f"{name} (dark):\n" + "\n".join(detail)
+
 # --- every figure says what it shows -----------------------------------------------------------
 
 class _Images(HTMLParser):
