@@ -697,3 +697,43 @@ def test_a_chapter_does_not_scroll_sideways_at_320_px(browser, chapter, site):
     finally:
         context.close()
     assert wider["over"] <= 0, f"{chapter} scrolls sideways by {wider['over']} px: {wider['what']}"
+
+
+#: The words of the article that a box with ``overflow: hidden`` cuts off (not formulas: MathJax's
+#: own boxes are left to their scroll and focus rules above; text in a box that scrolls, as code
+#: does, is not cut).
+CUT_WORDS_JS = """() => {
+    const cut = [];
+    const walker = document.createTreeWalker(document.querySelector('article'),
+                                             NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!node.textContent.trim() || !el.checkVisibility() || el.closest('mjx-container')
+            || el.closest('.visually-hidden, .sr-only')) continue;
+        let clip = el;  // the nearest box that does not let it overflow: one that scrolls is fine
+        while (clip && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
+        if (!clip || !['hidden', 'clip'].includes(getComputedStyle(clip).overflowX)) continue;
+        const right = clip.getBoundingClientRect().right;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        if ([...range.getClientRects()].some(r => r.width > 0 && r.right > right + 1)) {
+            cut.push(node.textContent.trim().slice(0, 40));
+        }
+    }
+    return cut;
+}"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapter_at_200_percent_text_cuts_no_word(browser, site, chapter):
+    """WCAG 1.4.4: with the text at 200 % (the browser's font size, the page's width unchanged)
+    every word of the article stays readable: a word longer than its column breaks rather than
+    being cut by a box that hides what overflows (the Overview's "decomposition" was)."""
+    context, page = _open(browser, f"{site}{chapter}.html")
+    try:
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        page.wait_for_timeout(300)
+        cut = page.evaluate(CUT_WORDS_JS)
+    finally:
+        context.close()
+    assert cut == [], f"{chapter}: {len(cut)} texts cut at 200 %: {cut[:5]}"
