@@ -153,8 +153,9 @@ def _url(site: str, name: str) -> str:
     return f"{site}grader/{name}.html" if name in GRADER_PAGES else f"{site}{name}.html"
 
 
-def axe_violations(page) -> list[dict]:
-    """axe-core's WCAG 2.1 A/AA violations on ``page``: rule, impact, and each failing node."""
+def axe_violations(page, tags: list[str] = TAGS) -> list[dict]:
+    """axe-core's violations of the rules tagged ``tags`` (WCAG 2.1 A/AA unless told) on
+    ``page``: rule, impact, and each failing node."""
     page.add_script_tag(content=AXE.read_text())
     return page.evaluate("""async (tags) => {
         const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
@@ -162,7 +163,7 @@ def axe_violations(page) -> list[dict]:
         return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.map(n => ({target: n.target.join(' '),
                                       summary: n.failureSummary}))}));
-    }""", TAGS)
+    }""", tags)
 
 
 HEADINGS_JS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
@@ -235,6 +236,19 @@ def test_no_axe_violation_in_dark_mode(browser, site, name):
     detail = [f"{v['id']}: {len(v['nodes'])} nodes, e.g. {v['nodes'][0]['target']}: "
               f"{v['nodes'][0]['summary']}" for v in violations]
     assert not violations, f"{name} (dark):\n" + "\n".join(detail)
+
+
+@pytest.mark.parametrize("name", GRADER_PAGES)
+def test_a_grader_page_keeps_wcag_22_and_axe_best_practices(browser, site, name):
+    """Beyond WCAG 2.1: 2.2's rules, and axe's best practices, among them one main landmark that
+    holds the content (a screen reader's "jump to main" found nothing on the grader's pages)."""
+    context, page = _open(browser, _url(site, name))
+    try:
+        violations = axe_violations(page, ["wcag22a", "wcag22aa", "best-practice"])
+    finally:
+        context.close()
+    assert not violations, f"{name}: " + "; ".join(
+        f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in violations)
 
 # --- every figure says what it shows -----------------------------------------------------------
 
