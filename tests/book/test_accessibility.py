@@ -322,6 +322,21 @@ def test_every_figure_cell_of_the_chapters_carries_its_alternative_text():
     assert cells >= 40
 
 
+
+def test_no_table_of_the_chapters_has_an_empty_header_cell():
+    """A table's header cell names its column for a screen reader, which reads it with every cell
+    below (axe's empty-table-header; chapter 7's comparison tables began with an empty one).
+    Read in the sources: each Markdown table's header row, the line above its ``|---|`` rule."""
+    empty = []
+    for path in sorted((ROOT / "chapters").glob("*.md")):
+        lines = path.read_text().splitlines()
+        for header, rule in zip(lines, lines[1:]):
+            if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", rule.strip()):
+                cells = [c.strip() for c in header.strip().strip("|").split("|")]
+                if "" in cells:
+                    empty.append(f"{path.name}: {header[:60]}")
+    assert empty == [], empty
+
 # --- the problem sets ---------------------------------------------------------------------------
 
 def _problem_set_notebooks() -> list[Path]:
