@@ -19,7 +19,10 @@
  * - moves aria-pressed from a toolbar button's custom element (jp-button, no role there: axe's
  *   aria-allowed-attr) onto the button inside it;
  * - shows a note above the cells: in a cell's editor Tab indents, Escape then Tab leaves it
- *   (WCAG 2.1.2, no keyboard trap, says the way out).
+ *   (WCAG 2.1.2, no keyboard trap, says the way out);
+ * - puts a rendered text cell that scrolls sideways (a display formula wider than the cell) in
+ *   the tab order, named, so that the keyboard can scroll it (WCAG 2.1.1; axe's
+ *   scrollable-region-focusable), and takes it out again once it no longer scrolls.
  */
 (() => {
   "use strict";
@@ -47,6 +50,20 @@
     if (el.getAttribute(name) !== value) el.setAttribute(name, value);
   };
 
+  /** A Tab stop, named ``name``, while ``el`` scrolls sideways; none (as before) once it does not. */
+  const scrollable = (el, name) => {
+    const scrolls = el.scrollWidth > el.clientWidth + 1;
+    if (scrolls) {
+      setAttr(el, "tabindex", "0");
+      setAttr(el, "role", "group");
+      setAttr(el, "aria-label", name);
+      el.dataset.courseScrolls = "1";
+    } else if (el.dataset.courseScrolls) {
+      ["tabindex", "role", "aria-label"].forEach((a) => el.removeAttribute(a));
+      delete el.dataset.courseScrolls;
+    }
+  };
+
   const nameCell = (cell) => {
     const number = Number(cell.dataset.windowedListIndex) + 1;
     if (!number) return;
@@ -63,6 +80,8 @@
       setAttr(editor, "aria-label", name);
       if (document.getElementById(NOTE_ID)) setAttr(editor, "aria-describedby", NOTE_ID);
     }
+    const rendered = cell.querySelector(".jp-RenderedMarkdown");
+    if (rendered) scrollable(rendered, `Cell ${number}, text, scrolls sideways`);
     const fold = cell.querySelector("button.jp-collapseHeadingButton");
     if (fold) {
       const heading = headingOf(cell) || section;
@@ -140,6 +159,7 @@
     new MutationObserver(schedule).observe(document.body, {
       childList: true, subtree: true, attributes: true,
       attributeFilter: ["class", "role", "aria-pressed", "tabindex", "data-windowed-list-index"]});
+    window.addEventListener("resize", schedule);
     schedule();
   };
   if (document.body) start();

@@ -38,14 +38,15 @@ def page(title: str, body: str, style: str = "") -> str:
     title : str
         The page's title (escaped here).
     body : str
-        The page's HTML body (trusted: every text from a record is escaped by the caller).
+        The page's HTML body (trusted: every text from a record is escaped by the caller), put
+        in the page's main landmark.
     style : str
         A ``<style>`` element of the page's own, after the shared one.
     """
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{CSP}"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(title)}</title>{STYLE}{style}</head><body>{body}</body></html>"
+        f"<title>{html.escape(title)}</title>{STYLE}{style}</head><body><main>{body}</main></body></html>"
     )
 
 

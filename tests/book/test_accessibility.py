@@ -153,8 +153,9 @@ def _url(site: str, name: str) -> str:
     return f"{site}grader/{name}.html" if name in GRADER_PAGES else f"{site}{name}.html"
 
 
-def axe_violations(page) -> list[dict]:
-    """axe-core's WCAG 2.1 A/AA violations on ``page``: rule, impact, and each failing node."""
+def axe_violations(page, tags: list[str] = TAGS) -> list[dict]:
+    """axe-core's violations of the rules tagged ``tags`` (WCAG 2.1 A/AA unless told) on
+    ``page``: rule, impact, and each failing node."""
     page.add_script_tag(content=AXE.read_text())
     return page.evaluate("""async (tags) => {
         const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
@@ -162,7 +163,7 @@ def axe_violations(page) -> list[dict]:
         return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.map(n => ({target: n.target.join(' '),
                                       summary: n.failureSummary}))}));
-    }""", TAGS)
+    }""", tags)
 
 
 HEADINGS_JS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
@@ -213,6 +214,41 @@ def test_no_axe_violation_and_an_outline_of_headings(browser, site, name):
     assert sum(h[0] == 1 for h in headings) == 1, f"{name}: {headings}"
     assert not skipped_levels(headings), f"{name}: {skipped_levels(headings)}"
 
+
+
+@pytest.mark.parametrize("name", BOOK_PAGES)
+def test_no_axe_violation_in_dark_mode(browser, site, name):
+    """The theme's dark mode (its switch keeps the choice in localStorage as ``theme``) keeps
+    WCAG's contrast: the formula switch (#6c757d on #222832 gave 3.15:1) and the proof index's
+    rows (Sphinx's #f2f2f2 behind the dark theme's #ced6dd text gave 1.31:1) among them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    context.add_init_script("localStorage.setItem('theme', 'dark')")
+    try:
+        page = context.new_page()
+        page.goto(_url(site, name), wait_until="load")
+        page.evaluate("async () => { if (window.MathJax?.startup?.promise) "
+                      "await MathJax.startup.promise; }")
+        page.wait_for_timeout(500)  # the theme's 0.3 s transitions
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        violations = axe_violations(page)
+    finally:
+        context.close()
+    detail = [f"{v['id']}: {len(v['nodes'])} nodes, e.g. {v['nodes'][0]['target']}: "
+              f"{v['nodes'][0]['summary']}" for v in violations]
+    assert not violations, f"{name} (dark):\n" + "\n".join(detail)
+
+
+@pytest.mark.parametrize("name", GRADER_PAGES)
+def test_a_grader_page_keeps_wcag_22_and_axe_best_practices(browser, site, name):
+    """Beyond WCAG 2.1: 2.2's rules, and axe's best practices, among them one main landmark that
+    holds the content (a screen reader's "jump to main" found nothing on the grader's pages)."""
+    context, page = _open(browser, _url(site, name))
+    try:
+        violations = axe_violations(page, ["wcag22a", "wcag22aa", "best-practice"])
+    finally:
+        context.close()
+    assert not violations, f"{name}: " + "; ".join(
+        f"{v['id']} ({len(v['nodes'])}): {v['nodes'][0]['target']}" for v in violations)
 
 # --- every figure says what it shows -----------------------------------------------------------
 
@@ -285,6 +321,21 @@ def test_every_figure_cell_of_the_chapters_carries_its_alternative_text():
             assert alt_problem("", alt) is None, f"{where}: {alt_problem('', alt)}"
     assert cells >= 40
 
+
+
+def test_no_table_of_the_chapters_has_an_empty_header_cell():
+    """A table's header cell names its column for a screen reader, which reads it with every cell
+    below (axe's empty-table-header; chapter 7's comparison tables began with an empty one).
+    Read in the sources: each Markdown table's header row, the line above its ``|---|`` rule."""
+    empty = []
+    for path in sorted((ROOT / "chapters").glob("*.md")):
+        lines = path.read_text().splitlines()
+        for header, rule in zip(lines, lines[1:]):
+            if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", rule.strip()):
+                cells = [c.strip() for c in header.strip().strip("|").split("|")]
+                if "" in cells:
+                    empty.append(f"{path.name}: {header[:60]}")
+    assert empty == [], empty
 
 # --- the problem sets ---------------------------------------------------------------------------
 
@@ -675,3 +726,43 @@ def test_a_chapter_does_not_scroll_sideways_at_320_px(browser, chapter, site):
     finally:
         context.close()
     assert wider["over"] <= 0, f"{chapter} scrolls sideways by {wider['over']} px: {wider['what']}"
+
+
+#: The words of the article that a box with ``overflow: hidden`` cuts off (not formulas: MathJax's
+#: own boxes are left to their scroll and focus rules above; text in a box that scrolls, as code
+#: does, is not cut).
+CUT_WORDS_JS = """() => {
+    const cut = [];
+    const walker = document.createTreeWalker(document.querySelector('article'),
+                                             NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!node.textContent.trim() || !el.checkVisibility() || el.closest('mjx-container')
+            || el.closest('.visually-hidden, .sr-only')) continue;
+        let clip = el;  // the nearest box that does not let it overflow: one that scrolls is fine
+        while (clip && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
+        if (!clip || !['hidden', 'clip'].includes(getComputedStyle(clip).overflowX)) continue;
+        const right = clip.getBoundingClientRect().right;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        if ([...range.getClientRects()].some(r => r.width > 0 && r.right > right + 1)) {
+            cut.push(node.textContent.trim().slice(0, 40));
+        }
+    }
+    return cut;
+}"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_chapter_at_200_percent_text_cuts_no_word(browser, site, chapter):
+    """WCAG 1.4.4: with the text at 200 % (the browser's font size, the page's width unchanged)
+    every word of the article stays readable: a word longer than its column breaks rather than
+    being cut by a box that hides what overflows (the Overview's "decomposition" was)."""
+    context, page = _open(browser, f"{site}{chapter}.html")
+    try:
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        page.wait_for_timeout(300)
+        cut = page.evaluate(CUT_WORDS_JS)
+    finally:
+        context.close()
+    assert cut == [], f"{chapter}: {len(cut)} texts cut at 200 %: {cut[:5]}"
