@@ -44,7 +44,7 @@ import traceback
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
@@ -58,7 +58,7 @@ from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.intake.collect import Submission
+from autograder.intake.collect import ONE_STUDENT, Collection, Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
@@ -389,14 +389,26 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
     students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
-    email or id (the latest, for a group); no rule, no penalty."""
+    email or id (the latest, for a group); no rule, no penalty.
+
+    An extension of ``{ days = N }`` counts from Gradescope's due date, as it counts from the
+    deadline in force in ``grade``; one of a date never ends before that due date."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
-    granted = [rule.extensions[key] for key in meta.users if key in rule.extensions]
-    extensions = {STUDENT: max(granted)} if granted else {}
     if rule.deadline is not None and meta.due_date is not None:
         rule = dataclasses.replace(rule, deadline=meta.due_date)
-    rule = dataclasses.replace(rule, extensions=extensions)
+    deadline = rule.deadline
+
+    def until(key: str) -> datetime:
+        if deadline is None:
+            return rule.extensions[key]
+        if key in rule.extension_days:
+            return deadline + timedelta(days=rule.extension_days[key])
+        return max(rule.extensions[key], deadline)
+
+    granted = [until(key) for key in meta.users if key in rule.extensions]
+    extensions = {STUDENT: max(granted)} if granted else {}
+    rule = dataclasses.replace(rule, extensions=extensions, extension_days={})
     return LatePolicy({name: rule}, policy.source)
 
 
@@ -433,17 +445,18 @@ def _not_graded(why: str) -> dict:
 
 
 def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
-    """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
-    reads a class), each with the time Gradescope says it was handed in."""
-    folder = scratch / "class" / STUDENT
-    folder.mkdir(parents=True)
+    """Copy the submitted files into ``scratch/submission/``, the folder of one student's files
+    ``grade`` reads (:data:`autograder.intake.collect.ONE_STUDENT`), each with the time
+    Gradescope says it was handed in."""
+    folder = scratch / STUDENT
+    folder.mkdir()
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         if when is not None:
             os.utime(copy, (when.timestamp(), when.timestamp()))
-    return folder.parent
+    return folder
 
 
 def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print) -> int:
@@ -503,6 +516,24 @@ def _nothing_handed_in(ps: ProblemSet) -> Record:
     return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
+def _as_handed_in(found: Collection, when: datetime | None) -> None:
+    """Make what ``grade`` collected from the one submission the submitter's, handed in at
+    ``when`` (Gradescope's ``created_at``), whatever the files say of themselves: a zip's member
+    dates and folder names, like any file the student hands in, are the student's own text.
+
+    Of several notebooks found (a zip of several folders), the one whose path sorts last is
+    graded, and the others are named in a note."""
+    stamp = when.timestamp() if when is not None else None
+    subs = sorted(found.submissions, key=lambda s: s.origin)
+    for other in subs[:-1]:
+        found.notes.append(f"{other.origin}: not graded, {subs[-1].origin} is")
+    found.submissions[:] = [
+        dataclasses.replace(s, student_id=STUDENT, submitted_at=stamp) for s in subs[-1:]
+    ]
+    unmatched = [dataclasses.replace(u, student_id=STUDENT) for u in found.unmatched]
+    found.unmatched[:] = [] if subs else unmatched[:1]  # one record for the one submitter
+
+
 def _grade(
     ps: ProblemSet,
     classdir: Path,
@@ -517,6 +548,10 @@ def _grade(
     of how its files were read (the file graded, the others and why not)."""
     from autograder.run.batch import grade_class
 
+    def collected(found: Collection) -> None:
+        _as_handed_in(found, meta.created_at)
+        read.extend(found.notes)
+
     records = grade_class(
         ps,
         classdir,
@@ -528,7 +563,8 @@ def _grade(
         visibility=visibility,
         policy=_late_policy(ps.course, ps.name, meta),
         course=ps.course,
-        collected=lambda found: read.extend(found.notes),
+        lms=ONE_STUDENT,  # no platform, owner or time is read from what the files hold
+        collected=collected,
     )
     if len(records) != 1:
         raise RuntimeError(f"expected one record, got {len(records)}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import shutil
@@ -594,6 +595,62 @@ def test_two_notebooks_say_which_was_graded_and_why_truthfully(built):
     assert results["score"] < full  # the wrong notebook, the one named NB, was graded
 
 
+def _zip_of(name: str, data: bytes, when: datetime) -> bytes:
+    """A zip holding one file whose member date is ``when`` (as the student's machine set it)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr(zipfile.ZipInfo(name, when.timetuple()[:6]), data)
+    return buffer.getvalue()
+
+
+EARLY = DUE - timedelta(days=10)
+#: Files a student hands in beside (or around) the notebook that claim a time of their own: a
+#: Gradescope export's ``submission_metadata.yml`` (:mod:`autograder.intake.gradescope`), an
+#: nbgrader ``timestamp.txt`` (nbgrader ``exchange/default/submit.py``) in a folder, a zip whose
+#: member is dated before the deadline. ``{case: (created_at, files)}``.
+CLAIMS = {
+    "export-metadata": (LATE, lambda nb: {
+        NB: nb,
+        "submission_metadata.yml": (
+            "submission:\n  :submitters:\n  - :name: S\n    :sid: 'submission'\n"
+            f"  :created_at: {EARLY.strftime('%Y-%m-%d %H:%M:%S.%f000 +00:00')}\n").encode()}),
+    "nbgrader-timestamp": (LATE, lambda nb: {
+        f"{PS}/{NB}": nb,
+        f"{PS}/timestamp.txt": f"{EARLY.strftime('%Y-%m-%d %H:%M:%S.%f')} UTC".encode()}),
+    "zip-dated-early": (LATE, lambda nb: {"answers.zip": _zip_of(NB, nb, EARLY)}),
+    "zip-dated-late": (ON_TIME, lambda nb: {"answers.zip": _zip_of(NB, nb, LATE + timedelta(days=5))}),
+}
+
+
+@pytest.mark.parametrize("case", list(CLAIMS))
+def test_only_gradescopes_created_at_dates_a_submission(built, case):
+    """Gradescope records when a submission was handed in as ``created_at``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``); anything in the student's
+    files that names a time (an export's metadata, a ``timestamp.txt``, a zip member's date) is
+    the student's own text. The same notebook is late by Gradescope's time, or on time, whatever
+    its files claim."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    when, files = CLAIMS[case]
+    root = _layout(built, "correct", when)
+    (root / "submission" / NB).unlink()
+    for name, data in files(built["notebooks"]["correct"]).items():
+        path = root / "submission" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    if when == LATE:  # two days late, begun, by created_at
+        assert "Late penalty" in results["output"], results["output"]
+        assert results["score"] == pytest.approx(round(full * (1 - 2 * PERCENT_PER_DAY / 100), 2))
+    else:
+        assert "Late penalty" not in results["output"], results["output"]
+        assert results["score"] == pytest.approx(full)
+
+
 def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
     """A ``late.toml`` extension granted under the student's Gradescope email holds inside
     Gradescope: the metadata names each submitter by ``email``, ``id`` and ``name``
@@ -616,6 +673,32 @@ def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
     assert "Late penalty" in outputs[False]["output"]
     assert "Late penalty" not in outputs[True]["output"], outputs[True]["output"]
     assert outputs[True]["score"] == pytest.approx(full)
+
+
+def test_an_extension_in_days_counts_from_gradescopes_due_date_for_a_group(built):
+    """``late.toml``'s ``{ days = N }`` extension (:mod:`autograder.intake.late`) adds N days to
+    the deadline in force, which inside Gradescope is the assignment's ``due_date``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``), not the course copy's own
+    older deadline (:data:`LATE_TOML`: 2026-01-01). A group's submission (``users`` lists every
+    member) keeps the extension of the member who holds one: 30 hours late with 3 days granted is
+    on time."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "late", LATE)
+    source = root / "source" / "course" / "late.toml"
+    member = {"email": "partner@example.com", "id": 5678, "name": "Partner User"}
+    source.write_text(f'{source.read_text()}\n[{PS}.extensions]\n"{member["email"]}" = {{ days = 3 }}\n')
+    metadata = json.loads((root / "submission_metadata.json").read_text())
+    metadata["assignment"].update(group_submission=True, group_size=2)
+    metadata["users"].append(member)
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" not in results["output"], results["output"]
+    assert results["score"] == pytest.approx(full)
 
 
 # ------------------------------------------------------------------------------------------------
