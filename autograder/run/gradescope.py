@@ -49,6 +49,7 @@ from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -71,6 +72,7 @@ __all__ = [
     "Metadata",
     "build_zip",
     "choose_isolation",
+    "python_floor",
     "resolved",
     "run_submission",
 ]
@@ -103,25 +105,36 @@ STUDENT = "submission"
 _SETUP = """\
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image: it installs Python
-# (3.11 or later), bubblewrap and the grader's pinned requirements into /autograder/venv, from
-# the wheels in this zip where they are there.
+# {minor} (at least {floor}: {floor_why}), bubblewrap and the grader's pinned requirements into
+# /autograder/venv, from the wheels in this zip where they are there. AUTOGRADER_ROOT points it
+# at another folder laid out as /autograder.
 set -euo pipefail
-cd /autograder/source
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+cd "$ROOT/source"
 export DEBIAN_FRONTEND=noninteractive
+PYTHON=python{minor}
+fits() {{
+    command -v "$PYTHON" >/dev/null 2>&1 &&
+        "$PYTHON" -c "import sys; sys.exit(sys.version_info[:3] < ({floor_tuple}))"
+}}
 apt-get update -q
-PYTHON=""
-for candidate in python3.13 python3.12 python3.11; do
-    if command -v "$candidate" >/dev/null 2>&1; then PYTHON="$(command -v "$candidate")"; break; fi
-done
-if [ -z "$PYTHON" ]; then
-    apt-get install -y -q python3.11 python3.11-venv
-    PYTHON=/usr/bin/python3.11
-else
-    apt-get install -y -q "$(basename "$PYTHON")-venv" || true
+fits || apt-get install -y -q "$PYTHON" "$PYTHON-venv" || true
+if ! fits; then
+    # Ubuntu 22.04's own python{minor} may be older (jammy-updates has 3.11.0~rc1): the
+    # deadsnakes PPA has the latest release of each minor version.
+    apt-get install -y -q software-properties-common || true
+    add-apt-repository -y ppa:deadsnakes/ppa && apt-get update -q &&
+        apt-get install -y -q "$PYTHON" "$PYTHON-venv" || true
 fi
+if ! fits; then
+    echo "error: no Python {minor} of at least {floor} here ({floor_why}):" \
+        "the pins and wheels of this zip are for Python {minor}" >&2
+    exit 1
+fi
+apt-get install -y -q "$PYTHON-venv" || true
 apt-get install -y -q bubblewrap || echo "bubblewrap not installed: the container mode will grade"
-"$PYTHON" -m venv /autograder/venv
-PIP=(/autograder/venv/bin/python -m pip install -q)
+"$PYTHON" -m venv "$ROOT/venv"
+PIP=("$ROOT/venv/bin/python" -m pip install -q)
 if compgen -G "wheels/*.whl" >/dev/null; then
     # Every package pinned with its wheel's hash, installed from this zip's wheels only.
     "${{PIP[@]}}" --no-index --find-links wheels --require-hashes -r {requirements}
@@ -129,7 +142,7 @@ else
     # Every package pinned to the version the zip was built with, from PyPI.
     "${{PIP[@]}}" -r {requirements}
 fi
-chmod -R a+rX /autograder/venv
+chmod -R a+rX "$ROOT/venv"
 """
 
 _RUN = """\
@@ -211,6 +224,32 @@ def _requirements(root: Path, wheels: list[Path]) -> str:
     )
 
 
+def python_floor(pins: dict[str, str]) -> tuple[str, str]:
+    """The oldest release of this Python's minor version that every pinned package's
+    ``Requires-Python`` admits, and the packages that rule out the release before it (``""``
+    when none does): what ``setup.sh`` must install (an Ubuntu image's own ``python3.11`` may be
+    older, and pip then refuses the pins).
+
+    Raises
+    ------
+    ValueError
+        If no release of this minor version admits them all.
+    """
+    major, minor = sys.version_info[:2]
+    specifiers = {
+        name: SpecifierSet(metadata.distribution(name).metadata.get("Requires-Python") or "")
+        for name in pins
+    }
+    refused: list[str] = []
+    for micro in range(100):
+        version = f"{major}.{minor}.{micro}"
+        refusing = sorted(n for n, spec in specifiers.items() if not spec.contains(version))
+        if not refusing:
+            return version, ", ".join(f"{n} {pins[n]}" for n in refused)
+        refused = refusing
+    raise ValueError(f"no Python {major}.{minor} release admits {', '.join(refused)}")
+
+
 def _files(folder: Path) -> Iterator[Path]:
     """Every file under ``folder`` but compiled Python."""
     for path in sorted(folder.rglob("*")):
@@ -244,6 +283,18 @@ def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
         if folder.is_dir():
             for path in _files(folder):
                 yield path, path.relative_to(course.root).as_posix()
+
+
+def _setup_script(root: Path) -> str:
+    """``setup.sh``: Python of this minor version, at least :func:`python_floor`, then the pins."""
+    floor, why = python_floor(resolved(root))
+    return _SETUP.format(
+        requirements=_REQUIREMENTS,
+        minor="{}.{}".format(*sys.version_info[:2]),
+        floor=floor,
+        floor_tuple=", ".join(floor.split(".")),
+        floor_why=f"{why} requires it" if why else "every pinned package admits any",
+    )
 
 
 def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
@@ -286,7 +337,7 @@ def build_zip(
     target = out / "autograder.zip"
     partial = out / ".autograder.zip.part"
     with zipfile.ZipFile(partial, "w") as z:
-        _add(z, "setup.sh", _SETUP.format(requirements=_REQUIREMENTS).encode(), executable=True)
+        _add(z, "setup.sh", _setup_script(root).encode(), executable=True)
         _add(z, "run_autograder", _RUN.format(problem_set=ps.name).encode(), executable=True)
         _add(z, _REQUIREMENTS, requirements.encode())
         for package in PACKAGES:
