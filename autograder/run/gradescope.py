@@ -33,6 +33,7 @@ sandbox's container mode (:class:`autograder.sandbox.SandboxConfig`), and ``resu
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -48,8 +49,10 @@ from datetime import datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
+from packaging import tags
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.tags import Tag
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -176,7 +179,8 @@ def _top_level(root: Path) -> dict[str, str]:
 def resolved(root: Path) -> dict[str, str]:
     """Every package grading needs, with its version: :data:`GRADING_PACKAGES` as
     ``requirements.txt`` pins them and everything they require, as this environment resolved it
-    (requirements of extras left out; markers evaluated for this interpreter).
+    (markers evaluated for this interpreter), the requirements of the extras a requirement asks
+    for included (nbconvert's ``bleach[css]`` needs ``tinycss2``): pip installs them all.
 
     Raises
     ------
@@ -185,11 +189,14 @@ def resolved(root: Path) -> dict[str, str]:
     """
     top = _top_level(root)
     found: dict[str, str] = {}
-    todo = list(top)
+    done: set[tuple[str, str]] = set()
+    todo = [(name, "") for name in top]  # (package, one of its extras or "")
     while todo:
-        name = canonicalize_name(todo.pop())
-        if name in found:
+        name, extra = todo.pop()
+        name = canonicalize_name(name)
+        if (name, extra) in done:
             continue
+        done.add((name, extra))
         try:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
@@ -197,18 +204,45 @@ def resolved(root: Path) -> dict[str, str]:
         found[name] = dist.version
         for line in dist.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(requirement.name)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": extra}):
+                todo += [(requirement.name, e) for e in ("", *sorted(requirement.extras))]
     wrong = [f"{n} {found[n]} (requirements.txt: {v})" for n, v in top.items() if found[n] != v]
     if wrong:
         raise ValueError(f"this environment holds other versions: {', '.join(wrong)}")
     return dict(sorted(found.items()))
 
 
+#: The glibc of Gradescope's default base image, Ubuntu 22.04 (gradescope/autograder_samples
+#: ``docs/base_images.md``; Ubuntu 22.04 ships glibc 2.35): the newest manylinux wheel it runs.
+_IMAGE_GLIBC = (2, 35)
+
+
+@functools.cache
+def _image_tags() -> frozenset[Tag]:
+    """The wheel tags pip accepts on Gradescope's image with this Python's minor version
+    (``packaging.tags``, pip's own list): CPython's, its stable ABI's and pure Python's, for
+    manylinux x86-64 up to :data:`_IMAGE_GLIBC`."""
+    version = sys.version_info[:2]
+    platforms = [f"manylinux_2_{m}_x86_64" for m in range(_IMAGE_GLIBC[1], 4, -1)]
+    platforms += ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+    return frozenset(
+        [
+            *tags.cpython_tags(version, platforms=platforms),
+            *tags.compatible_tags(version, f"cp{version[0]}{version[1]}", platforms),
+        ]
+    )
+
+
 def _requirements(root: Path, wheels: list[Path]) -> str:
     """``requirements-grading.txt``: every package of :func:`resolved` pinned, each with the
     sha256 of its wheels when there are wheels (all must be there)."""
     hashes: dict[tuple[str, str], list[str]] = {}
+    unfit = [w.name for w in wheels if not parse_wheel_filename(w.name)[3] & _image_tags()]
+    if unfit:
+        raise ValueError(
+            f"wheels that Gradescope's image (Ubuntu 22.04, x86-64, glibc 2.35, Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]}) cannot install: {', '.join(unfit)}"
+        )
     for wheel in wheels:
         name, version, _, _ = parse_wheel_filename(wheel.name)
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
