@@ -271,7 +271,9 @@ def python_floor(pins: dict[str, str]) -> tuple[str, str]:
     """
     major, minor = sys.version_info[:2]
     specifiers = {
-        name: SpecifierSet(metadata.distribution(name).metadata.get("Requires-Python") or "")
+        name: SpecifierSet(
+            next(iter(metadata.distribution(name).metadata.get_all("Requires-Python") or []), "")
+        )
         for name in pins
     }
     refused: list[str] = []
