@@ -398,12 +398,18 @@ class Metadata:
 
     ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
     strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    ``own_due_date`` is the latest due date Gradescope gives a submitter of its own (an
+    extension granted in Gradescope): a user's ``assignment.due_date``, a field
+    ``docs/submission_metadata.md`` does not list but readers of the file model
+    (``GradescopeUser.assignment``: that user's ``release_date``, ``due_date``,
+    ``late_due_date``); None without one.
     """
 
     created_at: datetime | None = None
     due_date: datetime | None = None
     late_due_date: datetime | None = None
     users: tuple[str, ...] = ()
+    own_due_date: datetime | None = None
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -423,11 +429,17 @@ class Metadata:
             for key in ("email", "id")
             if user.get(key) not in (None, "")
         )
+        own = [
+            when(user["assignment"].get("due_date"))
+            for user in data.get("users") or []
+            if isinstance(user, dict) and isinstance(user.get("assignment"), dict)
+        ]
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
             users,
+            max((d for d in own if d is not None), default=None),
         )
 
 
@@ -475,15 +487,17 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
 def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
-    students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
-    email or id (the latest, for a group); no rule, no penalty.
+    students see there; a submitter's own, extended, due date where later) and the
+    ``late.toml`` extension granted under a submitter's Gradescope email or id (the latest, for a
+    group); no rule, no penalty.
 
     An extension of ``{ days = N }`` counts from Gradescope's due date, as it counts from the
     deadline in force in ``grade``; one of a date never ends before that due date."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
-    if rule.deadline is not None and meta.due_date is not None:
-        rule = dataclasses.replace(rule, deadline=meta.due_date)
+    due = max((d for d in (meta.due_date, meta.own_due_date) if d is not None), default=None)
+    if rule.deadline is not None and due is not None:
+        rule = dataclasses.replace(rule, deadline=due)
     deadline = rule.deadline
 
     def until(key: str) -> datetime:

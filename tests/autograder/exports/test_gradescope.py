@@ -786,6 +786,30 @@ def test_an_extension_in_days_counts_from_gradescopes_due_date_for_a_group(built
     assert results["score"] == pytest.approx(full)
 
 
+def test_an_extension_granted_in_gradescope_holds(built):
+    """An extension granted in Gradescope gives the student a due date of their own: the user's
+    ``assignment`` (``release_date``, ``due_date``, ``late_due_date``) in
+    ``submission_metadata.json``, beside the assignment's (``docs/submission_metadata.md`` lists
+    the assignment's; readers of the file model the user's as ``GradescopeUser.assignment``).
+    Work handed in 30 hours after the assignment's due date but before the student's own is on
+    time."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "late", LATE)
+    metadata = json.loads((root / "submission_metadata.json").read_text())
+    metadata["users"][0]["assignment"] = {
+        "release_date": metadata["assignment"]["release_date"],
+        "due_date": (LATE + timedelta(hours=1)).isoformat(),
+        "late_due_date": metadata["assignment"]["late_due_date"]}
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" not in results["output"], results["output"]
+    assert results["score"] == pytest.approx(full)
+
+
 # ------------------------------------------------------------------------------------------------
 # The fields of results.json the specification defines
 
