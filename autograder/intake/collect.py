@@ -84,6 +84,7 @@ __all__ = [
     "lms_student",
     "PLATFORMS",
     "FORMATS",
+    "ONE_STUDENT",
 ]
 
 #: A student id: letters, digits and ``. _ @ - +`` (an email such as ``jane+ml@uni.edu``, which
@@ -107,6 +108,10 @@ _NAME_MODULES = {"canvas": canvas, "moodle": moodle}
 PLATFORMS: tuple[Platform, ...] = (gradescope, nbexchange, blackboard, d2l, github)
 #: What ``--lms`` can force: the platforms, the two read by their names, and a plain folder.
 FORMATS = ("canvas", "moodle", *(p.NAME for p in PLATFORMS), "folder")
+#: The format of a folder that holds one student's files (the student is the folder's name),
+#: whatever its files hold: Gradescope's ``/autograder/submission``, whose files, names and
+#: dates are all the student's own (:mod:`autograder.run.gradescope`). Not an ``--lms`` choice.
+ONE_STUDENT = "one-student"
 
 
 def parse_lms_name(
@@ -652,7 +657,7 @@ def _team_entry(
 def _platform(entries: list[_Entry], lms: str | None) -> Platform | None:
     """The platform module whose download this is (``lms`` forces one), or None for the
     formats read by their names (Canvas, Moodle, a folder per student)."""
-    if lms is not None and lms not in FORMATS:
+    if lms is not None and lms not in (*FORMATS, ONE_STUDENT):
         raise ValueError(f"unknown --lms {lms!r}; choose from {', '.join(FORMATS)}")
     if lms is not None:
         return next((p for p in PLATFORMS if p.NAME == lms), None)
@@ -841,6 +846,9 @@ def _collect(
     if platform is not None:
         groups = _claimed(platform, entries, found.notes, found.lost, course_offset, problem_set)
         found.platform = platform.TITLE
+    elif lms == ONE_STUDENT:  # each file in the student's folder, as in a folder per student
+        inside = [dataclasses.replace(e, parts=(path.name, *e.parts)) for e in entries]
+        groups, found.platform = {path.name: inside}, "one student's files"
     else:
         groups, found.platform = _by_student(
             entries, found.notes, found.lost, _names(lms), lms or ""

@@ -114,6 +114,9 @@ class LateRule:
     grace_minutes: float = 0.0
     evidence: str = "both"
     extensions: dict[str, datetime] = field(default_factory=dict)
+    #: The extensions granted as days (``{ days = N }``), by student: they count from the
+    #: deadline in force, so a rule given another deadline (Gradescope's due date) moves them.
+    extension_days: dict[str, float] = field(default_factory=dict)
 
     def deadline_for(self, student: str) -> datetime | None:
         return self.extensions.get(student, self.deadline)
@@ -247,7 +250,7 @@ def _rule(table: object, path: Path, name: str) -> LateRule:
         raise _error(
             path, name, "evidence", f"must be one of {', '.join(_EVIDENCE)}; got {evidence!r}"
         )
-    extensions = {}
+    extensions, extension_days = {}, {}
     raw = table.get("extensions", {})
     if not isinstance(raw, dict):
         raise _error(
@@ -260,6 +263,7 @@ def _rule(table: object, path: Path, name: str) -> LateRule:
                 raise _error(path, name, key, "write a deadline or { days = N }")
             days = _number(value, "days", 0, path, name, upper=365)
             extensions[student] = deadline + timedelta(days=days)
+            extension_days[student] = days
         else:
             extensions[student] = _datetime(value, path, name, key)
     return LateRule(
@@ -269,6 +273,7 @@ def _rule(table: object, path: Path, name: str) -> LateRule:
         _number(table, "grace_minutes", 0, path, name),
         evidence,
         extensions,
+        extension_days,
     )
 
 

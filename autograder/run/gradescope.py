@@ -33,6 +33,7 @@ sandbox's container mode (:class:`autograder.sandbox.SandboxConfig`), and ``resu
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -44,11 +45,14 @@ import traceback
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
+from packaging import tags
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.tags import Tag
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -58,7 +62,7 @@ from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.intake.collect import Submission
+from autograder.intake.collect import ONE_STUDENT, Collection, Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
@@ -71,6 +75,7 @@ __all__ = [
     "Metadata",
     "build_zip",
     "choose_isolation",
+    "python_floor",
     "resolved",
     "run_submission",
 ]
@@ -103,25 +108,36 @@ STUDENT = "submission"
 _SETUP = """\
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image: it installs Python
-# (3.11 or later), bubblewrap and the grader's pinned requirements into /autograder/venv, from
-# the wheels in this zip where they are there.
+# {minor} (at least {floor}: {floor_why}), bubblewrap and the grader's pinned requirements into
+# /autograder/venv, from the wheels in this zip where they are there. AUTOGRADER_ROOT points it
+# at another folder laid out as /autograder.
 set -euo pipefail
-cd /autograder/source
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+cd "$ROOT/source"
 export DEBIAN_FRONTEND=noninteractive
+PYTHON=python{minor}
+fits() {{
+    command -v "$PYTHON" >/dev/null 2>&1 &&
+        "$PYTHON" -c "import sys; sys.exit(sys.version_info[:3] < ({floor_tuple}))"
+}}
 apt-get update -q
-PYTHON=""
-for candidate in python3.13 python3.12 python3.11; do
-    if command -v "$candidate" >/dev/null 2>&1; then PYTHON="$(command -v "$candidate")"; break; fi
-done
-if [ -z "$PYTHON" ]; then
-    apt-get install -y -q python3.11 python3.11-venv
-    PYTHON=/usr/bin/python3.11
-else
-    apt-get install -y -q "$(basename "$PYTHON")-venv" || true
+fits || apt-get install -y -q "$PYTHON" "$PYTHON-venv" || true
+if ! fits; then
+    # Ubuntu 22.04's own python{minor} may be older (jammy-updates has 3.11.0~rc1): the
+    # deadsnakes PPA has the latest release of each minor version.
+    apt-get install -y -q software-properties-common || true
+    add-apt-repository -y ppa:deadsnakes/ppa && apt-get update -q &&
+        apt-get install -y -q "$PYTHON" "$PYTHON-venv" || true
 fi
+if ! fits; then
+    echo "error: no Python {minor} of at least {floor} here ({floor_why}):" \
+        "the pins and wheels of this zip are for Python {minor}" >&2
+    exit 1
+fi
+apt-get install -y -q "$PYTHON-venv" || true
 apt-get install -y -q bubblewrap || echo "bubblewrap not installed: the container mode will grade"
-"$PYTHON" -m venv /autograder/venv
-PIP=(/autograder/venv/bin/python -m pip install -q)
+"$PYTHON" -m venv "$ROOT/venv"
+PIP=("$ROOT/venv/bin/python" -m pip install -q)
 if compgen -G "wheels/*.whl" >/dev/null; then
     # Every package pinned with its wheel's hash, installed from this zip's wheels only.
     "${{PIP[@]}}" --no-index --find-links wheels --require-hashes -r {requirements}
@@ -129,7 +145,7 @@ else
     # Every package pinned to the version the zip was built with, from PyPI.
     "${{PIP[@]}}" -r {requirements}
 fi
-chmod -R a+rX /autograder/venv
+chmod -R a+rX "$ROOT/venv"
 """
 
 _RUN = """\
@@ -163,7 +179,8 @@ def _top_level(root: Path) -> dict[str, str]:
 def resolved(root: Path) -> dict[str, str]:
     """Every package grading needs, with its version: :data:`GRADING_PACKAGES` as
     ``requirements.txt`` pins them and everything they require, as this environment resolved it
-    (requirements of extras left out; markers evaluated for this interpreter).
+    (markers evaluated for this interpreter), the requirements of the extras a requirement asks
+    for included (nbconvert's ``bleach[css]`` needs ``tinycss2``): pip installs them all.
 
     Raises
     ------
@@ -172,11 +189,14 @@ def resolved(root: Path) -> dict[str, str]:
     """
     top = _top_level(root)
     found: dict[str, str] = {}
-    todo = list(top)
+    done: set[tuple[str, str]] = set()
+    todo = [(name, "") for name in top]  # (package, one of its extras or "")
     while todo:
-        name = canonicalize_name(todo.pop())
-        if name in found:
+        name, extra = todo.pop()
+        name = canonicalize_name(name)
+        if (name, extra) in done:
             continue
+        done.add((name, extra))
         try:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
@@ -184,18 +204,45 @@ def resolved(root: Path) -> dict[str, str]:
         found[name] = dist.version
         for line in dist.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(requirement.name)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": extra}):
+                todo += [(requirement.name, e) for e in ("", *sorted(requirement.extras))]
     wrong = [f"{n} {found[n]} (requirements.txt: {v})" for n, v in top.items() if found[n] != v]
     if wrong:
         raise ValueError(f"this environment holds other versions: {', '.join(wrong)}")
     return dict(sorted(found.items()))
 
 
+#: The glibc of Gradescope's default base image, Ubuntu 22.04 (gradescope/autograder_samples
+#: ``docs/base_images.md``; Ubuntu 22.04 ships glibc 2.35): the newest manylinux wheel it runs.
+_IMAGE_GLIBC = (2, 35)
+
+
+@functools.cache
+def _image_tags() -> frozenset[Tag]:
+    """The wheel tags pip accepts on Gradescope's image with this Python's minor version
+    (``packaging.tags``, pip's own list): CPython's, its stable ABI's and pure Python's, for
+    manylinux x86-64 up to :data:`_IMAGE_GLIBC`."""
+    version = sys.version_info[:2]
+    platforms = [f"manylinux_2_{m}_x86_64" for m in range(_IMAGE_GLIBC[1], 4, -1)]
+    platforms += ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+    return frozenset(
+        [
+            *tags.cpython_tags(version, platforms=platforms),
+            *tags.compatible_tags(version, f"cp{version[0]}{version[1]}", platforms),
+        ]
+    )
+
+
 def _requirements(root: Path, wheels: list[Path]) -> str:
     """``requirements-grading.txt``: every package of :func:`resolved` pinned, each with the
     sha256 of its wheels when there are wheels (all must be there)."""
     hashes: dict[tuple[str, str], list[str]] = {}
+    unfit = [w.name for w in wheels if not parse_wheel_filename(w.name)[3] & _image_tags()]
+    if unfit:
+        raise ValueError(
+            f"wheels that Gradescope's image (Ubuntu 22.04, x86-64, glibc 2.35, Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]}) cannot install: {', '.join(unfit)}"
+        )
     for wheel in wheels:
         name, version, _, _ = parse_wheel_filename(wheel.name)
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
@@ -209,6 +256,34 @@ def _requirements(root: Path, wheels: list[Path]) -> str:
         " ".join([f"{n}=={v}", *hashes.get((n, str(Version(v))), [])]) + "\n"
         for n, v in pins.items()
     )
+
+
+def python_floor(pins: dict[str, str]) -> tuple[str, str]:
+    """The oldest release of this Python's minor version that every pinned package's
+    ``Requires-Python`` admits, and the packages that rule out the release before it (``""``
+    when none does): what ``setup.sh`` must install (an Ubuntu image's own ``python3.11`` may be
+    older, and pip then refuses the pins).
+
+    Raises
+    ------
+    ValueError
+        If no release of this minor version admits them all.
+    """
+    major, minor = sys.version_info[:2]
+    specifiers = {
+        name: SpecifierSet(
+            next(iter(metadata.distribution(name).metadata.get_all("Requires-Python") or []), "")
+        )
+        for name in pins
+    }
+    refused: list[str] = []
+    for micro in range(100):
+        version = f"{major}.{minor}.{micro}"
+        refusing = sorted(n for n, spec in specifiers.items() if not spec.contains(version))
+        if not refusing:
+            return version, ", ".join(f"{n} {pins[n]}" for n in refused)
+        refused = refusing
+    raise ValueError(f"no Python {major}.{minor} release admits {', '.join(refused)}")
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -244,6 +319,18 @@ def _course_files(ps: ProblemSet) -> Iterator[tuple[Path, str]]:
         if folder.is_dir():
             for path in _files(folder):
                 yield path, path.relative_to(course.root).as_posix()
+
+
+def _setup_script(root: Path) -> str:
+    """``setup.sh``: Python of this minor version, at least :func:`python_floor`, then the pins."""
+    floor, why = python_floor(resolved(root))
+    return _SETUP.format(
+        requirements=_REQUIREMENTS,
+        minor="{}.{}".format(*sys.version_info[:2]),
+        floor=floor,
+        floor_tuple=", ".join(floor.split(".")),
+        floor_why=f"{why} requires it" if why else "every pinned package admits any",
+    )
 
 
 def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
@@ -286,7 +373,7 @@ def build_zip(
     target = out / "autograder.zip"
     partial = out / ".autograder.zip.part"
     with zipfile.ZipFile(partial, "w") as z:
-        _add(z, "setup.sh", _SETUP.format(requirements=_REQUIREMENTS).encode(), executable=True)
+        _add(z, "setup.sh", _setup_script(root).encode(), executable=True)
         _add(z, "run_autograder", _RUN.format(problem_set=ps.name).encode(), executable=True)
         _add(z, _REQUIREMENTS, requirements.encode())
         for package in PACKAGES:
@@ -311,12 +398,18 @@ class Metadata:
 
     ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
     strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    ``own_due_date`` is the latest due date Gradescope gives a submitter of its own (an
+    extension granted in Gradescope): a user's ``assignment.due_date``, a field
+    ``docs/submission_metadata.md`` does not list but readers of the file model
+    (``GradescopeUser.assignment``: that user's ``release_date``, ``due_date``,
+    ``late_due_date``); None without one.
     """
 
     created_at: datetime | None = None
     due_date: datetime | None = None
     late_due_date: datetime | None = None
     users: tuple[str, ...] = ()
+    own_due_date: datetime | None = None
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -336,11 +429,17 @@ class Metadata:
             for key in ("email", "id")
             if user.get(key) not in (None, "")
         )
+        own = [
+            when(user["assignment"].get("due_date"))
+            for user in data.get("users") or []
+            if isinstance(user, dict) and isinstance(user.get("assignment"), dict)
+        ]
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
             users,
+            max((d for d in own if d is not None), default=None),
         )
 
 
@@ -388,15 +487,29 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
 def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
-    students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
-    email or id (the latest, for a group); no rule, no penalty."""
+    students see there; a submitter's own, extended, due date where later) and the
+    ``late.toml`` extension granted under a submitter's Gradescope email or id (the latest, for a
+    group); no rule, no penalty.
+
+    An extension of ``{ days = N }`` counts from Gradescope's due date, as it counts from the
+    deadline in force in ``grade``; one of a date never ends before that due date."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
-    granted = [rule.extensions[key] for key in meta.users if key in rule.extensions]
+    due = max((d for d in (meta.due_date, meta.own_due_date) if d is not None), default=None)
+    if rule.deadline is not None and due is not None:
+        rule = dataclasses.replace(rule, deadline=due)
+    deadline = rule.deadline
+
+    def until(key: str) -> datetime:
+        if deadline is None:
+            return rule.extensions[key]
+        if key in rule.extension_days:
+            return deadline + timedelta(days=rule.extension_days[key])
+        return max(rule.extensions[key], deadline)
+
+    granted = [until(key) for key in meta.users if key in rule.extensions]
     extensions = {STUDENT: max(granted)} if granted else {}
-    if rule.deadline is not None and meta.due_date is not None:
-        rule = dataclasses.replace(rule, deadline=meta.due_date)
-    rule = dataclasses.replace(rule, extensions=extensions)
+    rule = dataclasses.replace(rule, extensions=extensions, extension_days={})
     return LatePolicy({name: rule}, policy.source)
 
 
@@ -433,17 +546,18 @@ def _not_graded(why: str) -> dict:
 
 
 def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
-    """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
-    reads a class), each with the time Gradescope says it was handed in."""
-    folder = scratch / "class" / STUDENT
-    folder.mkdir(parents=True)
+    """Copy the submitted files into ``scratch/submission/``, the folder of one student's files
+    ``grade`` reads (:data:`autograder.intake.collect.ONE_STUDENT`), each with the time
+    Gradescope says it was handed in."""
+    folder = scratch / STUDENT
+    folder.mkdir()
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         if when is not None:
             os.utime(copy, (when.timestamp(), when.timestamp()))
-    return folder.parent
+    return folder
 
 
 def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print) -> int:
@@ -503,6 +617,24 @@ def _nothing_handed_in(ps: ProblemSet) -> Record:
     return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
+def _as_handed_in(found: Collection, when: datetime | None) -> None:
+    """Make what ``grade`` collected from the one submission the submitter's, handed in at
+    ``when`` (Gradescope's ``created_at``), whatever the files say of themselves: a zip's member
+    dates and folder names, like any file the student hands in, are the student's own text.
+
+    Of several notebooks found (a zip of several folders), the one whose path sorts last is
+    graded, and the others are named in a note."""
+    stamp = when.timestamp() if when is not None else None
+    subs = sorted(found.submissions, key=lambda s: s.origin)
+    for other in subs[:-1]:
+        found.notes.append(f"{other.origin}: not graded, {subs[-1].origin} is")
+    found.submissions[:] = [
+        dataclasses.replace(s, student_id=STUDENT, submitted_at=stamp) for s in subs[-1:]
+    ]
+    unmatched = [dataclasses.replace(u, student_id=STUDENT) for u in found.unmatched]
+    found.unmatched[:] = [] if subs else unmatched[:1]  # one record for the one submitter
+
+
 def _grade(
     ps: ProblemSet,
     classdir: Path,
@@ -517,6 +649,10 @@ def _grade(
     of how its files were read (the file graded, the others and why not)."""
     from autograder.run.batch import grade_class
 
+    def collected(found: Collection) -> None:
+        _as_handed_in(found, meta.created_at)
+        read.extend(found.notes)
+
     records = grade_class(
         ps,
         classdir,
@@ -528,7 +664,8 @@ def _grade(
         visibility=visibility,
         policy=_late_policy(ps.course, ps.name, meta),
         course=ps.course,
-        collected=lambda found: read.extend(found.notes),
+        lms=ONE_STUDENT,  # no platform, owner or time is read from what the files hold
+        collected=collected,
     )
     if len(records) != 1:
         raise RuntimeError(f"expected one record, got {len(records)}")

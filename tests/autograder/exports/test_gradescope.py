@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import shutil
@@ -42,6 +43,7 @@ import jsonschema
 import nbformat
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from autograder.course import Course
@@ -330,11 +332,19 @@ def test_the_zip_has_gradescope_layout(built):
     pinned = dict(p.split("==") for p in pins)
     assert set(GRADING_PACKAGES) <= set(pinned)
     assert {f"{n}=={pinned[n]}" for n in GRADING_PACKAGES} <= set(listed)
+    # with the extras a pinned package asks of another (nbconvert's bleach[css]): pip installs
+    # their requirements too, and finds none it was not given (--no-index)
+    asked = {(name, "") for name in pinned}
     for name in pinned:
         for line in importlib.metadata.requires(name) or []:
             needed = Requirement(line)
             if needed.marker is None or needed.marker.evaluate({"extra": ""}):
-                assert canonicalize_name(needed.name) in pinned, (name, line)
+                asked |= {(canonicalize_name(needed.name), e) for e in needed.extras}
+    for name, extra in sorted(asked):
+        for line in importlib.metadata.requires(name) or []:
+            needed = Requirement(line)
+            if needed.marker is None or needed.marker.evaluate({"extra": extra}):
+                assert canonicalize_name(needed.name) in pinned, (name, extra, line)
         assert importlib.metadata.version(name) == pinned[name]
 
 
@@ -510,6 +520,16 @@ def test_the_container_mode_keeps_the_limits_and_the_trusted_files(built, monkey
     assert stat.S_IMODE(work.parent.stat().st_mode) & 0o001 == 0  # its way there is closed again
 
 
+def _fake_wheels(folder: Path, pins: dict[str, str], tag: str = "py3-none-any") -> list[Path]:
+    """A distinct empty zip named as a wheel of each pinned package (``tag``: its tags)."""
+    made = []
+    for i, (name, version) in enumerate(pins.items()):
+        wheel = folder / f"{name.replace('-', '_')}-{version}-{tag}.whl"
+        wheel.write_bytes(b"PK\x05\x06" + bytes(16) + i.to_bytes(2, "little"))
+        made.append(wheel)
+    return made
+
+
 def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     """``--wheels``: setup.sh installs from the zip's wheels/ (``--find-links``); an empty folder
     is refused."""
@@ -521,11 +541,7 @@ def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     assert refused.returncode == 2 and "no *.whl file" in refused.stderr
     assert not (tmp_path / "z").exists()  # nothing written
     pins = resolved(ROOT)
-    made = []
-    for i, (name, version) in enumerate(pins.items()):  # a distinct empty zip for each package
-        wheel = wheels / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-        wheel.write_bytes(b"PK\x05\x06" + bytes(16) + i.to_bytes(2, "little"))
-        made.append(wheel)
+    made = _fake_wheels(wheels, pins)
     last = made.pop()
     kept = last.read_bytes()
     last.unlink()  # one package without its wheel: refused, and named
@@ -549,6 +565,76 @@ def test_wheels_go_into_the_zip_for_setup_to_install(tmp_path):
     for line in lines:
         pin, digest = line.split(" --hash=sha256:")
         assert digests[pin.split("==")[0].replace("-", "_")] == digest
+
+
+@pytest.mark.parametrize("tag", ["cp311-cp311-macosx_11_0_arm64", "cp313-cp313-manylinux_2_28_x86_64",
+                                 "cp311-cp311-manylinux_2_39_x86_64"])
+def test_wheels_the_image_cannot_install_are_refused_by_name(tmp_path, tag):
+    """A wheel pip would refuse on Gradescope's default image (Ubuntu 22.04 on x86-64, glibc 2.35:
+    gradescope/autograder_samples ``docs/base_images.md``) with this Python (a macOS wheel from
+    an instructor's laptop, another Python's, a newer glibc's) is refused when the zip is built,
+    named, and nothing is written: setup.sh would fail only on Gradescope."""
+    require(sys.version_info[:2] != (3, 13) or "cp313" not in tag, "that tag is this Python's")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    pins = resolved(ROOT)
+    made = _fake_wheels(wheels, pins)
+    name, version = next(iter(pins.items()))
+    unfit = wheels / f"{name.replace('-', '_')}-{version}-{tag}.whl"
+    made[0].rename(unfit)
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", PS, "--out",
+                           str(tmp_path / "z"), "--wheels", str(wheels)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot install" in done.stderr and unfit.name in done.stderr, done.stderr
+    assert not (tmp_path / "z" / "autograder.zip").exists()
+
+
+def _stub(folder: Path, name: str, body: str) -> None:
+    (folder / name).write_text(f"#!/bin/sh\n{body}\n")
+    (folder / name).chmod(0o755)
+
+
+def test_setup_refuses_a_python_older_than_a_pin_admits_and_names_the_pin(built, tmp_path):
+    """Gradescope's default image is Ubuntu 22.04 (gradescope/autograder_samples
+    ``docs/base_images.md``), whose own ``python3.11`` is 3.11.0~rc1 (packages.ubuntu.com,
+    jammy-updates); pip refuses a pin whose ``Requires-Python`` excludes the interpreter. setup.sh
+    (``docs/specs.md``) runs with ``apt-get`` and ``add-apt-repository`` stubbed (no network
+    here) and this machine's own ``/usr/bin/python3.X``: where a pin excludes it, setup tries the
+    deadsnakes PPA, then stops with an error naming that pin, before any install; it never takes
+    another minor version (the wheels are built for this one)."""
+    minor = "{}.{}".format(*sys.version_info[:2])
+    system = Path(f"/usr/bin/python{minor}")
+    require(system.is_file(), f"no {system}")
+    version = subprocess.run([str(system), "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    pins = resolved(ROOT)
+    refusing = sorted(  # the oracle: each pinned distribution's own Requires-Python
+        name for name in pins
+        if not SpecifierSet(importlib.metadata.distribution(name).metadata.get("Requires-Python")
+                            or "").contains(version))
+    require(refusing, f"every pin admits {system} ({version}): setup would install from PyPI")
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(built["zip"]) as z:
+        z.extractall(root / "source")
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    log = tmp_path / "calls.log"
+    for name in ("apt-get", "add-apt-repository"):
+        _stub(stubs, name, f'echo "{name} $*" >> {log}')
+    _stub(stubs, f"python{minor}", f'exec {system} "$@"')
+    newer = f"python{sys.version_info.major}.{sys.version_info.minor + 1}"
+    _stub(stubs, newer, f'echo "{newer} $*" >> {log}; exit 1')
+    env = {"PATH": f"{stubs}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "HOME": str(tmp_path)}
+    done = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert f"no Python {minor} of at least" in done.stderr, done.stderr
+    assert all(f"{name} {pins[name]}" in done.stderr for name in refusing), done.stderr
+    calls = log.read_text()
+    assert "add-apt-repository -y ppa:deadsnakes/ppa" in calls
+    assert newer not in calls
+    assert not (root / "venv").exists()
 
 
 def test_an_empty_submission_scores_zero_as_grade_scores_it(built):
@@ -594,6 +680,62 @@ def test_two_notebooks_say_which_was_graded_and_why_truthfully(built):
     assert results["score"] < full  # the wrong notebook, the one named NB, was graded
 
 
+def _zip_of(name: str, data: bytes, when: datetime) -> bytes:
+    """A zip holding one file whose member date is ``when`` (as the student's machine set it)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr(zipfile.ZipInfo(name, when.timetuple()[:6]), data)
+    return buffer.getvalue()
+
+
+EARLY = DUE - timedelta(days=10)
+#: Files a student hands in beside (or around) the notebook that claim a time of their own: a
+#: Gradescope export's ``submission_metadata.yml`` (:mod:`autograder.intake.gradescope`), an
+#: nbgrader ``timestamp.txt`` (nbgrader ``exchange/default/submit.py``) in a folder, a zip whose
+#: member is dated before the deadline. ``{case: (created_at, files)}``.
+CLAIMS = {
+    "export-metadata": (LATE, lambda nb: {
+        NB: nb,
+        "submission_metadata.yml": (
+            "submission:\n  :submitters:\n  - :name: S\n    :sid: 'submission'\n"
+            f"  :created_at: {EARLY.strftime('%Y-%m-%d %H:%M:%S.%f000 +00:00')}\n").encode()}),
+    "nbgrader-timestamp": (LATE, lambda nb: {
+        f"{PS}/{NB}": nb,
+        f"{PS}/timestamp.txt": f"{EARLY.strftime('%Y-%m-%d %H:%M:%S.%f')} UTC".encode()}),
+    "zip-dated-early": (LATE, lambda nb: {"answers.zip": _zip_of(NB, nb, EARLY)}),
+    "zip-dated-late": (ON_TIME, lambda nb: {"answers.zip": _zip_of(NB, nb, LATE + timedelta(days=5))}),
+}
+
+
+@pytest.mark.parametrize("case", list(CLAIMS))
+def test_only_gradescopes_created_at_dates_a_submission(built, case):
+    """Gradescope records when a submission was handed in as ``created_at``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``); anything in the student's
+    files that names a time (an export's metadata, a ``timestamp.txt``, a zip member's date) is
+    the student's own text. The same notebook is late by Gradescope's time, or on time, whatever
+    its files claim."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    when, files = CLAIMS[case]
+    root = _layout(built, "correct", when)
+    (root / "submission" / NB).unlink()
+    for name, data in files(built["notebooks"]["correct"]).items():
+        path = root / "submission" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    if when == LATE:  # two days late, begun, by created_at
+        assert "Late penalty" in results["output"], results["output"]
+        assert results["score"] == pytest.approx(round(full * (1 - 2 * PERCENT_PER_DAY / 100), 2))
+    else:
+        assert "Late penalty" not in results["output"], results["output"]
+        assert results["score"] == pytest.approx(full)
+
+
 def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
     """A ``late.toml`` extension granted under the student's Gradescope email holds inside
     Gradescope: the metadata names each submitter by ``email``, ``id`` and ``name``
@@ -616,6 +758,56 @@ def test_a_late_toml_extension_is_honoured_by_gradescope_email(built):
     assert "Late penalty" in outputs[False]["output"]
     assert "Late penalty" not in outputs[True]["output"], outputs[True]["output"]
     assert outputs[True]["score"] == pytest.approx(full)
+
+
+def test_an_extension_in_days_counts_from_gradescopes_due_date_for_a_group(built):
+    """``late.toml``'s ``{ days = N }`` extension (:mod:`autograder.intake.late`) adds N days to
+    the deadline in force, which inside Gradescope is the assignment's ``due_date``
+    (gradescope/autograder_samples ``docs/submission_metadata.md``), not the course copy's own
+    older deadline (:data:`LATE_TOML`: 2026-01-01). A group's submission (``users`` lists every
+    member) keeps the extension of the member who holds one: 30 hours late with 3 days granted is
+    on time."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "late", LATE)
+    source = root / "source" / "course" / "late.toml"
+    member = {"email": "partner@example.com", "id": 5678, "name": "Partner User"}
+    source.write_text(f'{source.read_text()}\n[{PS}.extensions]\n"{member["email"]}" = {{ days = 3 }}\n')
+    metadata = json.loads((root / "submission_metadata.json").read_text())
+    metadata["assignment"].update(group_submission=True, group_size=2)
+    metadata["users"].append(member)
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, GRADESCOPE_SCHEMA)
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" not in results["output"], results["output"]
+    assert results["score"] == pytest.approx(full)
+
+
+def test_an_extension_granted_in_gradescope_holds(built):
+    """An extension granted in Gradescope gives the student a due date of their own: the user's
+    ``assignment`` (``release_date``, ``due_date``, ``late_due_date``) in
+    ``submission_metadata.json``, beside the assignment's (``docs/submission_metadata.md`` lists
+    the assignment's; readers of the file model the user's as ``GradescopeUser.assignment``).
+    Work handed in 30 hours after the assignment's due date but before the student's own is on
+    time."""
+    ok, reason = container_available(str(built["python"]))
+    require(ok, f"the container mode cannot run here: {reason}")
+    root = _layout(built, "late", LATE)
+    metadata = json.loads((root / "submission_metadata.json").read_text())
+    metadata["users"][0]["assignment"] = {
+        "release_date": metadata["assignment"]["release_date"],
+        "due_date": (LATE + timedelta(hours=1)).isoformat(),
+        "late_due_date": metadata["assignment"]["late_due_date"]}
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    done = _run_autograder(built, root, "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    full = sum(c.points for c in _cells(built) if c.autograded)
+    assert "Late penalty" not in results["output"], results["output"]
+    assert results["score"] == pytest.approx(full)
 
 
 # ------------------------------------------------------------------------------------------------
