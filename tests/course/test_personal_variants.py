@@ -489,6 +489,30 @@ def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tm
 
 
 @pytest.mark.slow
+def test_the_sites_copy_never_makes_the_courses_secret(tmp_path, capsys):
+    """A fresh clone holds neither ``course/release/`` nor ``variants.secret`` (both
+    git-ignored): ``make book`` there releases without a roster (the site's copy), which must
+    not make a secret that ``grade`` would then take for the class's; the class's release that
+    then makes it says so, with its path, and is not refused for a lost secret because of the
+    site's copy."""
+    from autograder.authoring.release import release
+
+    course = _course(tmp_path)
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    release(NAME, course, db_url=db, roster=[], validate=False)
+    assert not (course / "variants.secret").exists()
+    assert "made the course's secret" not in capsys.readouterr().err
+    release(NAME, course, db_url=db, roster=STUDENTS, validate=False)
+    assert read_secret(Course(course))
+    err = capsys.readouterr().err
+    assert f"note: made the course's secret {course / 'variants.secret'}" in err, err
+    assert "Keep a backup" in err
+    release(NAME, course, db_url=db, roster=[*STUDENTS, "dan04"], validate=False)
+    assert "made the course's secret" not in capsys.readouterr().err
+    Course.default().use_code()
+
+
+@pytest.mark.slow
 def test_the_self_check_grades_several_students_variants(course):
     """``check-problem-set`` on the problem set with variants: the reference, the kit's inputs
     and the generic wrong answers on three variants, each named with its numbers; the course's
