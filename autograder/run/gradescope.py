@@ -63,6 +63,7 @@ from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
 from autograder.status import Status
+from coursedata.variants import FOLDER_ID, identity
 
 __all__ = [
     "GRADING_PACKAGES",
@@ -310,13 +311,15 @@ class Metadata:
     date is read but decides nothing: Gradescope refuses work handed in after it.
 
     ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
-    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope;
+    ``emails`` the submitters' e-mails alone, in the metadata's order.
     """
 
     created_at: datetime | None = None
     due_date: datetime | None = None
     late_due_date: datetime | None = None
     users: tuple[str, ...] = ()
+    emails: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -336,12 +339,30 @@ class Metadata:
             for key in ("email", "id")
             if user.get(key) not in (None, "")
         )
+        emails = tuple(
+            str(user["email"])
+            for user in data.get("users") or []
+            if isinstance(user, dict) and user.get("email") not in (None, "")
+        )
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
             users,
+            emails,
         )
+
+    def student(self, ps: ProblemSet) -> str:
+        """The student id the submission is graded under: for a problem set with per-student
+        variants, the (first) submitter's e-mail, whose numbers the grader draws
+        (:mod:`autograder.checks.personal`: the roster names Gradescope's students so);
+        otherwise, or without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder
+        of submissions (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form
+        (:func:`coursedata.variants.identity`), one student with it."""
+        if ps.variants is None or not self.emails:
+            return STUDENT
+        email = self.emails[0]  # a folder's name (of letters, digits and ._@+-), or its identity
+        return email if FOLDER_ID.match(email) else identity(email)
 
 
 @dataclass(frozen=True)
@@ -386,14 +407,14 @@ def choose_isolation(requested: str = "auto") -> Isolation:
     return Isolation("none", "; ".join(reasons))
 
 
-def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
+def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDENT) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
     students see there) and the ``late.toml`` extension granted under a submitter's Gradescope
     email or id (the latest, for a group); no rule, no penalty."""
     policy = load_policy(course=course)
     rule = policy.for_problem_set(name)
     granted = [rule.extensions[key] for key in meta.users if key in rule.extensions]
-    extensions = {STUDENT: max(granted)} if granted else {}
+    extensions = {student: max(granted)} if granted else {}
     if rule.deadline is not None and meta.due_date is not None:
         rule = dataclasses.replace(rule, deadline=meta.due_date)
     rule = dataclasses.replace(rule, extensions=extensions)
@@ -432,10 +453,10 @@ def _not_graded(why: str) -> dict:
     }
 
 
-def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
-    """Copy the submitted files into ``scratch/class/submission/`` (one student, as ``grade``
+def _stage(submission: Path, scratch: Path, when: datetime | None, student: str = STUDENT) -> Path:
+    """Copy the submitted files into ``scratch/class/<student>/`` (one student, as ``grade``
     reads a class), each with the time Gradescope says it was handed in."""
-    folder = scratch / "class" / STUDENT
+    folder = scratch / "class" / student
     folder.mkdir(parents=True)
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
@@ -471,7 +492,7 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
             record = _nothing_handed_in(ps)
         else:
             with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-                classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at, meta.student(ps))
                 record = _grade(
                     ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
                 )
@@ -526,7 +547,7 @@ def _grade(
         quiet=True,
         log=log,
         visibility=visibility,
-        policy=_late_policy(ps.course, ps.name, meta),
+        policy=_late_policy(ps.course, ps.name, meta, meta.student(ps)),
         course=ps.course,
         collected=lambda found: read.extend(found.notes),
     )

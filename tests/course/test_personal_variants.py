@@ -608,6 +608,38 @@ def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp
     assert refused.returncode == 2 and "variants.secret is missing" in refused.stderr
 
 
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path):
+    """Inside Gradescope (``run_autograder``: the zip unpacked in ``/autograder/source``, the
+    submission in ``/autograder/submission``, ``submission_metadata.json`` naming the submitter
+    by ``users[].email``: gradescope/autograder_samples ``docs/submission_metadata.md``), a
+    problem set with variants is graded on the submitter's numbers, drawn from their e-mail as
+    the roster names them: full marks for Ada's correct notebook and no flag, where every
+    submission was graded as the student ``submission`` (another's numbers, flagged)."""
+    from autograder.run.gradescope import run_submission
+
+    email = "ada.lovelace@uni.example"
+    root = tmp_path / "autograder"
+    shutil.copytree(course, root / "source" / "course")
+    (root / "submission").mkdir(parents=True)
+    ps = ProblemSet(NAME, Course(course))
+    (root / "submission" / f"{NAME}.ipynb").write_bytes(_signed(ps, email))
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
+        "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
+        "users": [{"email": email, "id": 4242, "name": "Ada Lovelace"}],
+        "previous_submissions": []}))
+    said: list[str] = []
+    assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 0, said
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert "handed in as" not in results["output"], results["output"]
+    tests = [t for t in results["tests"] if "(written answer)" not in t["name"]]
+    assert len(tests) == sum(c.autograded for c in ps.grade_cells), results["tests"]
+    assert all(t["score"] == t["max_score"] for t in tests), results["tests"]
+    assert said[-1].startswith(f"{email}: "), said
+
+
 def test_another_secret_grades_every_student_again(course):
     """The grader's fingerprint (a resumed run regrades what it changed) counts the course's
     secret for a problem set with variants, and nothing of it for any other."""
