@@ -288,10 +288,17 @@ def variant_table(
     ------
     ValueError
         A roster naming the practice identity (its notebook would not be flagged as another's
-        at grading), a visible cell that reads a student's parameter, or a lost secret
+        at grading), no answer cell for the student's identity
+        (:func:`autograder.checks.personal.identity_cell_problem`), a visible cell that reads
+        a student's parameter, or a lost secret
         (:func:`release_secret`).
     """
-    from autograder.checks.personal import draw, secret_file, varied_visible_cells
+    from autograder.checks.personal import (
+        draw,
+        identity_cell_problem,
+        secret_file,
+        varied_visible_cells,
+    )
     from coursedata.variants import PRACTICE, identity, salted_table, table_key
 
     spec = ps.variants
@@ -303,6 +310,9 @@ def variant_table(
             "course site: a student's identity must be their own, as the LMS has it"
         )
     roster = list(roster) or [PRACTICE]
+    missing = identity_cell_problem(ps.source)
+    if missing:
+        raise ValueError(f"{ps.name}: {missing}")
     varied = varied_visible_cells(ps.source)
     if varied:
         raise ValueError(

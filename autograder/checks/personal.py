@@ -87,6 +87,7 @@ __all__ = [
     "write_parameters",
     "entered_identity",
     "identity_problem",
+    "identity_cell_problem",
     "roster_problems",
 ]
 
@@ -374,6 +375,28 @@ def identity_problem(notebook, student: str) -> str | None:
         f"the notebook says {said}, but it was handed in as {student!r}: it was graded on "
         f"the numbers drawn for {student!r}, so answers made for another variant lose their points "
         "(a person should check whose work this is)"
+    )
+
+
+def identity_cell_problem(notebook) -> str | None:
+    """What is wrong with the answer cell where the student enters their identity
+    (:data:`coursedata.variants.IDENTITY_CELL`), or None: without it the grader finds no
+    identity in any notebook, and flags every student of the class."""
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if isinstance(meta, Mapping) and meta.get("grade_id") == IDENTITY_CELL:
+            if cell.get("cell_type") == "code" and meta.get("solution"):
+                return None
+            return (
+                f"the cell {IDENTITY_CELL} must be an answer cell (a code cell of nbgrader's "
+                f'type "Autograded answer"), where the student types {IDENTITY_NAME} = '
+                '"their identity"'
+            )
+    return (
+        f"a problem set with variants needs, after its setup, an answer cell with the grade_id "
+        f'{IDENTITY_CELL} holding {IDENTITY_NAME} = "" (the student\'s identity, as the LMS '
+        "knows them): without it no notebook says whose it is, and every student is flagged "
+        '(authoring.md, "Giving every student their own numbers")'
     )
 
 

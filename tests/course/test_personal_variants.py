@@ -245,6 +245,33 @@ def test_grading_without_the_secret_stops_before_grading_anyone(course, tmp_path
         assert not (out / "records").exists() and not (out / "grades.csv").exists()
 
 
+def test_a_release_without_the_identity_cell_is_refused_naming_it(course):
+    """The guide's third edit forgotten (no answer cell ``student_identity``) or half made (a
+    locked cell, or a Markdown one): no notebook would say whose it is and the grader would flag
+    every student, so the release refuses before nbgrader runs, naming the cell to add."""
+    from autograder.authoring.release import release
+
+    path = course / "source" / NAME / f"{NAME}.ipynb"
+    original = nbformat.read(path, as_version=4)
+    for change in ("renamed", "locked", "markdown"):
+        nb = nbformat.from_dict(json.loads(json.dumps(original)))
+        cell = _cell(nb, IDENTITY_CELL)
+        if change == "renamed":
+            cell.metadata.nbgrader["grade_id"] = "my_identity"
+            said = f"an answer cell with the grade_id {IDENTITY_CELL}"
+        elif change == "locked":
+            cell.metadata.nbgrader.update(solution=False, locked=True)
+            said = f"the cell {IDENTITY_CELL} must be an answer cell"
+        else:
+            cell.cell_type = "markdown"
+            del cell["outputs"], cell["execution_count"]
+            said = f"the cell {IDENTITY_CELL} must be an answer cell"
+        nbformat.write(nb, path)
+        with pytest.raises(ValueError, match=said):
+            release(NAME, course, roster=STUDENTS, validate=False)
+        assert not (course / "release" / NAME).exists()
+
+
 def test_a_problem_set_without_variants_is_itself_for_every_student():
     ps = ProblemSet("ps1_pca")
     assert ps.variants is None
