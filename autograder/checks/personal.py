@@ -84,6 +84,7 @@ __all__ = [
     "draw",
     "personalise",
     "varied_visible_cells",
+    "varied_cases",
     "write_parameters",
     "entered_identity",
     "identity_problem",
@@ -398,6 +399,22 @@ def identity_cell_problem(notebook) -> str | None:
         "knows them): without it no notebook says whose it is, and every student is flagged "
         '(authoring.md, "Giving every student their own numbers")'
     )
+
+
+def varied_cases(notebook) -> set[str]:
+    """The declared cases of the source ``notebook`` whose inputs read a student's parameter
+    (every case of a declaration that reads one elsewhere): each student's own, so two students
+    who made one mistake record other values on them."""
+    found: set[str] = set()
+    for cell in notebook.get("cells", []):
+        course = cell.get("metadata", {}).get("course")
+        check = course.get(CHECK_KEY) if isinstance(course, Mapping) else None
+        cases = check.get("cases") if isinstance(check, Mapping) else None
+        if not isinstance(cases, Mapping):
+            continue
+        rest = {k: v for k, v in check.items() if k != "cases"}
+        found |= {c for c, spec in cases.items() if reads_parameter(rest) or reads_parameter(spec)}
+    return found
 
 
 def varied_visible_cells(notebook) -> list[str]:

@@ -272,6 +272,34 @@ def test_a_release_without_the_identity_cell_is_refused_naming_it(course):
         assert not (course / "release" / NAME).exists()
 
 
+def test_one_mistake_on_other_numbers_is_one_group_of_the_class_report(course):
+    """Issue 42: Ada and Bob both take the median for the mean (one of the scaffold's generic
+    wrong answers), each on their own sample: the report's signature of the hidden cell is the
+    same for both, and another mistake's (the one-pass variance) is another; the report then
+    groups the two students as one mistake."""
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.report import wrong_answer_clusters
+
+    ps = ProblemSet(NAME, Course(course))
+    right = "mu = float(np.mean(x))"
+    assert right in ps.path.read_text()
+
+    def wrong(student: str, mistake: str) -> dict:
+        nb = nbformat.reads(_signed(ps, student).decode(), 4)
+        cell = _cell(nb, "gaussian_mle")
+        cell.source = cell.source.replace(*mistake)
+        result = grade(ps, nbformat.writes(nb).encode(), local_executor(), student=student)
+        return to_record(result, student, 0.0, 0.0)
+
+    median = (right, "mu = float(np.median(x))")
+    one_pass = ("np.sqrt(np.mean((x - mu) ** 2))", "np.sqrt(np.mean(x ** 2) - mu ** 2)")
+    ada, bob, cyd = wrong("ada01", median), wrong("bob02", median), wrong("cyd03", one_pass)
+    hidden = "gaussian_mle_hidden"
+    assert ada.recorded[hidden] == bob.recorded[hidden] != cyd.recorded[hidden]
+    groups = {tuple(sorted(c.students)) for c in wrong_answer_clusters([ada, bob, cyd])[hidden]}
+    assert ("ada01", "bob02") in groups and ("cyd03",) in groups, groups
+
+
 def test_a_problem_set_without_variants_is_itself_for_every_student():
     ps = ProblemSet("ps1_pca")
     assert ps.variants is None
