@@ -344,7 +344,9 @@ def roster_problems(roster: list[str]) -> list[str]:
     """What a person should know of a roster's lines before a release: a line that is no
     student id the grader gives (neither a Canvas or Moodle id, ``<name>-<number>``, nor a
     folder's name of letters, digits and ``._@+-``: a display name such as ``Hopper, Grace``),
-    whose student would be flagged and graded on another's numbers; two lines of one identity;
+    whose student would be flagged and graded on another's numbers; a Canvas id written with
+    the sortable name as Canvas's gradebook shows it (``Hopper, Grace-103``, where the download
+    and grades.csv write ``hoppergrace-103``); two lines of one identity;
     a line with nothing to compare (:func:`coursedata.variants.identity`)."""
     found: list[str] = []
     seen: dict[str, str] = {}
@@ -358,6 +360,14 @@ def roster_problems(roster: list[str]) -> list[str]:
                 f"<name>-<number>, as grades.csv names the student, e.g. hoppergrace-103; a "
                 "folder of submissions: the folder's name, of letters, digits and ._@+-): this "
                 "student would be graded on other numbers than their notebook's, and flagged"
+            )
+        elif "," in text and LMS_ID.search(text):
+            canvas = identity(text.replace(",", "").replace(" ", ""))
+            found.append(
+                f"{text!r} reads as Canvas's sortable name with its user id, which Canvas's "
+                f"download writes without spaces or punctuation ({canvas!r}, as grades.csv "
+                f"names the student; Moodle's full name has no comma): this student would be "
+                f"graded on other numbers than their notebook's, and flagged"
             )
         elif key in seen:
             found.append(f"{text!r} is {seen[key]!r} again (one identity, {key!r})")

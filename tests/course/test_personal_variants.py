@@ -780,6 +780,28 @@ def test_a_roster_names_a_student_as_the_lms_download_does(course, tmp_path):
     assert "graded on other numbers than their notebook's" in warnings[0]
 
 
+def test_a_canvas_gradebook_name_on_the_roster_is_warned_of(course, tmp_path):
+    """An instructor who makes the roster from Canvas's gradebook, whose Student column is the
+    sortable name ("Hopper, Grace"), writes ``Hopper, Grace-103``: another identity than the
+    one the grader gives for that student's file in Canvas's download (the oracle, read by
+    the grader's intake), so the release warns of it, naming the id to write; a Moodle full
+    name with its participant id is not warned of."""
+    from autograder.authoring.release import roster_warnings
+    from autograder.intake.collect import collect_submissions
+
+    ps = ProblemSet(NAME, Course(course))
+    download = tmp_path / "canvas"
+    download.mkdir()
+    (download / _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb")).write_bytes(
+        _signed(ps, "hoppergrace-103"))
+    [sub] = collect_submissions(download, f"{NAME}.ipynb").submissions
+    line = "Hopper, Grace-103"
+    assert identity(line) != identity(sub.student_id)  # the mistake: another student's numbers
+    [warning] = roster_warnings(ps, [line, "Ada Lovelace-201"])
+    assert f"'{line}' reads as Canvas's sortable name" in warning, warning
+    assert f"({sub.student_id!r}" in warning and "graded on other numbers" in warning
+
+
 def _entered(data: bytes) -> str:
     """The identity cell's source of a notebook."""
     return _cell(nbformat.reads(data.decode(), 4), IDENTITY_CELL).source
