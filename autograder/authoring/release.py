@@ -80,12 +80,19 @@ __all__ = [
     "released_with_variants",
     "release_secret",
     "roster_warnings",
+    "PRACTICE_KEY",
+    "practice_only",
 ]
 
 #: Where a source notebook's setup names the release's table of variants (a string literal).
 VARIANTS_PLACEHOLDER = "@VARIANTS@"
+#: The key the practice identity's numbers are drawn with when the course has no secret (the
+#: course site's copy, released without a roster: its numbers are anyone's to see).
+PRACTICE_KEY = b"the course site's practice copy".ljust(32, b"\0")
 #: The identity whose variant the release's checks judge a problem set with variants on.
 _SAMPLE_STUDENT = "release-check"
+#: The key that student's variant is drawn with (not the course's: its secret may not exist yet).
+_SAMPLE_KEY = b"release-check: a sample student".ljust(32, b"\0")
 
 
 def substitute(path: Path, url: str) -> int:
@@ -169,7 +176,7 @@ def release(
     for warning in roster_warnings(source, roster):
         print(warning, file=sys.stderr)
     # the static checks below judge one student's declarations; grading samples several
-    ps = source.for_student(_SAMPLE_STUDENT) if table is not None else source
+    ps = source.for_student(_SAMPLE_STUDENT, _SAMPLE_KEY) if table is not None else source
     problems_found = declaration_problems(ps)
     if problems_found:
         raise ValueError("; ".join(problems_found))
@@ -272,16 +279,26 @@ def variant_table(
     a salt made anew (:func:`coursedata.variants.table_key`), drawn with the course's secret
     (:func:`release_secret`); None for a problem set without variants. An empty roster gives
     the table of the practice identity alone (:data:`coursedata.variants.PRACTICE`, drawn as a
-    student's is), for a release without a class (the course site's copy).
+    student's is), for a release without a class (the course site's copy), drawn with the
+    course's secret if it has one, else with :data:`PRACTICE_KEY`: the site's copy (``make
+    book`` on a fresh clone) never makes the course's secret, which a later class release or
+    ``grade`` would then take for the one the class's notebooks were drawn from.
 
     Raises
     ------
     ValueError
         A roster naming the practice identity (its notebook would not be flagged as another's
-        at grading), a visible cell that reads a student's parameter, or a lost secret
+        at grading), no answer cell for the student's identity
+        (:func:`autograder.checks.personal.identity_cell_problem`), a visible cell that reads
+        a student's parameter, or a lost secret
         (:func:`release_secret`).
     """
-    from autograder.checks.personal import draw, varied_visible_cells
+    from autograder.checks.personal import (
+        draw,
+        identity_cell_problem,
+        secret_file,
+        varied_visible_cells,
+    )
     from coursedata.variants import PRACTICE, identity, salted_table, table_key
 
     spec = ps.variants
@@ -293,6 +310,9 @@ def variant_table(
             "course site: a student's identity must be their own, as the LMS has it"
         )
     roster = list(roster) or [PRACTICE]
+    missing = identity_cell_problem(ps.source)
+    if missing:
+        raise ValueError(f"{ps.name}: {missing}")
     varied = varied_visible_cells(ps.source)
     if varied:
         raise ValueError(
@@ -300,20 +320,55 @@ def variant_table(
             "the whole class's (every student's check gets their inputs): vary the hidden "
             "cases, and let the visible test read the student's numbers from V"
         )
-    secret = release_secret(ps.course, new_secret=new_secret)
+    secret = (
+        release_secret(ps.course, new_secret=new_secret)
+        if roster != [PRACTICE] or new_secret or secret_file(ps.course).exists()
+        else PRACTICE_KEY  # the site's copy never makes the course's secret (a fresh clone's)
+    )
     salt = secrets.token_hex(16)  # anew at each release
     rows = {table_key(ps.name, s, salt): spec.shown(draw(spec, ps.name, s, secret)) for s in roster}
     return salted_table(rows, salt)
 
 
 def released_with_variants(course: Course) -> list[str]:
-    """The problem sets of ``course`` with variants that have a release (``release/NAME/``),
-    whose table of variants was drawn from the course's secret."""
+    """The problem sets of ``course`` with variants that have a release (``release/NAME/``)
+    for a class, whose table of variants was drawn from the course's secret (not the course
+    site's copy, which knows the practice identity alone: :func:`practice_only`)."""
     return [
         name
         for name in list_problem_sets(course.root)
-        if course.release_notebook(name).is_file() and ProblemSet(name, course).variants is not None
+        if course.release_notebook(name).is_file()
+        and ProblemSet(name, course).variants is not None
+        and not practice_only(name, course.release_notebook(name))
     ]
+
+
+def practice_only(name: str, path: Path) -> bool:
+    """Whether the released notebook ``path`` of ``name`` holds the table of the practice
+    identity alone (a release without a roster, :func:`variant_table`)."""
+    import ast
+    import json
+
+    from coursedata.variants import PRACTICE, table_key
+
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code" or "coursedata.variant(" not in cell.source:
+            continue
+        try:
+            calls = [n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call)]
+        except SyntaxError:
+            return False
+        for call in calls:
+            given = call.args[2] if len(call.args) == 3 else None
+            if isinstance(given, ast.Constant) and isinstance(given.value, str):
+                try:
+                    table = json.loads(given.value)
+                except ValueError:
+                    return False
+                salt = table.get("salt") if isinstance(table, dict) else None
+                rows = table.get("rows", table) if isinstance(table, dict) else {}
+                return set(rows) == {table_key(name, PRACTICE, salt)}
+    return False
 
 
 def release_secret(course: Course, *, new_secret: bool = False) -> bytes:
@@ -321,7 +376,8 @@ def release_secret(course: Course, *, new_secret: bool = False) -> bytes:
     none, unless an earlier release's table was drawn from one now lost
     (:func:`released_with_variants`), which a new secret would silently contradict: every
     student of that release would be graded on other numbers than their notebook shows.
-    ``new_secret`` makes a new one all the same (the instructor starts afresh on purpose).
+    ``new_secret`` makes a new one all the same (the instructor starts afresh on purpose). A
+    secret made here is said on stderr, with its path and a word on keeping it.
 
     Raises
     ------
@@ -348,7 +404,21 @@ def release_secret(course: Course, *, new_secret: bool = False) -> bytes:
             "with --new-secret, then release every problem set with variants again to the "
             "whole class before anyone hands it in"
         )
-    return read_secret(course, create=True)
+    made = not path.exists()
+    key = read_secret(course, create=True)
+    if made:
+        print(_new_secret_note(path), file=sys.stderr)
+    return key
+
+
+def _new_secret_note(path: Path) -> str:
+    """What a release that made the course's secret at ``path`` prints."""
+    return (
+        f"note: made the course's secret {path}: every student's numbers are drawn from it. "
+        "Keep a backup (never commit or publish it): without it no student can be graded. If "
+        "this course released a problem set with variants from another copy (another machine, "
+        "an earlier clone), stop: put that copy's variants.secret here instead and release again"
+    )
 
 
 def give_variants(path: Path, table: dict) -> int:

@@ -84,9 +84,11 @@ __all__ = [
     "draw",
     "personalise",
     "varied_visible_cells",
+    "varied_cases",
     "write_parameters",
     "entered_identity",
     "identity_problem",
+    "identity_cell_problem",
     "roster_problems",
 ]
 
@@ -342,7 +344,9 @@ def roster_problems(roster: list[str]) -> list[str]:
     """What a person should know of a roster's lines before a release: a line that is no
     student id the grader gives (neither a Canvas or Moodle id, ``<name>-<number>``, nor a
     folder's name of letters, digits and ``._@+-``: a display name such as ``Hopper, Grace``),
-    whose student would be flagged and graded on another's numbers; two lines of one identity;
+    whose student would be flagged and graded on another's numbers; a Canvas id written with
+    the sortable name as Canvas's gradebook shows it (``Hopper, Grace-103``, where the download
+    and grades.csv write ``hoppergrace-103``); two lines of one identity;
     a line with nothing to compare (:func:`coursedata.variants.identity`)."""
     found: list[str] = []
     seen: dict[str, str] = {}
@@ -356,6 +360,14 @@ def roster_problems(roster: list[str]) -> list[str]:
                 f"<name>-<number>, as grades.csv names the student, e.g. hoppergrace-103; a "
                 "folder of submissions: the folder's name, of letters, digits and ._@+-): this "
                 "student would be graded on other numbers than their notebook's, and flagged"
+            )
+        elif "," in text and LMS_ID.search(text):
+            canvas = identity(text.replace(",", "").replace(" ", ""))
+            found.append(
+                f"{text!r} reads as Canvas's sortable name with its user id, which Canvas's "
+                f"download writes without spaces or punctuation ({canvas!r}, as grades.csv "
+                f"names the student; Moodle's full name has no comma): this student would be "
+                f"graded on other numbers than their notebook's, and flagged"
             )
         elif key in seen:
             found.append(f"{text!r} is {seen[key]!r} again (one identity, {key!r})")
@@ -375,6 +387,44 @@ def identity_problem(notebook, student: str) -> str | None:
         f"the numbers drawn for {student!r}, so answers made for another variant lose their points "
         "(a person should check whose work this is)"
     )
+
+
+def identity_cell_problem(notebook) -> str | None:
+    """What is wrong with the answer cell where the student enters their identity
+    (:data:`coursedata.variants.IDENTITY_CELL`), or None: without it the grader finds no
+    identity in any notebook, and flags every student of the class."""
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if isinstance(meta, Mapping) and meta.get("grade_id") == IDENTITY_CELL:
+            if cell.get("cell_type") == "code" and meta.get("solution"):
+                return None
+            return (
+                f"the cell {IDENTITY_CELL} must be an answer cell (a code cell of nbgrader's "
+                f'type "Autograded answer"), where the student types {IDENTITY_NAME} = '
+                '"their identity"'
+            )
+    return (
+        f"a problem set with variants needs, after its setup, an answer cell with the grade_id "
+        f'{IDENTITY_CELL} holding {IDENTITY_NAME} = "" (the student\'s identity, as the LMS '
+        "knows them): without it no notebook says whose it is, and every student is flagged "
+        '(authoring.md, "Giving every student their own numbers")'
+    )
+
+
+def varied_cases(notebook) -> set[str]:
+    """The declared cases of the source ``notebook`` whose inputs read a student's parameter
+    (every case of a declaration that reads one elsewhere): each student's own, so two students
+    who made one mistake record other values on them."""
+    found: set[str] = set()
+    for cell in notebook.get("cells", []):
+        course = cell.get("metadata", {}).get("course")
+        check = course.get(CHECK_KEY) if isinstance(course, Mapping) else None
+        cases = check.get("cases") if isinstance(check, Mapping) else None
+        if not isinstance(cases, Mapping):
+            continue
+        rest = {k: v for k, v in check.items() if k != "cases"}
+        found |= {c for c, spec in cases.items() if reads_parameter(rest) or reads_parameter(spec)}
+    return found
 
 
 def varied_visible_cells(notebook) -> list[str]:

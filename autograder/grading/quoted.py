@@ -3,10 +3,13 @@
 In a problem set with per-student variants (:mod:`autograder.checks.personal`) that declares the
 values its written answers should state (``"expected"``), every student's expected values differ.
 A number in a student's written answer that is not one of their own expected values but is,
-as written, one of a classmate's (that value rounded to the digits the student wrote, at least
-two significant digits, so a ``2`` or a ``0.5`` proves nothing) suggests an answer copied from
-that classmate: it is listed for a person, both students named, on the similarity page and the
-class report. It changes no grade.
+as written, one of a classmate's (that value rounded or cut to the digits the student wrote, at
+least two significant digits, so a ``2`` or a ``0.5`` proves nothing) suggests an answer copied
+from that classmate: it is listed for a person, both students named, on the similarity page and
+the class report. It changes no grade. A number is read as it may be written
+(:func:`readings`): ``0.7895``, ``.7895`` or ``0,7895`` (a decimal comma), ``78.95 %`` (a
+percentage, ``\\%`` in LaTeX too), ``195/247`` or ``\\frac{195}{247}`` (a fraction, read
+exactly).
 
 A number is no evidence, and never listed, when it states one of the writer's own values, or a
 value common to many variants: one that, as written, states a value of at least
@@ -27,7 +30,9 @@ from autograder.grading.problemset import InvalidNotebook, ProblemSet, read_note
 
 __all__ = [
     "QuotedNumber",
+    "Reading",
     "numbers_in",
+    "readings",
     "states",
     "sample_values",
     "common_share",
@@ -35,7 +40,16 @@ __all__ = [
     "quoted_numbers",
 ]
 
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+#: A decimal number with a comma for its decimal point, a percentage, a fraction (plain or LaTeX).
+_COMMA = re.compile(r"(?<![\w.,])([-+−]?\d+),(\d+)(?!\w|[.,]\d)")
+_PERCENT = re.compile(
+    r"(?<![\w.])([-+−]?(?:\d+(?:[.,]\d+)?|[.,]\d+))\s*(?:\\?%|\s?percent\b|\s?per\s?cent\b)"
+)
+_FRACTION = re.compile(
+    r"(?<![\w.])([-+−]?\d+)\s*/\s*(\d+)(?!\w|[.,]\d)"
+    r"|\\[dt]?frac\s*\{\s*([-+−]?\d+)\s*\}\s*\{\s*(\d+)\s*\}"
+)
 #: The significant digits a number must have to be evidence.
 MIN_DIGITS = 2
 #: The share of variants a number may state a value of and still be evidence (below it).
@@ -58,11 +72,21 @@ class QuotedNumber:
     value: float  # ``other``'s value
 
 
-def numbers_in(text: str) -> list[str]:
-    """The numbers written in ``text``, as written (a minus sign ``−`` read as ``-``).
+@dataclass(frozen=True)
+class Reading:
+    """One way a number is written in an answer (:func:`readings`)."""
 
-    >>> numbers_in("θ = 0.4375, so 43.8 % (N = 12); 1e-3")
-    ['0.4375', '43.8', '12', '1e-3']
+    written: str  # as written
+    value: float
+    unit: float  # one unit of the last digit written, in ``value``'s scale; 0 for a fraction
+    digits: int  # significant digits written (a fraction: its longer term's)
+
+
+def numbers_in(text: str) -> list[str]:
+    """The decimal numbers written in ``text``, as written (a minus sign ``−`` read as ``-``).
+
+    >>> numbers_in("θ = 0.4375, so 43.8 % (N = 12); 1e-3, or .25")
+    ['0.4375', '43.8', '12', '1e-3', '.25']
     """
     return [m.replace("−", "-") for m in _NUMBER.findall(text)]
 
@@ -75,19 +99,55 @@ def _digits(quoted: str) -> tuple[int, int]:
     return significant, len(decimals) - (int(exponent) if exponent else 0)
 
 
-def states(quoted: str, value: float) -> bool:
-    """Whether ``quoted`` states ``value``: ``value`` rounded to the decimals written, with at
+def _decimal(written: str, number: str, scale: float = 1.0) -> Reading:
+    """The reading of the decimal ``number`` (a point for its decimal mark) written as
+    ``written``, divided by ``scale`` (100 for a percentage)."""
+    significant, decimals = _digits(number)
+    return Reading(written, float(number) / scale, 10.0**-decimals / scale, significant)
+
+
+def readings(text: str) -> list[Reading]:
+    """Every number written in ``text``, each way it may be read: a decimal (``0.7895``,
+    ``.7895``), a decimal comma (``0,7895``), a percentage (``78.95 %``, ``78.95\\%``), a
+    fraction (``195/247``, ``\\frac{195}{247}``, read exactly). A number may have more than
+    one reading (``0,7895`` is also ``0`` and ``7895``).
+
+    >>> [(r.written, round(r.value, 6)) for r in readings(r"0,25 or 25 % or \\frac{1}{4}")]
+    [('0', 0.0), ('25', 25.0), ('25', 25.0), ('1', 1.0), ('4', 4.0), ('0,25', 0.25), \
+('25 %', 0.25), ('\\\\frac{1}{4}', 0.25)]
+    """
+    found = [_decimal(n, n) for n in numbers_in(text)]
+    for m in _COMMA.finditer(text):
+        found.append(_decimal(m[0], f"{m[1]}.{m[2]}".replace("−", "-")))
+    for m in _PERCENT.finditer(text):
+        found.append(_decimal(m[0], m[1].replace(",", ".").replace("−", "-"), 100.0))
+    for m in _FRACTION.finditer(text):
+        top, bottom = (m[1], m[2]) if m[1] is not None else (m[3], m[4])
+        if int(bottom):
+            digits = max(len(top.lstrip("+-−").lstrip("0")), len(bottom.lstrip("0")))
+            found.append(Reading(m[0], int(top.replace("−", "-")) / int(bottom), 0.0, digits))
+    return found
+
+
+def states(quoted: Reading | str, value: float) -> bool:
+    """Whether ``quoted`` (a :class:`Reading`, or a decimal as written) states ``value``:
+    ``value`` rounded or cut to the decimals written (a fraction: ``value`` itself), with at
     least :data:`MIN_DIGITS` significant digits written.
 
     >>> states("0.44", 0.4375), states("0.4375", 0.4375), states("0.43", 0.4375)
-    (True, True, False)
-    >>> states("2", 2.0)
-    False
+    (True, True, True)
+    >>> states("0.42", 0.4375), states("2", 2.0)
+    (False, False)
     """
-    significant, decimals = _digits(quoted)
-    if significant < MIN_DIGITS or not math.isfinite(value):
+    reading = _decimal(quoted, quoted) if isinstance(quoted, str) else quoted
+    if reading.digits < MIN_DIGITS or not math.isfinite(value):
         return False
-    return abs(float(quoted) - value) <= 0.5 * 10.0**-decimals * (1 + 1e-9)
+    written, tolerance = reading.value, reading.unit * (1 + 1e-9)
+    if not reading.unit:
+        return math.isclose(written, value, rel_tol=1e-9, abs_tol=1e-12)
+    rounded = abs(written - value) <= 0.5 * tolerance
+    cut = written * value >= 0 and abs(written) <= abs(value) < abs(written) + tolerance
+    return rounded or cut
 
 
 def sample_values(ps: ProblemSet) -> list[list[float]]:
@@ -101,7 +161,7 @@ def sample_values(ps: ProblemSet) -> list[list[float]]:
     ]
 
 
-def common_share(sample: list[list[float]], quoted: str) -> float:
+def common_share(sample: list[list[float]], quoted: Reading | str) -> float:
     """The share of the variants of ``sample`` (:func:`sample_values`) one of whose expected
     values ``quoted`` states."""
     return sum(any(states(quoted, v) for v in values) for values in sample) / len(sample)
@@ -136,11 +196,11 @@ def quoted_numbers(ps: ProblemSet, submissions: Iterable[tuple[str, bytes]]) -> 
     sample: list[list[float]] = []  # drawn when a number first needs it
     for student, data in items:
         for cell, text in written_answers(ps, data):
-            for quoted in numbers_in(text):
+            for quoted in readings(text):
                 if any(states(quoted, v) for v in expected[student].values()):
                     continue  # the writer's own value
                 others = [
-                    QuotedNumber(student, other, cell, label, quoted, value)
+                    QuotedNumber(student, other, cell, label, quoted.written, value)
                     for other, values in expected.items()
                     if other != student
                     for label, value in values.items()

@@ -4,15 +4,20 @@ The hidden cells record what the student's function returned on seeded inputs
 (:mod:`coursedata.grading`), so two students who made the same mistake recorded the same values.
 :func:`signatures` sums them up per graded cell as a short hash of the values rounded to four
 significant digits (or of the error raised), which the report (:mod:`autograder.pages.report`) uses to
-group wrong answers by mistake. It decides no grade: a failure here gives no signature.
+group wrong answers by mistake. In a problem set with per-student variants, the cases whose
+inputs are each student's own (:func:`autograder.checks.personal.varied_cases`) are left out, so
+one mistake made on other numbers is one group (a cell whose cases all vary is grouped by the
+check's verdict alone). It decides no grade: a failure here gives no signature.
 """
 
 from __future__ import annotations
 
 import hashlib
 
+import nbformat
 import numpy as np
 
+from autograder.checks.personal import varied_cases
 from autograder.checks.record_calls import cases_by_cell
 from autograder.grading.problemset import GradedSet, ProblemSet
 from coursedata.naming import VISIBLE, question_of
@@ -81,10 +86,11 @@ def signatures(ps: ProblemSet, results) -> dict[str, str]:
                 by_case[case] = f"unavailable: {exc}".encode()[:300]
         return by_case[case]
 
+    varied = varied_cases(nbformat.read(ps.path, as_version=4)) if ps.parameters else set()
     out = {}
     for gid, cases in cell_cases(ps).items():
         digest = hashlib.blake2b(digest_size=5)
-        for case in cases:
+        for case in (c for c in cases if c not in varied):
             digest.update(case.encode() + b"=" + case_bytes(case) + b";")
         out[gid] = digest.hexdigest()
     return out

@@ -67,6 +67,7 @@ from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
 from autograder.status import Status
+from coursedata.variants import FOLDER_ID, identity
 
 __all__ = [
     "GRADING_PACKAGES",
@@ -397,7 +398,8 @@ class Metadata:
     date is read but decides nothing: Gradescope refuses work handed in after it.
 
     ``users`` holds what the metadata names each submitter by (``email`` and ``id``, as
-    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope.
+    strings): the keys a ``late.toml`` extension may be granted under inside Gradescope;
+    ``emails`` the submitters' e-mails alone, in the metadata's order.
     ``own_due_date`` is the latest due date Gradescope gives a submitter of its own (an
     extension granted in Gradescope): a user's ``assignment.due_date``, a field
     ``docs/submission_metadata.md`` does not list but readers of the file model
@@ -410,6 +412,7 @@ class Metadata:
     late_due_date: datetime | None = None
     users: tuple[str, ...] = ()
     own_due_date: datetime | None = None
+    emails: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> Metadata:
@@ -434,13 +437,31 @@ class Metadata:
             for user in data.get("users") or []
             if isinstance(user, dict) and isinstance(user.get("assignment"), dict)
         ]
+        emails = tuple(
+            str(user["email"])
+            for user in data.get("users") or []
+            if isinstance(user, dict) and user.get("email") not in (None, "")
+        )
         return cls(
             when(data.get("created_at")),
             when(assignment.get("due_date")),
             when(assignment.get("late_due_date")),
             users,
             max((d for d in own if d is not None), default=None),
+            emails,
         )
+
+    def student(self, ps: ProblemSet) -> str:
+        """The student id the submission is graded under: for a problem set with per-student
+        variants, the (first) submitter's e-mail, whose numbers the grader draws
+        (:mod:`autograder.checks.personal`: the roster names Gradescope's students so);
+        otherwise, or without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder
+        of submissions (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form
+        (:func:`coursedata.variants.identity`), one student with it."""
+        if ps.variants is None or not self.emails:
+            return STUDENT
+        email = self.emails[0]  # a folder's name (of letters, digits and ._@+-), or its identity
+        return email if FOLDER_ID.match(email) else identity(email)
 
 
 @dataclass(frozen=True)
@@ -485,7 +506,7 @@ def choose_isolation(requested: str = "auto") -> Isolation:
     return Isolation("none", "; ".join(reasons))
 
 
-def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
+def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDENT) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
     students see there; a submitter's own, extended, due date where later) and the
     ``late.toml`` extension granted under a submitter's Gradescope email or id (the latest, for a
@@ -508,7 +529,7 @@ def _late_policy(course: Course, name: str, meta: Metadata) -> LatePolicy:
         return max(rule.extensions[key], deadline)
 
     granted = [until(key) for key in meta.users if key in rule.extensions]
-    extensions = {STUDENT: max(granted)} if granted else {}
+    extensions = {student: max(granted)} if granted else {}
     rule = dataclasses.replace(rule, extensions=extensions, extension_days={})
     return LatePolicy({name: rule}, policy.source)
 
@@ -545,11 +566,11 @@ def _not_graded(why: str) -> dict:
     }
 
 
-def _stage(submission: Path, scratch: Path, when: datetime | None) -> Path:
-    """Copy the submitted files into ``scratch/submission/``, the folder of one student's files
+def _stage(submission: Path, scratch: Path, when: datetime | None, student: str = STUDENT) -> Path:
+    """Copy the submitted files into ``scratch/<student>/``, the folder of one student's files
     ``grade`` reads (:data:`autograder.intake.collect.ONE_STUDENT`), each with the time
     Gradescope says it was handed in."""
-    folder = scratch / STUDENT
+    folder = scratch / student
     folder.mkdir()
     for path in _files(submission):
         copy = folder / path.relative_to(submission)
@@ -585,7 +606,7 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
             record = _nothing_handed_in(ps)
         else:
             with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-                classdir = _stage(root / "submission", Path(tmp), meta.created_at)
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at, meta.student(ps))
                 record = _grade(
                     ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
                 )
@@ -617,7 +638,7 @@ def _nothing_handed_in(ps: ProblemSet) -> Record:
     return failed_record(ps, sub, "not graded, no file was handed in", Status.UNMATCHED)
 
 
-def _as_handed_in(found: Collection, when: datetime | None) -> None:
+def _as_handed_in(found: Collection, when: datetime | None, student: str = STUDENT) -> None:
     """Make what ``grade`` collected from the one submission the submitter's, handed in at
     ``when`` (Gradescope's ``created_at``), whatever the files say of themselves: a zip's member
     dates and folder names, like any file the student hands in, are the student's own text.
@@ -629,9 +650,9 @@ def _as_handed_in(found: Collection, when: datetime | None) -> None:
     for other in subs[:-1]:
         found.notes.append(f"{other.origin}: not graded, {subs[-1].origin} is")
     found.submissions[:] = [
-        dataclasses.replace(s, student_id=STUDENT, submitted_at=stamp) for s in subs[-1:]
+        dataclasses.replace(s, student_id=student, submitted_at=stamp) for s in subs[-1:]
     ]
-    unmatched = [dataclasses.replace(u, student_id=STUDENT) for u in found.unmatched]
+    unmatched = [dataclasses.replace(u, student_id=student) for u in found.unmatched]
     found.unmatched[:] = [] if subs else unmatched[:1]  # one record for the one submitter
 
 
@@ -650,7 +671,7 @@ def _grade(
     from autograder.run.batch import grade_class
 
     def collected(found: Collection) -> None:
-        _as_handed_in(found, meta.created_at)
+        _as_handed_in(found, meta.created_at, meta.student(ps))
         read.extend(found.notes)
 
     records = grade_class(
@@ -662,7 +683,7 @@ def _grade(
         quiet=True,
         log=log,
         visibility=visibility,
-        policy=_late_policy(ps.course, ps.name, meta),
+        policy=_late_policy(ps.course, ps.name, meta, meta.student(ps)),
         course=ps.course,
         lms=ONE_STUDENT,  # no platform, owner or time is read from what the files hold
         collected=collected,

@@ -245,6 +245,61 @@ def test_grading_without_the_secret_stops_before_grading_anyone(course, tmp_path
         assert not (out / "records").exists() and not (out / "grades.csv").exists()
 
 
+def test_a_release_without_the_identity_cell_is_refused_naming_it(course):
+    """The guide's third edit forgotten (no answer cell ``student_identity``) or half made (a
+    locked cell, or a Markdown one): no notebook would say whose it is and the grader would flag
+    every student, so the release refuses before nbgrader runs, naming the cell to add."""
+    from autograder.authoring.release import release
+
+    path = course / "source" / NAME / f"{NAME}.ipynb"
+    original = nbformat.read(path, as_version=4)
+    for change in ("renamed", "locked", "markdown"):
+        nb = nbformat.from_dict(json.loads(json.dumps(original)))
+        cell = _cell(nb, IDENTITY_CELL)
+        if change == "renamed":
+            cell.metadata.nbgrader["grade_id"] = "my_identity"
+            said = f"an answer cell with the grade_id {IDENTITY_CELL}"
+        elif change == "locked":
+            cell.metadata.nbgrader.update(solution=False, locked=True)
+            said = f"the cell {IDENTITY_CELL} must be an answer cell"
+        else:
+            cell.cell_type = "markdown"
+            del cell["outputs"], cell["execution_count"]
+            said = f"the cell {IDENTITY_CELL} must be an answer cell"
+        nbformat.write(nb, path)
+        with pytest.raises(ValueError, match=said):
+            release(NAME, course, roster=STUDENTS, validate=False)
+        assert not (course / "release" / NAME).exists()
+
+
+def test_one_mistake_on_other_numbers_is_one_group_of_the_class_report(course):
+    """Issue 42: Ada and Bob both take the median for the mean (one of the scaffold's generic
+    wrong answers), each on their own sample: the report's signature of the hidden cell is the
+    same for both, and another mistake's (the one-pass variance) is another; the report then
+    groups the two students as one mistake."""
+    from autograder.grading.pipeline import to_record
+    from autograder.pages.report import wrong_answer_clusters
+
+    ps = ProblemSet(NAME, Course(course))
+    right = "mu = float(np.mean(x))"
+    assert right in ps.path.read_text()
+
+    def wrong(student: str, mistake: str) -> dict:
+        nb = nbformat.reads(_signed(ps, student).decode(), 4)
+        cell = _cell(nb, "gaussian_mle")
+        cell.source = cell.source.replace(*mistake)
+        result = grade(ps, nbformat.writes(nb).encode(), local_executor(), student=student)
+        return to_record(result, student, 0.0, 0.0)
+
+    median = (right, "mu = float(np.median(x))")
+    one_pass = ("np.sqrt(np.mean((x - mu) ** 2))", "np.sqrt(np.mean(x ** 2) - mu ** 2)")
+    ada, bob, cyd = wrong("ada01", median), wrong("bob02", median), wrong("cyd03", one_pass)
+    hidden = "gaussian_mle_hidden"
+    assert ada.recorded[hidden] == bob.recorded[hidden] != cyd.recorded[hidden]
+    groups = {tuple(sorted(c.students)) for c in wrong_answer_clusters([ada, bob, cyd])[hidden]}
+    assert ("ada01", "bob02") in groups and ("cyd03",) in groups, groups
+
+
 def test_a_problem_set_without_variants_is_itself_for_every_student():
     ps = ProblemSet("ps1_pca")
     assert ps.variants is None
@@ -489,6 +544,30 @@ def test_a_release_without_a_roster_knows_the_practice_identity_alone(course, tm
 
 
 @pytest.mark.slow
+def test_the_sites_copy_never_makes_the_courses_secret(tmp_path, capsys):
+    """A fresh clone holds neither ``course/release/`` nor ``variants.secret`` (both
+    git-ignored): ``make book`` there releases without a roster (the site's copy), which must
+    not make a secret that ``grade`` would then take for the class's; the class's release that
+    then makes it says so, with its path, and is not refused for a lost secret because of the
+    site's copy."""
+    from autograder.authoring.release import release
+
+    course = _course(tmp_path)
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    release(NAME, course, db_url=db, roster=[], validate=False)
+    assert not (course / "variants.secret").exists()
+    assert "made the course's secret" not in capsys.readouterr().err
+    release(NAME, course, db_url=db, roster=STUDENTS, validate=False)
+    assert read_secret(Course(course))
+    err = capsys.readouterr().err
+    assert f"note: made the course's secret {course / 'variants.secret'}" in err, err
+    assert "Keep a backup" in err
+    release(NAME, course, db_url=db, roster=[*STUDENTS, "dan04"], validate=False)
+    assert "made the course's secret" not in capsys.readouterr().err
+    Course.default().use_code()
+
+
+@pytest.mark.slow
 def test_the_self_check_grades_several_students_variants(course):
     """``check-problem-set`` on the problem set with variants: the reference, the kit's inputs
     and the generic wrong answers on three variants, each named with its numbers; the course's
@@ -584,6 +663,38 @@ def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp
     assert refused.returncode == 2 and "variants.secret is missing" in refused.stderr
 
 
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path):
+    """Inside Gradescope (``run_autograder``: the zip unpacked in ``/autograder/source``, the
+    submission in ``/autograder/submission``, ``submission_metadata.json`` naming the submitter
+    by ``users[].email``: gradescope/autograder_samples ``docs/submission_metadata.md``), a
+    problem set with variants is graded on the submitter's numbers, drawn from their e-mail as
+    the roster names them: full marks for Ada's correct notebook and no flag, where every
+    submission was graded as the student ``submission`` (another's numbers, flagged)."""
+    from autograder.run.gradescope import run_submission
+
+    email = "ada.lovelace@uni.example"
+    root = tmp_path / "autograder"
+    shutil.copytree(course, root / "source" / "course")
+    (root / "submission").mkdir(parents=True)
+    ps = ProblemSet(NAME, Course(course))
+    (root / "submission" / f"{NAME}.ipynb").write_bytes(_signed(ps, email))
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
+        "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
+        "users": [{"email": email, "id": 4242, "name": "Ada Lovelace"}],
+        "previous_submissions": []}))
+    said: list[str] = []
+    assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 0, said
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert "handed in as" not in results["output"], results["output"]
+    tests = [t for t in results["tests"] if "(written answer)" not in t["name"]]
+    assert len(tests) == sum(c.autograded for c in ps.grade_cells), results["tests"]
+    assert all(t["score"] == t["max_score"] for t in tests), results["tests"]
+    assert said[-1].startswith(f"{email}: "), said
+
+
 def test_another_secret_grades_every_student_again(course):
     """The grader's fingerprint (a resumed run regrades what it changed) counts the course's
     secret for a problem set with variants, and nothing of it for any other."""
@@ -667,6 +778,28 @@ def test_a_roster_names_a_student_as_the_lms_download_does(course, tmp_path):
         "'Hopper, Grace' is", "'oneilzoë' is no s", "'HOPPERGRACE-103' "], warnings
     assert "is 'hoppergrace-103' again" in warnings[2]
     assert "graded on other numbers than their notebook's" in warnings[0]
+
+
+def test_a_canvas_gradebook_name_on_the_roster_is_warned_of(course, tmp_path):
+    """An instructor who makes the roster from Canvas's gradebook, whose Student column is the
+    sortable name ("Hopper, Grace"), writes ``Hopper, Grace-103``: another identity than the
+    one the grader gives for that student's file in Canvas's download (the oracle, read by
+    the grader's intake), so the release warns of it, naming the id to write; a Moodle full
+    name with its participant id is not warned of."""
+    from autograder.authoring.release import roster_warnings
+    from autograder.intake.collect import collect_submissions
+
+    ps = ProblemSet(NAME, Course(course))
+    download = tmp_path / "canvas"
+    download.mkdir()
+    (download / _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb")).write_bytes(
+        _signed(ps, "hoppergrace-103"))
+    [sub] = collect_submissions(download, f"{NAME}.ipynb").submissions
+    line = "Hopper, Grace-103"
+    assert identity(line) != identity(sub.student_id)  # the mistake: another student's numbers
+    [warning] = roster_warnings(ps, [line, "Ada Lovelace-201"])
+    assert f"'{line}' reads as Canvas's sortable name" in warning, warning
+    assert f"({sub.student_id!r}" in warning and "graded on other numbers" in warning
 
 
 def _entered(data: bytes) -> str:

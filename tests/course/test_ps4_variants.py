@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 
 import nbformat
 import pytest
@@ -197,3 +199,49 @@ def test_a_number_of_many_variants_or_ones_own_is_never_flagged(course):
     found = quoted_numbers(ps, [(ada, honest(ada)), (half, honest(half)), (bob, copied)])
     assert [(q.student, q.other, q.quoted) for q in found] == [
         (bob, half, f"{mine[half]:.4f}")], found
+
+
+def test_a_classmates_number_is_flagged_however_it_is_written(course):
+    """Issue 42, S2: a classmate's MAP estimate copied as a fraction (plain or LaTeX), a
+    percentage, without its leading zero, with a decimal comma, or cut rather than rounded is
+    listed with both students named; the writer's own value written so is not. The forms are
+    made here from the classmate's R and K (the fraction (R + 1)/(K + 2) of the marking
+    scheme), the cut one from the exact fraction."""
+    ps = ProblemSet(PS, Course(course))
+    secret = read_secret(ps.course, create=True)
+    numbers = {f"s{i}": draw(ps.variants, PS, f"s{i}", secret) for i in range(200)}
+    exact = {s: Fraction(n["runs"] + 1, n["flips"] + 2) for s, n in numbers.items()}
+
+    def cut(value: Fraction, decimals: int) -> str:
+        return f"{math.floor(value * 10**decimals) / 10**decimals:.{decimals}f}"
+
+    # A classmate whose value cut to four decimals is not its rounding, and a writer apart.
+    ada = next(s for s, v in exact.items() if cut(v, 4) != f"{float(v):.4f}")
+    bob = next(s for s, v in exact.items() if abs(v - exact[ada]) > Fraction(1, 10))
+    value, n = exact[ada], numbers[ada]
+    forms = {
+        "fraction": f"{n['runs'] + 1}/{n['flips'] + 2}",
+        "latex fraction": rf"$\hat\theta = \frac{{{n['runs'] + 1}}}{{{n['flips'] + 2}}}$",
+        "reduced fraction": f"{value.numerator}/{value.denominator}",
+        "percentage": f"{100 * float(value):.2f} %",
+        "latex percentage": f"${100 * float(value):.2f}\\%$",
+        "no leading zero": f"{float(value):.4f}".lstrip("0"),
+        "decimal comma": f"{float(value):.4f}".replace(".", ","),
+        "cut": cut(value, 4),
+    }
+    source = nbformat.read(ps.path, as_version=4)
+
+    def written(who: str, text: str) -> bytes:
+        nb = nbformat.from_dict(json.loads(json.dumps(source)))
+        for cell in nb.cells:
+            if _gid(cell) == "map_derivation":
+                cell.source = text
+            if _gid(cell) == IDENTITY_CELL:
+                cell.source = f"STUDENT_ID = {who!r}\n"
+        return nbformat.writes(nb).encode()
+
+    for form, text in forms.items():
+        found = quoted_numbers(ps, [(ada, written(ada, f"My MAP is {text}.")),
+                                    (bob, written(bob, f"My MAP is {text}."))])
+        assert [(q.student, q.other) for q in found] == [(bob, ada)], (form, text, found)
+        assert found[0].quoted in text and found[0].value == pytest.approx(float(value))
