@@ -420,7 +420,7 @@ def varied_cases(notebook) -> set[str]:
         course = cell.get("metadata", {}).get("course")
         check = course.get(CHECK_KEY) if isinstance(course, Mapping) else None
         cases = check.get("cases") if isinstance(check, Mapping) else None
-        if not isinstance(cases, Mapping):
+        if not isinstance(check, Mapping) or not isinstance(cases, Mapping):
             continue
         rest = {k: v for k, v in check.items() if k != "cases"}
         found |= {c for c, spec in cases.items() if reads_parameter(rest) or reads_parameter(spec)}
