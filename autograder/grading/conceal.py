@@ -46,8 +46,14 @@ from autograder.checks.record_calls import record_calls
 from autograder.grading.problemset import ProblemSet
 from coursedata.naming import VISIBLE, test_kind
 
-__all__ = ["HIDDEN", "Secrets", "secrets_of", "visible_cases", "without_counts",
-           "without_error_messages"]
+__all__ = [
+    "HIDDEN",
+    "Secrets",
+    "secrets_of",
+    "visible_cases",
+    "without_counts",
+    "without_error_messages",
+]
 
 #: What stands in for a hidden line or value.
 HIDDEN = "[hidden]"
@@ -142,10 +148,14 @@ def without_error_messages(text: str) -> str:
 #: status it exits with, the signal it sends itself), and what the feedback says of each.
 _COUNTS = (
     (re.compile(r"\bremoved \d+ symbolic links"), lambda m: "removed symbolic links"),
-    (re.compile(r"\(exit status (\d+)\)"),
-     lambda m: m.group(0) if m.group(1) == "0" else "(a non-zero exit status)"),
-    (re.compile(r"\((?:SIG[A-Z0-9]+|signal \d+)(: [a-z -]+)?\)"),
-     lambda m: m.group(0) if m.group(1) else "(a signal)"),
+    (
+        re.compile(r"\(exit status (\d+)\)"),
+        lambda m: m.group(0) if m.group(1) == "0" else "(a non-zero exit status)",
+    ),
+    (
+        re.compile(r"\((?:SIG[A-Z0-9]+|signal \d+)(: [a-z -]+)?\)"),
+        lambda m: m.group(0) if m.group(1) else "(a signal)",
+    ),
 )
 
 
