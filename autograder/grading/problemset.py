@@ -105,7 +105,8 @@ def read_notebook_bytes(data: bytes) -> nbformat.NotebookNode:
         )
     try:
         text = data.decode("utf-8")
-        _count_cells(json.loads(text))  # before nbformat validates every cell
+        if text.count('"cell_type"') > MAX_CELLS:  # each cell has one: count them exactly
+            _count_cells(json.loads(text))  # before nbformat validates every cell
         nb = nbformat.reads(text, as_version=4)
     except InvalidNotebook:
         raise
