@@ -37,10 +37,12 @@ PUBLISHED = b'{"the release": "students already have"}'
 
 @pytest.fixture
 def course(tmp_path) -> Path:
-    """A copy of the course, each problem set with a published release."""
+    """A copy of the course, each problem set with a published release, without the course's
+    variants secret (which a checkout has only once a release with a roster made it)."""
     root = tmp_path / "course"
     shutil.copytree(COURSE_DIR, root, ignore=shutil.ignore_patterns(
-        "release", "submitted", "autograded", "feedback", "gradebook.db", ".*", "__pycache__"))
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".*", "__pycache__",
+        "variants.secret"))
     for name in list_problem_sets(Course(root)):
         (root / "release" / name).mkdir(parents=True)
         (root / "release" / name / f"{name}.ipynb").write_bytes(PUBLISHED)
