@@ -81,3 +81,18 @@ def html(tmp_path_factory) -> Path:
     code, _, output = log.read_text().partition("\n")
     assert code == "0", output
     return base / "book" / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def multiprocessing_servers():
+    """Stop, once the module's tests are done, the servers a module's in-process runs of
+    ``grade`` (the local pool) start in this process: multiprocessing's forkserver (the pool's context,
+    :class:`autograder.run.pool.LocalPool`) and its resource tracker. Each serves the process
+    that started it until that process exits (it stops when its "alive" pipe closes: CPython's
+    ``Lib/multiprocessing/forkserver.py``), as the command ``grade`` does when a batch ends; a
+    test run outlives them, so it stops them as CPython's own tests do (their ``_stop``)."""
+    yield
+    from multiprocessing import forkserver, resource_tracker
+
+    forkserver._forkserver._stop()
+    resource_tracker._resource_tracker._stop()

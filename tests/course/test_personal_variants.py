@@ -665,6 +665,7 @@ def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp
 
 @pytest.mark.slow
 @require(sandbox_available(), "bubblewrap is needed to grade")
+@pytest.mark.usefixtures("multiprocessing_servers")
 def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path):
     """Inside Gradescope (``run_autograder``: the zip unpacked in ``/autograder/source``, the
     submission in ``/autograder/submission``, ``submission_metadata.json`` naming the submitter

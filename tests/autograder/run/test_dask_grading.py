@@ -34,7 +34,11 @@ from tests.environment import require
 from tests.psharness import generate_release
 
 AVAILABLE, REASON = sandbox_available()
-pytestmark = [pytest.mark.slow, require(AVAILABLE, f"no sandbox here: {REASON}")]
+pytestmark = [
+    pytest.mark.slow,
+    require(AVAILABLE, f"no sandbox here: {REASON}"),
+    pytest.mark.usefixtures("multiprocessing_servers"),
+]
 
 PS, NB = "ps1_pca", "ps1_pca.ipynb"
 #: The battery holds an empty file: its student's row is ``unreadable-file`` (an interrupted
@@ -85,21 +89,6 @@ def cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
 def grade_rows(out: Path) -> list[list[str]]:
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         return list(csv.reader(f))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def multiprocessing_servers():
-    """Stop, once the module's tests are done, the servers the local pool's in-process runs
-    start in this process: multiprocessing's forkserver (the pool's context,
-    :class:`autograder.run.pool.LocalPool`) and its resource tracker. Each serves the process
-    that started it until that process exits (it stops when its "alive" pipe closes: CPython's
-    ``Lib/multiprocessing/forkserver.py``), as the command ``grade`` does when a batch ends; a
-    test run outlives them, so it stops them as CPython's own tests do (their ``_stop``)."""
-    yield
-    from multiprocessing import forkserver, resource_tracker
-
-    forkserver._forkserver._stop()
-    resource_tracker._resource_tracker._stop()
 
 
 @pytest.fixture(scope="module")
