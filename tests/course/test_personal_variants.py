@@ -80,7 +80,7 @@ SMALL = {"x": {"normal": {"seed": {"variant": "seed"}, "n": 3, "mean": {"variant
 #: The cells the author adds after the setup: the student's identity, their numbers.
 IDENTITY_SOURCE = 'STUDENT_ID = ""  # your course identity, as the LMS knows you\n'
 VARIANT_SOURCE = ('V = coursedata.variant("demo", STUDENT_ID, "@VARIANTS@")\n'
-                  'print(f"Your sample is centred near {V[\'mean\']}.")\n')
+                  'print(f"Your sample is centred near {V[\'mean\']}; your N is {V[\'n\']}.")\n')
 
 
 def _new_cell(grade_id: str, source: str, solution: bool = False):
@@ -330,8 +330,8 @@ def test_three_students_each_earn_full_marks_on_their_own_numbers_in_the_sandbox
         printed = [o.get("text", "") for c in nbformat.reads(record.copies["autograded"].decode(), 4).cells
                    if c.metadata.get("nbgrader", {}).get("grade_id") == "variant"
                    for o in c.get("outputs", [])]
-        mean = ps.for_student(student).parameters["mean"]
-        assert printed == [f"Your sample is centred near {mean}.\n"], printed
+        mine = ps.for_student(student).parameters
+        assert printed == [f"Your sample is centred near {mine['mean']}; your N is {mine['n']}.\n"], printed
     # A notebook that ignores the student's numbers (it answers another student's sample for
     # that case) loses exactly that case: the grader scores against the student's own inputs.
     other = ps.for_student(STUDENTS[1]).parameters
