@@ -117,6 +117,8 @@ questions, keep the points here in step with the cells, and run
   point also needs your function's values on the grader's own inputs to be right, so a visible
   test that passes here can still score 0 after you submit. Hidden tests run after you submit:
   they compare your results with correct values on other inputs and carry most of the points.
+  A hidden cell may also score the visible test's inputs again, so a visible test that fails can
+  cost part of its hidden cell's points too.
 - Keep every function's name and signature. Do not copy cells, and do not delete any.
 - You may add cells of your own, for scratch work: the grader keeps them and runs them where you
   put them, but they earn no points."""

@@ -16,10 +16,10 @@ from tests import ROOT
 _SAID = "score the visible test's inputs"
 
 
-def _visible_cases_weighed_again() -> list[str]:
+def _visible_cases_weighed_again(names: list[str] | None = None) -> list[str]:
     """``ps5_kde: bandwidth_rules_hidden weighs scott``: every visible case a hidden cell scores."""
     found = []
-    for name in list_problem_sets():
+    for name in list_problem_sets() if names is None else names:
         ps = ProblemSet(name)
         visible = set()
         for cell in ps.source.cells:
@@ -40,3 +40,23 @@ def test_the_course_page_and_the_check_say_hidden_cells_score_the_visible_inputs
     help_text = " ".join((check.__doc__ or "").split())
     for text in (page, help_text):  # said exactly when true
         assert (_SAID in text) == bool(again), again[:3]
+
+
+def _said(text: str) -> bool:
+    return _SAID in " ".join(text.split())
+
+
+def test_each_problem_set_and_its_chapter_say_it_where_it_is_true():
+    """The notebook's Rules paragraph, which the student reads first, and the chapter page that
+    hands the notebook out say what the problem set's own hidden cells do."""
+    chapters = {path: path.read_text() for path in sorted((ROOT / "chapters").glob("*.md"))}
+    for name in list_problem_sets():
+        again = bool(_visible_cases_weighed_again([name]))
+        rules = [c.source for c in ProblemSet(name).source.cells
+                 if c.cell_type == "markdown" and "**Rules.**" in c.source]
+        assert len(rules) == 1, name
+        assert _said(rules[0]) == again, name
+        handing_out = [path for path, text in chapters.items() if f"release/{name}/" in text]
+        assert handing_out, f"no chapter hands out {name}"
+        for path in handing_out:
+            assert _said(chapters[path]) == again, (path.name, name)
