@@ -18,18 +18,27 @@ example of each kind of question, which the author then edits into their own:
   :mod:`autograder.checks.mutants`);
 - question 2, a written answer graded by hand, with its marking-scheme section.
 
+With ``variants=True`` (``new NAME --variants``) the problem set also gives every student their
+own numbers (:mod:`autograder.checks.personal`), as ``authoring.md`` describes it: the draw and
+the expected values in ``<course>/checks/NAME.py``, ``metadata.course.variants``, the identity
+and variant cells after the setup, a hidden case on the student's own seed, and question 2's
+second part on the student's own sample.
+
 The template lives here alone; nothing is written when the name is unusable or already taken.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import keyword
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autograder.course import Course
+from coursedata.variants import IDENTITY_CELL
 
 __all__ = [
     "NAME",
@@ -68,6 +77,8 @@ class Scaffold:
         The marking scheme ``<course>/rubrics/NAME.md``.
     rubric_created : bool
         True when the marking-scheme file is new, False when the section was appended.
+    variants : bool
+        True when every student gets their own numbers (``checks/NAME.py`` was written).
     autograded, by_hand : int
         The example's points.
     """
@@ -76,6 +87,7 @@ class Scaffold:
     notebook: Path
     rubric: Path
     rubric_created: bool
+    variants: bool = False
     autograded: int = VISIBLE_POINTS + HIDDEN_POINTS
     by_hand: int = WRITTEN_POINTS
 
@@ -225,8 +237,7 @@ The maximum-likelihood variance $\\hat\\sigma^2 = \\frac1N\\sum_n (x_n - \\hat\\
 divides by $N$, while many textbooks divide by $N - 1$.
 
 1. (1 point) Show that $\\mathbb E[\\hat\\sigma^2] = \\frac{{N-1}}{{N}}\\,\\sigma^2$.
-2. (1 point) For the seven temperatures of the data, by how much (in %) do the two estimates of
-   $\\sigma$ differ? When does the choice matter?
+{part2}
 
 Write your answer in the cell below in Markdown with LaTeX ($...$)."""
 
@@ -239,24 +250,130 @@ _RUBRIC_SECTION = """
 ## `{gid}` — {q2} points
 
 **Question (Q2).** Show $\\mathbb E[\\hat\\sigma^2] = \\frac{{N-1}}{{N}}\\sigma^2$ for the
-maximum-likelihood variance, and compare the divisors $N$ and $N - 1$ for the seven temperatures.
+maximum-likelihood variance, and compare the divisors $N$ and $N - 1$ for {sample}.
 
 **Model answer.**
 
 1. $\\sum_n (x_n - \\bar x)^2 = \\sum_n (x_n - \\mu)^2 - N(\\bar x - \\mu)^2$. The first sum has
    expectation $N\\sigma^2$, the second term $N \\operatorname{{Var}}(\\bar x) = \\sigma^2$ (the
    $x_n$ are independent), so $\\mathbb E[\\hat\\sigma^2] = \\frac{{(N - 1)\\sigma^2}}{{N}}$.
-2. The ratio of the two estimates of $\\sigma$ is $\\sqrt{{N / (N - 1)}} = \\sqrt{{7/6}} \\approx
-   1.080$: they differ by about 8 % for $N = 7$ (4.55 and 4.92 °C), and by less than 1 % once
-   $N > 50$; the choice matters only for small samples.
+{model2}
 
 **Marking scheme.**
 
 | Points | Award for |
 |---:|---|
 | 1 | Part 1: the decomposition (or $\\mathbb E[\\bar x^2] = \\mu^2 + \\sigma^2/N$) with the reason (independence), leading to $\\frac{{N-1}}{{N}}\\sigma^2$. |
-| 1 | Part 2: about 8 % (the factor $\\sqrt{{7/6}}$), and that it matters only for small $N$. |
+{award2}
 """  # noqa: E501 (a marking scheme's table rows are one line each)
+
+
+# ---------------------------------------------------------------------------------------------
+# The template's variant (``new NAME --variants``)
+# ---------------------------------------------------------------------------------------------
+
+#: ``<course>/checks/NAME.py``: what varies, and what the written answer should state.
+_CHECKS_MODULE = '''"""Problem set {name}'s own Python: each student's numbers.
+
+:func:`draw_variant` draws one student's numbers from the generator the grader seeds with the
+course's secret, the problem set and the student (``autograder.checks.personal``); the hidden
+case ``sample_small`` reads ``seed``, question 2 the sample's size ``n`` and its estimate
+``sigma``. :func:`expected` gives what question 2's second part should state for them.
+"""
+
+import numpy as np
+
+
+def draw_variant(rng: np.random.Generator) -> dict:
+    """One student's numbers: a seed for a hidden case (the grader's alone), the size N of
+    their sample and its maximum-likelihood estimate of sigma (one of thousands of values, so
+    that a classmate's is evidence)."""
+    return {{"seed": int(rng.integers(2**31)), "n": int(rng.integers(5, 60)),
+            "sigma": round(float(rng.uniform(1, 20)), 2)}}
+
+
+def expected(parameters: dict) -> dict:
+    """What question 2's second part states for the student's numbers: the estimate of sigma
+    with divisor N - 1."""
+    n = parameters["n"]
+    return {{"sigma with divisor N - 1": parameters["sigma"] * float(np.sqrt(n / (n - 1)))}}
+'''
+
+_IDENTITY_TEXT = """## Your own numbers
+
+Some numbers of this problem set are drawn for you alone. In the cell below, replace its two
+lines by your course identity, exactly as your instructor gave it to you (as the course's LMS
+knows you), in quotes:
+
+```python
+STUDENT_ID = "your identity here"
+```
+
+then run it and the cell after it, which prints your numbers. Spaces, punctuation, accents and
+upper or lower case do not matter. The grader knows who handed the notebook in and grades you on
+your own numbers whatever this cell says. To try the problem set on the course site, without a
+course, enter `STUDENT_ID = "practice"`."""
+
+_IDENTITY = 'STUDENT_ID = "practice"  # your course identity as your instructor gave it\n'
+
+_VARIANT = """# STUDENT_ID is the identity you entered in the cell above (none yet: this cell says so)
+V = coursedata.variant("{name}", globals().get("STUDENT_ID", ""), "@VARIANTS@")
+print(f"Your numbers (question 2): a sample of N = {{V['n']}} values whose "
+      f"maximum-likelihood estimate of σ is {{V['sigma']}}.")"""
+
+_Q2_OWN = """2. (1 point) Your own sample (printed under the setup) has $N$ values and the
+   maximum-likelihood estimate $\\hat\\sigma$ printed there. What is the estimate of $\\sigma$
+   with divisor $N - 1$, to four decimals? When does the choice matter?"""
+
+_Q2_LECTURE = (
+    "2. (1 point) For the seven temperatures of the data, by how much (in %) do the two "
+    "estimates of\n   $\\sigma$ differ? When does the choice matter?"
+)
+
+_MODEL_LECTURE = """\
+2. The ratio of the two estimates of $\\sigma$ is $\\sqrt{N / (N - 1)} = \\sqrt{7/6} \\approx
+   1.080$: they differ by about 8 % for $N = 7$ (4.55 and 4.92 °C), and by less than 1 % once
+   $N > 50$; the choice matters only for small samples."""
+
+_AWARD_LECTURE = (
+    "| 1 | Part 2: about 8 % (the factor $\\sqrt{7/6}$), and that it matters only for small $N$. |"
+)
+
+_MODEL_OWN = """2. The estimate with divisor $N - 1$ is $\\hat\\sigma\\sqrt{N / (N - 1)}$, the student's own
+   value beside their answer in the feedback and the marking scheme; the two differ by more
+   than 1 % only for $N < 51$, so the choice matters only for small samples."""
+
+_AWARD_OWN = (
+    "| 1 | Part 2: their own $\\hat\\sigma\\sqrt{N/(N-1)}$ (the value shown beside the answer), "
+    "and that it matters only for small $N$. |"
+)
+
+
+def _variants(name: str) -> dict:
+    """``metadata.course.variants`` of the example with variants."""
+    return {
+        "draw": f"course.checks.{name}:draw_variant",
+        "hidden": ["seed"],
+        "expected": f"course.checks.{name}:expected",
+    }
+
+
+def _variant_cells(name: str) -> list[dict]:
+    """The cells after the setup that meet the student's numbers."""
+    return [
+        _cell("markdown", "identity_text", _IDENTITY_TEXT),
+        _cell("code", IDENTITY_CELL, _IDENTITY, solution=True),
+        _cell("code", "variant", _VARIANT.format(name=name)),
+    ]
+
+
+def _hidden_check(variants: bool) -> dict:
+    """Question 1's hidden declaration; with variants, ``sample_small`` is drawn from the
+    student's own seed."""
+    check: dict[str, Any] = copy.deepcopy(HIDDEN_CHECK)
+    if variants:
+        check["cases"]["sample_small"]["x"]["normal"]["seed"] = {"variant": "seed"}
+    return check
 
 
 def _nbgrader(grade_id: str, *, points: int | None = None, solution: bool = False) -> dict:
@@ -295,8 +412,9 @@ def default_title(name: str) -> str:
     return f"Problem set {name.replace('_', ' ')}"
 
 
-def notebook(name: str, title: str) -> dict:
-    """The source notebook of a new problem set ``name`` (nbformat 4.5, as plain JSON data)."""
+def notebook(name: str, title: str, variants: bool = False) -> dict:
+    """The source notebook of a new problem set ``name`` (nbformat 4.5, as plain JSON data),
+    with every student's own numbers when ``variants`` is true."""
     q1, q2 = VISIBLE_POINTS + HIDDEN_POINTS, WRITTEN_POINTS
     header = _HEADER.format(
         title=title,
@@ -311,6 +429,7 @@ def notebook(name: str, title: str) -> dict:
     cells = [
         _cell("markdown", "header", header),
         _cell("code", "setup", _SETUP),
+        *(_variant_cells(name) if variants else []),
         _cell("markdown", "q1_text", _Q1_TEXT.format(q1=q1)),
         _cell("code", "gaussian_mle", _Q1_SOLUTION, solution=True, course={"mutants": MUTANTS}),
         _cell(
@@ -325,9 +444,13 @@ def notebook(name: str, title: str) -> dict:
             "gaussian_mle_hidden",
             _Q1_HIDDEN.format(name=name),
             points=HIDDEN_POINTS,
-            course={"check": HIDDEN_CHECK},
+            course={"check": _hidden_check(variants)},
         ),
-        _cell("markdown", "q2_text", _Q2_TEXT.format(q2=q2)),
+        _cell(
+            "markdown",
+            "q2_text",
+            _Q2_TEXT.format(q2=q2, part2=_Q2_OWN if variants else _Q2_LECTURE),
+        ),
         _cell("markdown", WRITTEN_ID, "YOUR ANSWER HERE", points=q2, solution=True),
     ]
     return {
@@ -335,20 +458,27 @@ def notebook(name: str, title: str) -> dict:
         "metadata": {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
-            "course": {"rules": RULES},
+            "course": {"rules": RULES, **({"variants": _variants(name)} if variants else {})},
         },
         "nbformat": 4,
         "nbformat_minor": 5,
     }
 
 
-def rubric_section() -> str:
+def rubric_section(variants: bool = False) -> str:
     """The marking-scheme section of the example's written answer (Markdown)."""
-    return _RUBRIC_SECTION.format(gid=WRITTEN_ID, q2=WRITTEN_POINTS)
+    return _RUBRIC_SECTION.format(
+        gid=WRITTEN_ID,
+        q2=WRITTEN_POINTS,
+        sample="the student's own sample" if variants else "the seven temperatures",
+        model2=_MODEL_OWN if variants else _MODEL_LECTURE,
+        award2=_AWARD_OWN if variants else _AWARD_LECTURE,
+    )
 
 
-def check_name(name: str, course: Course) -> None:
-    """Raise :class:`ScaffoldError` unless ``name`` can be a new problem set of ``course``."""
+def check_name(name: str, course: Course, variants: bool = False) -> None:
+    """Raise :class:`ScaffoldError` unless ``name`` can be a new problem set of ``course``
+    (with ``variants``, one whose ``checks/NAME.py`` does not exist yet)."""
     if not NAME.fullmatch(name) or len(name) > _MAX_NAME or keyword.iskeyword(name):
         raise ScaffoldError(
             f"{name!r} cannot name a problem set: use lower-case letters, digits and "
@@ -372,30 +502,44 @@ def check_name(name: str, course: Course) -> None:
             f"{rubric} already has a section for `{WRITTEN_ID}`; nothing was "
             "changed. Move that file away, or choose another name"
         )
+    if variants and course.checks_module(name).exists():
+        raise ScaffoldError(
+            f"{course.checks_module(name)} exists already, and --variants writes the draw of "
+            "each student's numbers there; nothing was changed. Move that file away, or "
+            "choose another name"
+        )
 
 
 def create(
-    name: str, course: Course | str | Path | None = None, title: str | None = None
+    name: str,
+    course: Course | str | Path | None = None,
+    title: str | None = None,
+    variants: bool = False,
 ) -> Scaffold:
     """Create the problem set ``name`` in ``course`` (default: the default course).
 
     Writes ``source/NAME/NAME.ipynb`` and creates ``rubrics/NAME.md`` (or appends the written
-    answer's section to it). Raises :class:`ScaffoldError`, writing nothing, when the name is
-    not usable or is taken.
+    answer's section to it); with ``variants``, also ``checks/NAME.py``, the draw of each
+    student's numbers. Raises :class:`ScaffoldError`, writing nothing, when the name is not
+    usable or is taken.
     """
     course = Course.at(course)
-    check_name(name, course)
+    check_name(name, course, variants)
     title = (title or "").strip() or default_title(name)
     path = course.source_notebook(name)
     path.parent.mkdir(parents=True)
     path.write_text(
-        json.dumps(notebook(name, title), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        json.dumps(notebook(name, title, variants), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
     )
+    if variants:
+        course.checks_module(name).parent.mkdir(parents=True, exist_ok=True)
+        course.checks_module(name).write_text(_CHECKS_MODULE.format(name=name), encoding="utf-8")
     rubric = course.rubric(name)
     created = not rubric.exists()
     rubric.parent.mkdir(parents=True, exist_ok=True)
     with rubric.open("a", encoding="utf-8") as out:
         if created:
             out.write(_RUBRIC_HEAD.format(title=title, gid=WRITTEN_ID, q2=WRITTEN_POINTS))
-        out.write(rubric_section())
-    return Scaffold(name, path, rubric, created)
+        out.write(rubric_section(variants))
+    return Scaffold(name, path, rubric, created, variants)

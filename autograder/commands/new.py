@@ -32,6 +32,13 @@ def add_parser(sub):
         metavar="TEXT",
         help="the notebook's title (default: 'Problem set NAME')",
     )
+    new.add_argument(
+        "--variants",
+        action="store_true",
+        help="give every student their own numbers (a hidden case on their own seed, question "
+        "2 on their own sample): also writes COURSE/checks/NAME.py, the draw of each "
+        "student's numbers (authoring.md, 'Giving every student their own numbers')",
+    )
     return new
 
 
@@ -39,7 +46,7 @@ def main(args) -> int:
     """The ``new`` subcommand (arguments declared by :func:`add_parser`)."""
     course = Course(args.course)
     try:
-        made = create(args.name, course, args.title)
+        made = create(args.name, course, args.title, args.variants)
     except (ScaffoldError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -52,6 +59,7 @@ def main(args) -> int:
         f"      question 1: gaussian_mle, a visible and a hidden test checked by declarations\n"
         f"      (metadata course.check) against solutions.mle:gaussian_mle\n"
         f"      question 2: a written answer graded by hand\n"
+        f"{_variant_lines(made, course)}"
         f"  {made.rubric} ({rubric}: the marking scheme of question 2)\n"
         f"Next: edit the notebook into your questions (keep the header's points and table in\n"
         f"step with the cells), then\n"
@@ -59,3 +67,15 @@ def main(args) -> int:
         f"  python -m autograder release {made.name} --course {course.root}"
     )
     return 0
+
+
+def _variant_lines(made, course: Course) -> str:
+    """What ``--variants`` added, or nothing."""
+    if not made.variants:
+        return ""
+    return (
+        "      every student's own numbers: the cells student_identity and variant after the\n"
+        "      setup, a hidden case on the student's own seed, question 2 on their own sample\n"
+        f"  {course.checks_module(made.name)} (the draw of each student's numbers and the\n"
+        "      value question 2 should state; release it for a class with --roster)\n"
+    )

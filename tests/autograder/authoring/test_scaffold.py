@@ -8,8 +8,10 @@ real (sandboxed) grader on the reference and on the blank released notebook.
 
 from __future__ import annotations
 
+import ast
 import copy
 import csv
+import importlib
 import shutil
 import subprocess
 import sys
@@ -22,9 +24,12 @@ from autograder.__main__ import main
 from autograder.authoring.validate import problems
 from autograder.checks.inventory import inventory
 from autograder.checks.mutants import mutants
+from autograder.checks.personal import SECRET_BYTES, VariantSpec, draw, read_secret
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.settings import COURSE_DIR, ROOT
+from coursedata.variants import IDENTITY_CELL
+from coursedata.variants import variant as coursedata_variant
 from coursesite import problem_sets as site_problem_sets
 
 NAME = "demo"
@@ -188,3 +193,76 @@ def test_the_release_is_clean_and_the_grader_gives_zero_and_full_marks(made, tmp
     assert float(rows["ref"]["manual_max"]) == 2 and rows["ref"]["divisor_explanation"] == ""
     assert float(rows["naive"]["gaussian_mle_visible"]) == 1
     assert float(rows["naive"]["gaussian_mle_hidden"]) == pytest.approx(2 * 5 / 6, abs=0.01)
+
+
+@pytest.fixture(scope="module")
+def made_with_variants(tmp_path_factory):
+    """A copy of the course after ``new demo --variants`` (its own copy: a release of ``demo``
+    without variants in the other one would make the variant table refuse a lost secret)."""
+    course = _copy_course(tmp_path_factory.mktemp("scaffold-variants"))
+    done = _autograder("new", NAME, "--variants", "--course", str(course))
+    assert done.returncode == 0, done.stderr
+    yield course, done.stdout
+    Course.default().use_code()  # the checkout's course's code again, for the next test
+
+
+def test_new_with_variants_writes_the_three_edits_of_the_guide(made_with_variants):
+    """authoring.md, 'Giving every student their own numbers': the draw in checks/NAME.py,
+    its declaration in the metadata, a hidden case reading a parameter, and the identity and
+    variant cells after the setup."""
+    course, printed = made_with_variants
+    module = course / "checks" / f"{NAME}.py"
+    assert str(module) in printed
+    ps = ProblemSet(NAME, Course(course))
+    assert problems(ps) == []
+    spec = VariantSpec.from_metadata(ps.source.metadata)
+    assert spec is not None and spec.draw == f"course.checks.{NAME}:draw_variant"
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in ps.source.cells]
+    assert ids[ids.index("setup") + 1:ids.index("setup") + 4] == [
+        "identity_text", IDENTITY_CELL, "variant"]
+    hidden = ps.source.cells[ids.index("gaussian_mle_hidden")].metadata.course.check
+    assert {"variant": "seed"} in hidden.cases["sample_small"]["x"]["normal"].values()
+    # Two students draw other numbers, from the course's secret alone.
+    secret = bytes(range(SECRET_BYTES))
+    ada, bob = (draw(spec, NAME, s, secret) for s in ("ada-101", "bob-102"))
+    assert ada != bob and set(ada) == set(spec.hidden) | {"n", "sigma"}
+    # What question 2's second part should state, from its own formula.
+    Course(course).use_code()
+    expected = importlib.import_module(f"course.checks.{NAME}").expected(ada)
+    assert list(expected.values()) == [pytest.approx(ada["sigma"] * np.sqrt(
+        ada["n"] / (ada["n"] - 1)))]
+
+
+def test_new_with_variants_refuses_an_existing_checks_module(tmp_path, capsys):
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    (course / "checks").mkdir()
+    (course / "checks" / f"{NAME}.py").write_text("# the author's own\n")
+    assert main(["new", NAME, "--variants", "--course", str(course)]) == 2
+    assert "exists already" in capsys.readouterr().err
+    assert not any((course / "source").iterdir()) and not (course / "rubrics").exists()
+    assert (course / "checks" / f"{NAME}.py").read_text() == "# the author's own\n"
+
+
+@pytest.mark.slow
+def test_new_with_variants_passes_the_self_check_and_releases_each_students_numbers(
+        made_with_variants, tmp_path):
+    course, _ = made_with_variants
+    done = _autograder("check-problem-set", NAME, "--course", str(course))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{NAME} is sound" in done.stdout
+    roster = tmp_path / "roster.txt"
+    roster.write_text("hoppergrace-103\nada-lovelace-201\n", encoding="utf-8")
+    released = _autograder("release", NAME, "--course", str(course), "--roster", str(roster))
+    assert released.returncode == 0, released.stdout + released.stderr
+    nb = nbformat.read(course / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    [cell] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "variant"]
+    call = next(n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call)
+                and getattr(n.func, "attr", "") == "variant")
+    table = ast.literal_eval(call.args[2])
+    spec = VariantSpec.from_metadata(ProblemSet(NAME, Course(course)).source.metadata)
+    secret = read_secret(Course(course))
+    for student in ("hoppergrace-103", "ada-lovelace-201"):
+        drawn = draw(spec, NAME, student, secret)
+        shown = {k: v for k, v in drawn.items() if k not in spec.hidden}
+        assert coursedata_variant(NAME, f" {student.upper()} ", table) == shown
