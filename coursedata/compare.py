@@ -63,6 +63,7 @@ __all__ = [
     "probability_rows",
     "log_probability_rows",
     "integrates_to_one",
+    "your_rises",
     "your_shape",
     "your_value",
 ]
@@ -110,6 +111,15 @@ def _at(idx: tuple, ndim: int) -> str:
     """`` at index (i, j)`` for an array, nothing for a 0-d value (nor within :func:`bounded`:
     the index is the student's to choose)."""
     return f" at index {tuple(int(i) for i in idx)}" if ndim and not _BOUNDED.get() else ""
+
+
+def your_rises(first: int, count: int) -> str:
+    """`` at step 5 (2 rises in all)``: where a sequence of the student's first rises, and how
+    often; within :func:`bounded` only `` once`` or `` more than once`` (the step and the
+    count are the student's to choose)."""
+    if _BOUNDED.get():
+        return " once" if count == 1 else " more than once"
+    return f" at step {first} ({count} rise{'s' if count != 1 else ''} in all)"
 
 
 def _count(bad: int, size: int, what: str = "values") -> str:

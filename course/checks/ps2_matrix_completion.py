@@ -54,7 +54,7 @@ import scipy.sparse as sp
 
 from autograder.checks.answers import Answers, unpack
 from autograder.checks.outcome import Outcome, guarded, weighted
-from coursedata.compare import check_shape, compare, your_shape, your_value
+from coursedata.compare import check_shape, compare, your_rises, your_shape, your_value
 from solutions.matrix_completion import ALS, _ridge_rows, objective, rmse
 
 PROBLEM_SET = "ps2_matrix_completion"
@@ -87,8 +87,8 @@ def non_increasing(values, what: str, *, rtol: float = 1e-9) -> str | None:
         t = int(rises[0])
         return (
             f"{what}: the value rises from {your_value(values[t], '.6g')} to "
-            f"{your_value(values[t + 1], '.6g')} at step "
-            f"{t + 2}, but it can never increase ({rises.size} rise(s) in all)"
+            f"{your_value(values[t + 1], '.6g')}{your_rises(t + 2, int(rises.size))}, "
+            "but it can never increase"
         )
     return None
 

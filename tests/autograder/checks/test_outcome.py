@@ -45,3 +45,18 @@ def test_a_value_out_of_the_named_decades_is_said_in_plain_words(value, words):
         message = compare_extended(np.array([value]), np.array([-np.inf]), "ℓ(θ)")
     assert f"yours is {words}" in message, message
     assert "-above" not in message and "-below" not in message, message
+
+
+def test_where_an_objective_rises_is_the_students_to_choose_and_said_only_in_classes():
+    """Problem set 2's check of ALS's objective: the step of the first rise and the number of
+    rises are integers a student's code chooses (so, in the grader, a channel out of the
+    sandbox); the grader says only once or more than once, the student's own check says where."""
+    from course.checks.ps2_matrix_completion import non_increasing
+
+    values = np.array([9.0, 8.0, 7.0, 7.5, 6.0, 6.5, 5.0])  # rises at steps 4 and 6
+    assert "at step 4 (2 rises in all)" in non_increasing(values, "J")
+    with bounded():
+        said = non_increasing(values, "J")
+        once = non_increasing(values[:5], "J")
+    assert "more than once" in said and " once" in once and "more than" not in once
+    assert not any(ch.isdigit() for ch in said.replace("1e+00", "").replace("1e+01", "")), said
