@@ -49,6 +49,7 @@ from datetime import datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
+import nbformat
 from packaging import tags
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -451,17 +452,37 @@ class Metadata:
             emails,
         )
 
-    def student(self, ps: ProblemSet) -> str:
+    def student(self, ps: ProblemSet, entered: frozenset[str] = frozenset()) -> str:
         """The student id the submission is graded under: for a problem set with per-student
-        variants, the (first) submitter's e-mail, whose numbers the grader draws
-        (:mod:`autograder.checks.personal`: the roster names Gradescope's students so);
-        otherwise, or without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder
-        of submissions (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form
-        (:func:`coursedata.variants.identity`), one student with it."""
+        variants, the submitter whose numbers the grader draws (:mod:`autograder.checks.personal`:
+        the roster names Gradescope's students by e-mail): of a group's e-mails, the first one
+        the notebook names (``entered``: the identities its ``STUDENT_ID`` says, as
+        :func:`coursedata.variants.identity` compares them), else the first; otherwise, or
+        without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder of submissions
+        (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form, one student
+        with it."""
         if ps.variants is None or not self.emails:
             return STUDENT
-        email = self.emails[0]  # a folder's name (of letters, digits and ._@+-), or its identity
+        named = [e for e in self.emails if identity(e) in entered]
+        email = (named or list(self.emails))[0]  # a folder's name, or its identity
         return email if FOLDER_ID.match(email) else identity(email)
+
+
+def _entered(submission: Path) -> frozenset[str]:
+    """The identities the notebooks handed in enter as ``STUDENT_ID``, in their compared form
+    (read without running anything; a file that is no notebook names none)."""
+    from autograder.checks.personal import entered_identity
+
+    found = set()
+    for path in _files(submission):
+        if path.suffix == ".ipynb":
+            try:
+                said = entered_identity(nbformat.reads(path.read_text("utf-8"), as_version=4))
+            except (ValueError, AttributeError, TypeError, KeyError):  # no notebook: none named
+                continue
+            if said:
+                found.add(identity(said))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -606,9 +627,18 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
             record = _nothing_handed_in(ps)
         else:
             with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-                classdir = _stage(root / "submission", Path(tmp), meta.created_at, meta.student(ps))
+                student = meta.student(ps, _entered(root / "submission"))
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at, student)
                 record = _grade(
-                    ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
+                    ps,
+                    classdir,
+                    Path(tmp) / "out",
+                    meta,
+                    student,
+                    isolation,
+                    visibility,
+                    log,
+                    read,
                 )
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
@@ -661,17 +691,19 @@ def _grade(
     classdir: Path,
     out: Path,
     meta: Metadata,
+    student: str,
     isolation: Isolation,
     visibility: Visibility,
     log,
     read: list[str],
 ) -> Record:
-    """The record ``grade`` gives the one submission in ``classdir``; ``read`` receives the notes
-    of how its files were read (the file graded, the others and why not)."""
+    """The record ``grade`` gives the one submission in ``classdir``, graded as ``student``;
+    ``read`` receives the notes of how its files were read (the file graded, the others and why
+    not)."""
     from autograder.run.batch import grade_class
 
     def collected(found: Collection) -> None:
-        _as_handed_in(found, meta.created_at, meta.student(ps))
+        _as_handed_in(found, meta.created_at, student)
         read.extend(found.notes)
 
     records = grade_class(
@@ -683,7 +715,7 @@ def _grade(
         quiet=True,
         log=log,
         visibility=visibility,
-        policy=_late_policy(ps.course, ps.name, meta, meta.student(ps)),
+        policy=_late_policy(ps.course, ps.name, meta, student),
         course=ps.course,
         lms=ONE_STUDENT,  # no platform, owner or time is read from what the files hold
         collected=collected,

@@ -666,16 +666,20 @@ def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp
 @pytest.mark.slow
 @require(sandbox_available(), "bubblewrap is needed to grade")
 @pytest.mark.usefixtures("multiprocessing_servers")
-def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path):
+@pytest.mark.parametrize("group", [(), ("bob.babbage@uni.example",)], ids=["alone", "group"])
+def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path, group):
     """Inside Gradescope (``run_autograder``: the zip unpacked in ``/autograder/source``, the
     submission in ``/autograder/submission``, ``submission_metadata.json`` naming the submitter
     by ``users[].email``: gradescope/autograder_samples ``docs/submission_metadata.md``), a
     problem set with variants is graded on the submitter's numbers, drawn from their e-mail as
     the roster names them: full marks for Ada's correct notebook and no flag, where every
-    submission was graded as the student ``submission`` (another's numbers, flagged)."""
+    submission was graded as the student ``submission`` (another's numbers, flagged). Handed in
+    by a group whose ``users`` list Bob first (the docs promise no order), Ada's notebook, which
+    names her, is still graded on her numbers, not on Bob's."""
     from autograder.run.gradescope import run_submission
 
     email = "ada.lovelace@uni.example"
+    members = [{"email": e, "id": 4000 + i, "name": e.split("@")[0]} for i, e in enumerate(group)]
     root = tmp_path / "autograder"
     shutil.copytree(course, root / "source" / "course")
     (root / "submission").mkdir(parents=True)
@@ -684,7 +688,7 @@ def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp
     (root / "submission_metadata.json").write_text(json.dumps({
         "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
         "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
-        "users": [{"email": email, "id": 4242, "name": "Ada Lovelace"}],
+        "users": [*members, {"email": email, "id": 4242, "name": "Ada Lovelace"}],
         "previous_submissions": []}))
     said: list[str] = []
     assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 0, said
