@@ -499,7 +499,7 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
     ``none`` means no sandbox can be built: nothing is graded.
     """
-    from autograder.sandbox import CONTAINER_GAPS, container_available, sandbox_available
+    from autograder.sandbox import container_available, container_gaps, sandbox_available
 
     if requested not in SANDBOXES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOXES)}; got {requested!r}")
@@ -520,7 +520,7 @@ def choose_isolation(requested: str = "auto") -> Isolation:
                 f"Your code ran in the grader's container mode{why}. It ran as a separate "
                 "unprivileged user that cannot read the grader, the reference answers or the "
                 "checks, with the memory, process, file-size and time limits of the sandbox. "
-                f"Not kept here: {'; '.join(CONTAINER_GAPS)}. This Gradescope container runs "
+                f"Not kept here: {'; '.join(container_gaps(sys.executable))}. This Gradescope container runs "
                 "this one submission and is then discarded.",
             )
         reasons.append(f"the container mode cannot run here: {reason}")
