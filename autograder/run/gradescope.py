@@ -63,7 +63,7 @@ from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.intake.collect import ONE_STUDENT, Collection, Submission
+from autograder.intake.collect import MAX_FILE_BYTES, ONE_STUDENT, Collection, Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
@@ -470,12 +470,13 @@ class Metadata:
 
 def _entered(submission: Path) -> frozenset[str]:
     """The identities the notebooks handed in enter as ``STUDENT_ID``, in their compared form
-    (read without running anything; a file that is no notebook names none)."""
+    (read without running anything; a file that is no notebook, or larger than ``grade``
+    reads (:data:`autograder.intake.collect.MAX_FILE_BYTES`), names none)."""
     from autograder.checks.personal import entered_identity
 
     found = set()
     for path in _files(submission):
-        if path.suffix == ".ipynb":
+        if path.suffix == ".ipynb" and path.stat().st_size <= MAX_FILE_BYTES:
             try:
                 said = entered_identity(nbformat.reads(path.read_text("utf-8"), as_version=4))
             except (ValueError, AttributeError, TypeError, KeyError):  # no notebook: none named
