@@ -577,6 +577,14 @@ def _write_results(results: Path, data: dict) -> None:
     partial.replace(results / "results.json")
 
 
+#: Why a submission to a problem set with per-student variants is not graded without an e-mail.
+_NO_EMAIL = (
+    "this problem set gives every student their own numbers, drawn from their e-mail as the "
+    "roster names them, and {path} names no e-mail for the submitter (users[].email), so the "
+    "grader cannot tell whose numbers to grade it on"
+)
+
+
 def _not_graded(why: str) -> dict:
     return {
         "score": 0.0,
@@ -624,6 +632,11 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         ps = ProblemSet(name, course)
         visibility = load_visibility(name, course=course)
         read: list[str] = []  # how grade read the files: which was graded, which not and why
+        if ps.variants is not None and not meta.emails:
+            why = _NO_EMAIL.format(path=root / "submission_metadata.json")
+            log(why)
+            _write_results(results, _not_graded(why))
+            return 1
         if not any(_files(root / "submission")):
             record = _nothing_handed_in(ps)
         else:

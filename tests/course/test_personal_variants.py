@@ -824,3 +824,32 @@ def test_identity_is_the_graders_form_of_an_lms_name():
     for text in ("Zoë O'Neil", "oneilzoë", " Hopper, Grace ", "ada.lovelace@uni.example"):
         assert slug(text) == identity(text) == identity(slug(text))
     assert identity("Zoë O'Neil") == "zoe-o-neil"
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+@pytest.mark.usefixtures("multiprocessing_servers")
+def test_gradescope_does_not_grade_variants_for_a_submitter_without_an_email(course, tmp_path):
+    """A problem set with variants draws each student's numbers from their e-mail inside
+    Gradescope; metadata naming no e-mail for the submitter (``users[].email`` null, as
+    ``docs/submission_metadata.md`` gives the field) gets a ``results.json`` that says the
+    submission was not graded and why, not a grade on the numbers of nobody (the student
+    ``submission``), flagged as another's work."""
+    from autograder.run.gradescope import run_submission
+
+    root = tmp_path / "autograder"
+    shutil.copytree(course, root / "source" / "course")
+    (root / "submission").mkdir(parents=True)
+    ps = ProblemSet(NAME, Course(course))
+    (root / "submission" / f"{NAME}.ipynb").write_bytes(_signed(ps, "ada@uni.example"))
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
+        "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
+        "users": [{"email": None, "id": 4242, "name": "Ada Lovelace"}],
+        "previous_submissions": []}))
+    said: list[str] = []
+    assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 1, said
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["tests"] == []
+    assert "not graded" in results["output"] and "names no e-mail" in results["output"]
+    assert "handed in as" not in results["output"]
