@@ -39,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import traceback
@@ -559,7 +560,9 @@ def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDE
 def _lock(root: Path) -> None:
     """The container mode's permissions: the kernel's user can neither read the grader, the
     reference answers and the checks (``source``), nor ``submission_metadata.json`` (it holds
-    earlier submissions' results, hidden tests included), nor write the results."""
+    earlier submissions' results, hidden tests included), nor write the results, nor put a
+    folder or link of its own in their place (``root`` is writable by its owner alone)."""
+    root.chmod(stat.S_IMODE(root.stat().st_mode) & ~0o022)
     (root / "source").chmod(0o700)
     metadata = root / "submission_metadata.json"
     if metadata.is_file():

@@ -939,3 +939,22 @@ def test_the_container_mode_keeps_the_shared_folders_from_the_kernel(built):
     assert left == []
     gaps = " ".join(container_gaps(python))
     assert "read-only to it" in gaps and "/tmp, /var/tmp, /dev/shm), with no size" not in gaps
+
+
+def test_the_container_mode_locks_a_writable_autograder_folder(tmp_path):
+    """Were Gradescope's ``/autograder`` writable by others (its docs/specs.md does not give its
+    mode), the kernel's user could rename ``results/`` and put a folder of its own, with a link
+    where the grader writes, in its place: the container mode's lock leaves it writable by its
+    owner alone, ``results/`` the grader's, ``source`` and the metadata closed to others."""
+    from autograder.run.gradescope import _lock
+
+    root = tmp_path / "autograder"
+    (root / "source").mkdir(parents=True)
+    (root / "submission_metadata.json").write_text("{}")
+    root.chmod(0o777)
+    _lock(root)
+    assert stat.S_IMODE(root.stat().st_mode) & 0o022 == 0
+    assert stat.S_IMODE((root / "source").stat().st_mode) == 0o700
+    assert stat.S_IMODE((root / "submission_metadata.json").stat().st_mode) == 0o600
+    results = (root / "results").stat()
+    assert stat.S_IMODE(results.st_mode) == 0o755 and results.st_uid == os.geteuid()
