@@ -532,8 +532,8 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDENT) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
     students see there; a submitter's own, extended, due date where later) and the
-    ``late.toml`` extension granted under a submitter's Gradescope email or id (the latest, for a
-    group); no rule, no penalty.
+    ``late.toml`` extension granted under a submitter's Gradescope email (in any case) or id (the
+    latest, for a group); no rule, no penalty.
 
     An extension of ``{ days = N }`` counts from Gradescope's due date, as it counts from the
     deadline in force in ``grade``; one of a date never ends before that due date."""
@@ -551,7 +551,8 @@ def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDE
             return deadline + timedelta(days=rule.extension_days[key])
         return max(rule.extensions[key], deadline)
 
-    granted = [until(key) for key in meta.users if key in rule.extensions]
+    named = {user.casefold() for user in meta.users}  # an e-mail's case tells no one apart
+    granted = [until(key) for key in rule.extensions if key.casefold() in named]
     extensions = {student: max(granted)} if granted else {}
     rule = dataclasses.replace(rule, extensions=extensions, extension_days={})
     return LatePolicy({name: rule}, policy.source)

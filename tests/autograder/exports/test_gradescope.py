@@ -958,3 +958,18 @@ def test_the_container_mode_locks_a_writable_autograder_folder(tmp_path):
     assert stat.S_IMODE((root / "submission_metadata.json").stat().st_mode) == 0o600
     results = (root / "results").stat()
     assert stat.S_IMODE(results.st_mode) == 0o755 and results.st_uid == os.geteuid()
+
+
+def test_an_extension_holds_whatever_the_case_of_the_email(tmp_path):
+    """An instructor writes the extension under the e-mail as the roster spells it
+    (``Ada.Lovelace@Uni.example``) and Gradescope's metadata gives it in another case: the
+    domain of an address is case-insensitive (RFC 5321 section 2.4) and no two students are told
+    apart by case, so the extension holds."""
+    from autograder.run.gradescope import STUDENT, Metadata, _late_policy
+
+    (tmp_path / "late.toml").write_text(
+        f'{LATE_TOML}\n[{PS}.extensions]\n"Ada.Lovelace@Uni.example" = {{ days = 3 }}\n')
+    meta = Metadata(created_at=LATE, due_date=DUE, users=("ada.lovelace@uni.example", "4242"))
+    rule = _late_policy(Course(tmp_path), PS, meta).for_problem_set(PS)
+    assert rule.deadline == DUE
+    assert rule.extensions == {STUDENT: DUE + timedelta(days=3)}
