@@ -39,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import traceback
@@ -49,6 +50,7 @@ from datetime import datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
+import nbformat
 from packaging import tags
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -62,7 +64,7 @@ from autograder.course import Course
 from autograder.exports.gradescope import results_json
 from autograder.grading.problemset import ProblemSet
 from autograder.grading.record import Record
-from autograder.intake.collect import ONE_STUDENT, Collection, Submission
+from autograder.intake.collect import MAX_FILE_BYTES, ONE_STUDENT, Collection, Submission
 from autograder.intake.late import LatePolicy, load_policy
 from autograder.pages.visibility import Visibility, load_visibility
 from autograder.run.task import GradingOptions, failed_record
@@ -451,17 +453,38 @@ class Metadata:
             emails,
         )
 
-    def student(self, ps: ProblemSet) -> str:
+    def student(self, ps: ProblemSet, entered: frozenset[str] = frozenset()) -> str:
         """The student id the submission is graded under: for a problem set with per-student
-        variants, the (first) submitter's e-mail, whose numbers the grader draws
-        (:mod:`autograder.checks.personal`: the roster names Gradescope's students so);
-        otherwise, or without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder
-        of submissions (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form
-        (:func:`coursedata.variants.identity`), one student with it."""
+        variants, the submitter whose numbers the grader draws (:mod:`autograder.checks.personal`:
+        the roster names Gradescope's students by e-mail): of a group's e-mails, the first one
+        the notebook names (``entered``: the identities its ``STUDENT_ID`` says, as
+        :func:`coursedata.variants.identity` compares them), else the first; otherwise, or
+        without an e-mail, :data:`STUDENT`. An e-mail that cannot name a folder of submissions
+        (:data:`coursedata.variants.FOLDER_ID`) is given in its compared form, one student
+        with it."""
         if ps.variants is None or not self.emails:
             return STUDENT
-        email = self.emails[0]  # a folder's name (of letters, digits and ._@+-), or its identity
+        named = [e for e in self.emails if identity(e) in entered]
+        email = (named or list(self.emails))[0]  # a folder's name, or its identity
         return email if FOLDER_ID.match(email) else identity(email)
+
+
+def _entered(submission: Path) -> frozenset[str]:
+    """The identities the notebooks handed in enter as ``STUDENT_ID``, in their compared form
+    (read without running anything; a file that is no notebook, or larger than ``grade``
+    reads (:data:`autograder.intake.collect.MAX_FILE_BYTES`), names none)."""
+    from autograder.checks.personal import entered_identity
+
+    found = set()
+    for path in _files(submission):
+        if path.suffix == ".ipynb" and path.stat().st_size <= MAX_FILE_BYTES:
+            try:
+                said = entered_identity(nbformat.reads(path.read_text("utf-8"), as_version=4))
+            except (ValueError, AttributeError, TypeError, KeyError):  # no notebook: none named
+                continue
+            if said:
+                found.add(identity(said))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -478,7 +501,7 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 
     ``none`` means no sandbox can be built: nothing is graded.
     """
-    from autograder.sandbox import CONTAINER_GAPS, container_available, sandbox_available
+    from autograder.sandbox import container_available, container_gaps, sandbox_available
 
     if requested not in SANDBOXES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOXES)}; got {requested!r}")
@@ -499,7 +522,7 @@ def choose_isolation(requested: str = "auto") -> Isolation:
                 f"Your code ran in the grader's container mode{why}. It ran as a separate "
                 "unprivileged user that cannot read the grader, the reference answers or the "
                 "checks, with the memory, process, file-size and time limits of the sandbox. "
-                f"Not kept here: {'; '.join(CONTAINER_GAPS)}. This Gradescope container runs "
+                f"Not kept here: {'; '.join(container_gaps(sys.executable))}. This Gradescope container runs "
                 "this one submission and is then discarded.",
             )
         reasons.append(f"the container mode cannot run here: {reason}")
@@ -509,8 +532,8 @@ def choose_isolation(requested: str = "auto") -> Isolation:
 def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDENT) -> LatePolicy:
     """The course's late rule for ``name``, with Gradescope's due date as its deadline (the date
     students see there; a submitter's own, extended, due date where later) and the
-    ``late.toml`` extension granted under a submitter's Gradescope email or id (the latest, for a
-    group); no rule, no penalty.
+    ``late.toml`` extension granted under a submitter's Gradescope email (in any case) or id (the
+    latest, for a group); no rule, no penalty.
 
     An extension of ``{ days = N }`` counts from Gradescope's due date, as it counts from the
     deadline in force in ``grade``; one of a date never ends before that due date."""
@@ -528,7 +551,8 @@ def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDE
             return deadline + timedelta(days=rule.extension_days[key])
         return max(rule.extensions[key], deadline)
 
-    granted = [until(key) for key in meta.users if key in rule.extensions]
+    named = {user.casefold() for user in meta.users}  # an e-mail's case tells no one apart
+    granted = [until(key) for key in rule.extensions if key.casefold() in named]
     extensions = {student: max(granted)} if granted else {}
     rule = dataclasses.replace(rule, extensions=extensions, extension_days={})
     return LatePolicy({name: rule}, policy.source)
@@ -537,7 +561,9 @@ def _late_policy(course: Course, name: str, meta: Metadata, student: str = STUDE
 def _lock(root: Path) -> None:
     """The container mode's permissions: the kernel's user can neither read the grader, the
     reference answers and the checks (``source``), nor ``submission_metadata.json`` (it holds
-    earlier submissions' results, hidden tests included), nor write the results."""
+    earlier submissions' results, hidden tests included), nor write the results, nor put a
+    folder or link of its own in their place (``root`` is writable by its owner alone)."""
+    root.chmod(stat.S_IMODE(root.stat().st_mode) & ~0o022)
     (root / "source").chmod(0o700)
     metadata = root / "submission_metadata.json"
     if metadata.is_file():
@@ -553,6 +579,14 @@ def _write_results(results: Path, data: dict) -> None:
     partial = results / ".results.json.part"
     partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
     partial.replace(results / "results.json")
+
+
+#: Why a submission to a problem set with per-student variants is not graded without an e-mail.
+_NO_EMAIL = (
+    "this problem set gives every student their own numbers, drawn from their e-mail as the "
+    "roster names them, and {path} names no e-mail for the submitter (users[].email), so the "
+    "grader cannot tell whose numbers to grade it on"
+)
 
 
 def _not_graded(why: str) -> dict:
@@ -602,13 +636,27 @@ def run_submission(name: str, root: str | Path, sandbox: str = "auto", log=print
         ps = ProblemSet(name, course)
         visibility = load_visibility(name, course=course)
         read: list[str] = []  # how grade read the files: which was graded, which not and why
+        if ps.variants is not None and not meta.emails:
+            why = _NO_EMAIL.format(path=root / "submission_metadata.json")
+            log(why)
+            _write_results(results, _not_graded(why))
+            return 1
         if not any(_files(root / "submission")):
             record = _nothing_handed_in(ps)
         else:
             with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-                classdir = _stage(root / "submission", Path(tmp), meta.created_at, meta.student(ps))
+                student = meta.student(ps, _entered(root / "submission"))
+                classdir = _stage(root / "submission", Path(tmp), meta.created_at, student)
                 record = _grade(
-                    ps, classdir, Path(tmp) / "out", meta, isolation, visibility, log, read
+                    ps,
+                    classdir,
+                    Path(tmp) / "out",
+                    meta,
+                    student,
+                    isolation,
+                    visibility,
+                    log,
+                    read,
                 )
     except Exception:  # noqa: BLE001 - whatever failed, Gradescope must get a results.json
         log(traceback.format_exc())
@@ -661,17 +709,19 @@ def _grade(
     classdir: Path,
     out: Path,
     meta: Metadata,
+    student: str,
     isolation: Isolation,
     visibility: Visibility,
     log,
     read: list[str],
 ) -> Record:
-    """The record ``grade`` gives the one submission in ``classdir``; ``read`` receives the notes
-    of how its files were read (the file graded, the others and why not)."""
+    """The record ``grade`` gives the one submission in ``classdir``, graded as ``student``;
+    ``read`` receives the notes of how its files were read (the file graded, the others and why
+    not)."""
     from autograder.run.batch import grade_class
 
     def collected(found: Collection) -> None:
-        _as_handed_in(found, meta.created_at, meta.student(ps))
+        _as_handed_in(found, meta.created_at, student)
         read.extend(found.notes)
 
     records = grade_class(
@@ -683,7 +733,7 @@ def _grade(
         quiet=True,
         log=log,
         visibility=visibility,
-        policy=_late_policy(ps.course, ps.name, meta, meta.student(ps)),
+        policy=_late_policy(ps.course, ps.name, meta, student),
         course=ps.course,
         lms=ONE_STUDENT,  # no platform, owner or time is read from what the files hold
         collected=collected,

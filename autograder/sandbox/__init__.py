@@ -79,8 +79,12 @@ Where bubblewrap cannot create namespaces (a Docker container under its default 
 as Gradescope's: containers/bubblewrap #505), ``SandboxConfig(container=True)`` runs the kernel
 without bwrap, as a fresh unprivileged user of a root grader, with the same limits, time limits
 and cleared environment; the caller keeps the trusted files from it by their permissions, and
-every process of that user is killed at the end. :data:`CONTAINER_GAPS` names what it does not
-keep; :func:`container_available` says whether it can run.
+every process of that user is killed at the end. Where the grader may mount (``CAP_SYS_ADMIN``),
+the kernel's start-up step gives it a mount namespace of its own in which the folders any user
+may write (``/tmp``, ``/var/tmp``, ``/run/lock``, ``/var/crash``, ``/dev/mqueue``) are read-only
+but for its working folder and its private folder (its ``HOME`` and ``TMPDIR``), and
+``/dev/shm`` is an empty tmpfs of ``tmp_mb``. :func:`container_gaps` names what it does not keep
+here (:data:`CONTAINER_GAPS` everywhere); :func:`container_available` says whether it can run.
 
 The package, read in order: :mod:`~autograder.sandbox.config` (what an execution is given and
 returns), :mod:`~autograder.sandbox.plan` (the pure bubblewrap command and mount plan),
@@ -99,6 +103,7 @@ from autograder.sandbox.config import (
 from autograder.sandbox.execute import (
     CONTAINER_GAPS,
     container_available,
+    container_gaps,
     execute_notebook,
     sandbox_available,
 )
@@ -109,6 +114,7 @@ __all__ = [
     "SandboxError",
     "sandbox_available",
     "container_available",
+    "container_gaps",
     "CONTAINER_GAPS",
     "execute_notebook",
     "kernel_environment",

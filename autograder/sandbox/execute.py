@@ -63,7 +63,13 @@ from autograder.sandbox.workdir import (
 from autograder.status import Status
 from coursedata.guard import KERNEL_ARGUMENT as GUARD_ARGUMENT
 
-__all__ = ["sandbox_available", "container_available", "execute_notebook", "CONTAINER_GAPS"]
+__all__ = [
+    "sandbox_available",
+    "container_available",
+    "container_gaps",
+    "execute_notebook",
+    "CONTAINER_GAPS",
+]
 
 log = logging.getLogger("autograder.sandbox")
 
@@ -108,17 +114,35 @@ def sandbox_available() -> tuple[bool, str]:
     return True, f"{version} at {bwrap}"
 
 
-#: What the container mode (``SandboxConfig.container``) does not keep of the bubblewrap sandbox.
+#: What the container mode (``SandboxConfig.container``) does not keep of the bubblewrap sandbox,
+#: wherever it runs.
 CONTAINER_GAPS = (
     "the kernel shares the machine's network (no network namespace)",
-    "it sees the machine's processes (no pid namespace) and can write where any user may "
-    "(/tmp, /dev/shm, /var/tmp: no private, size-capped /tmp)",
-    "the total disk it writes is not capped: only each file is (RLIMIT_FSIZE); the shared "
-    "/tmp, /dev/shm and /var/tmp have no size limit, and its working folder has one only where "
-    "the grader may mount a tmpfs (not in a container without CAP_SYS_ADMIN)",
+    "it sees the machine's processes (no pid namespace)",
     "folders are hidden from it by their permissions, not by empty mounts: what others may "
     "read, it may read",
 )
+#: What it does not keep where the grader may not mount (a container without CAP_SYS_ADMIN).
+UNMOUNTED_GAPS = (
+    "it can write where any user may (/tmp, /var/tmp, /dev/shm), with no size limit there",
+    "the total disk it writes is not capped, only each file (RLIMIT_FSIZE): its working "
+    "folder has no size limit either",
+)
+#: What holds, and what not, where it may: the shared folders are read-only to the kernel.
+MOUNTED_GAPS = (
+    "of the folders any user may write, /tmp, /var/tmp, /run/lock, /var/crash and /dev/mqueue "
+    "are read-only to it and /dev/shm is its own, capped; any other folder of the image that "
+    "any user may write is not capped",
+)
+
+
+@functools.cache
+def container_gaps(python: str = sys.executable) -> tuple[str, ...]:
+    """What the container mode does not keep here: :data:`CONTAINER_GAPS`, and what it keeps of
+    the shared folders as the kernel's own start-up step found (:func:`container_available`)."""
+    ok, reason = container_available(python)
+    private = ok and "shared folders read-only" in reason
+    return CONTAINER_GAPS + (MOUNTED_GAPS if private else UNMOUNTED_GAPS)
 
 
 @functools.cache
@@ -139,9 +163,9 @@ def container_available(python: str = sys.executable) -> tuple[bool, str]:
     uid = _sandbox_uid()
     if uid < 0:
         return False, "the container mode needs a root grader, to run the kernel as another user"
-    probe = "import ipykernel, os; print('sandbox-ok', os.getuid())"
+    probe = "import ipykernel, os; print('sandbox-ok', os.getuid(), os.access('/tmp', os.W_OK))"
     config = SandboxConfig(python=python, container=True)
-    argv = _container_argv(config, uid, _kernel_env(config), [python, "-c", probe])
+    argv = _container_argv(config, uid, _kernel_env(config), [python, "-c", probe], [])
     try:
         proc = subprocess.run(
             argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd="/"
@@ -153,7 +177,8 @@ def container_available(python: str = sys.executable) -> tuple[bool, str]:
             f"{python} did not run as an unprivileged user (exit status {proc.returncode}; it "
             f"and its packages must be readable by others): {proc.stderr.strip()[-500:]}"
         )
-    return True, f"the kernel runs as an unprivileged user with {python}"
+    shared = "read-only" if f"sandbox-ok {uid} False" in proc.stdout else "writable"
+    return True, f"the kernel runs as an unprivileged user with {python}, shared folders {shared}"
 
 
 def _kill_user(uid: int, python: str) -> None:
@@ -211,6 +236,22 @@ def _reap(uid: int, timeout: float = PATIENCE_S) -> None:
             return  # nothing of it runs; zombies of other parents are theirs to collect
         time.sleep(0.05)
     log.error("processes of the sandbox user %d still ran %g s after SIGKILL", uid, timeout)
+
+
+def _home(config: SandboxConfig, tmp: Path, uid: int) -> SandboxConfig:
+    """In the container mode, the kernel's home and temporary folder: ``tmp/home``, its own
+    (the shared ``/tmp`` is read-only to it where the grader may mount)."""
+    home = tmp / "home"
+    home.mkdir(mode=0o700)
+    if uid >= 0:
+        os.chown(home, uid, uid)
+    env = {
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "IPYTHONDIR": str(home / ".ipython"),
+        "MPLCONFIGDIR": str(home / ".matplotlib"),
+    }
+    return dataclasses.replace(config, env={**env, **config.env})
 
 
 def _library(config: SandboxConfig, tmp: Path) -> SandboxConfig:
@@ -281,8 +322,8 @@ async def _run(
     if zygote is None:
         cold = dataclasses.replace(config, env={**config.env, **env})
         if config.container:
-            cold = _library(cold, tmp)
-            argv = _container_argv(cold, uid, _kernel_env(cold), kernel_cmd)
+            cold = _library(_home(cold, tmp, uid), tmp)
+            argv = _container_argv(cold, uid, _kernel_env(cold), kernel_cmd, [workdir, tmp])
         else:
             info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
             argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd)

@@ -7,6 +7,7 @@ Everything here is pure (no process is started), so it is unit-tested on every m
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 from collections.abc import Iterable
@@ -23,8 +24,25 @@ _uid_counter = itertools.count()
 # resource limits, then exec the kernel. Written without braces: the kernel command is formatted
 # by jupyter_client, which substitutes ``{name}`` fields.
 _START_STEP = """\
-import os, resource, sys
+import json, os, resource, sys
 uid = int(sys.argv[1])
+shared = json.loads(sys.argv[3])
+if shared:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    def mount(source, target, kind, flags, data=None):
+        return libc.mount(source.encode(), target.encode(), kind and kind.encode(), flags,
+                          data and data.encode()) == 0
+    if libc.unshare(0x20000) == 0 and mount('none', '/', None, 0x4000 | 0x40000):
+        for path in shared['ro']:
+            kept = os.statvfs(path).f_flag & 0x0e
+            if mount(path, path, None, 0x1000 | 0x4000):
+                for folder in shared['rw']:
+                    if folder.startswith(path.rstrip('/') + '/'):
+                        mount(folder, folder, None, 0x1000 | 0x4000)
+                mount('none', path, None, 0x20 | 0x1000 | 0x1 | kept)
+        for path, size in shared['private'].items():
+            mount('grader-private', path, 'tmpfs', 0x2 | 0x4, f'size={size},mode=1777')
 if uid >= 0:
     os.setgroups([])
     os.setresgid(uid, uid, uid)
@@ -33,7 +51,7 @@ for item in sys.argv[2].split(','):
     name, value = item.split('=')
     resource.setrlimit(getattr(resource, name), (int(value), int(value)))
 os.umask(0o022)
-os.execv(sys.argv[3], sys.argv[3:])
+os.execv(sys.argv[4], sys.argv[4:])
 """
 
 
@@ -159,10 +177,30 @@ def _limits(config: SandboxConfig) -> dict[str, int]:
     }
 
 
-def _start_step(config: SandboxConfig, uid: int) -> list[str]:
-    """The start-up step's command line (:data:`_START_STEP`), to which the kernel's is added."""
+#: The folders any user may write on a Linux image, which the container mode takes from the
+#: kernel (read-only in its own mount namespace); ``/dev/shm`` it gets private and capped.
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/run/lock", "/var/crash", "/dev/mqueue")
+
+
+def _start_step(
+    config: SandboxConfig, uid: int, writable: Iterable[Path] | None = None
+) -> list[str]:
+    """The start-up step's command line (:data:`_START_STEP`), to which the kernel's is added.
+
+    With ``writable`` (the container mode), the step first gives the kernel a mount namespace of
+    its own where the shared folders of :data:`SHARED_WRITABLE` are read-only but for
+    ``writable`` (its working folder and its private folder), and ``/dev/shm`` is an empty tmpfs
+    of ``config.tmp_mb``: without ``CAP_SYS_ADMIN`` (unshare and mount refused) it goes on
+    without them, and :func:`~autograder.sandbox.execute.container_gaps` says so."""
     limits = ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())
-    return [config.python, "-I", "-S", "-c", _START_STEP, str(uid), limits]
+    shared = {}
+    if writable is not None:
+        shared = {
+            "ro": [p for p in SHARED_WRITABLE if os.path.isdir(p)],
+            "rw": [str(p) for p in writable],
+            "private": {"/dev/shm": f"{int(config.tmp_mb)}m"} if os.path.isdir("/dev/shm") else {},
+        }
+    return [config.python, "-I", "-S", "-c", _START_STEP, str(uid), limits, json.dumps(shared)]
 
 
 def _bwrap_argv(
@@ -267,14 +305,19 @@ def _zygote_argv(config: SandboxConfig, zdir: Path, command: list[str]) -> list[
 
 
 def _container_argv(
-    config: SandboxConfig, uid: int, env: dict[str, str], command: list[str]
+    config: SandboxConfig,
+    uid: int,
+    env: dict[str, str],
+    command: list[str],
+    writable: Iterable[Path] = (),
 ) -> list[str]:
     """The command line that runs ``command`` in the container mode (no bubblewrap): a cleared
-    environment (``env`` only), then the start-up step that drops to ``uid`` and sets the limits.
+    environment (``env`` only), then the start-up step that takes the shared folders but
+    ``writable`` from it, drops to ``uid`` and sets the limits.
     """
     if uid < 0:
         raise SandboxError(
             "the container mode needs a root grader (to run the kernel as another user)"
         )
     cleared = [shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items())]
-    return [*cleared, *_start_step(config, uid), *command]
+    return [*cleared, *_start_step(config, uid, writable), *command]

@@ -666,16 +666,20 @@ def test_gradescopes_autograder_carries_the_secret_its_grading_needs(course, tmp
 @pytest.mark.slow
 @require(sandbox_available(), "bubblewrap is needed to grade")
 @pytest.mark.usefixtures("multiprocessing_servers")
-def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path):
+@pytest.mark.parametrize("group", [(), ("bob.babbage@uni.example",)], ids=["alone", "group"])
+def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp_path, group):
     """Inside Gradescope (``run_autograder``: the zip unpacked in ``/autograder/source``, the
     submission in ``/autograder/submission``, ``submission_metadata.json`` naming the submitter
     by ``users[].email``: gradescope/autograder_samples ``docs/submission_metadata.md``), a
     problem set with variants is graded on the submitter's numbers, drawn from their e-mail as
     the roster names them: full marks for Ada's correct notebook and no flag, where every
-    submission was graded as the student ``submission`` (another's numbers, flagged)."""
+    submission was graded as the student ``submission`` (another's numbers, flagged). Handed in
+    by a group whose ``users`` list Bob first (the docs promise no order), Ada's notebook, which
+    names her, is still graded on her numbers, not on Bob's."""
     from autograder.run.gradescope import run_submission
 
     email = "ada.lovelace@uni.example"
+    members = [{"email": e, "id": 4000 + i, "name": e.split("@")[0]} for i, e in enumerate(group)]
     root = tmp_path / "autograder"
     shutil.copytree(course, root / "source" / "course")
     (root / "submission").mkdir(parents=True)
@@ -684,7 +688,7 @@ def test_gradescope_grades_each_submission_on_its_submitters_numbers(course, tmp
     (root / "submission_metadata.json").write_text(json.dumps({
         "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
         "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
-        "users": [{"email": email, "id": 4242, "name": "Ada Lovelace"}],
+        "users": [*members, {"email": email, "id": 4242, "name": "Ada Lovelace"}],
         "previous_submissions": []}))
     said: list[str] = []
     assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 0, said
@@ -820,3 +824,32 @@ def test_identity_is_the_graders_form_of_an_lms_name():
     for text in ("Zoë O'Neil", "oneilzoë", " Hopper, Grace ", "ada.lovelace@uni.example"):
         assert slug(text) == identity(text) == identity(slug(text))
     assert identity("Zoë O'Neil") == "zoe-o-neil"
+
+
+@pytest.mark.slow
+@require(sandbox_available(), "bubblewrap is needed to grade")
+@pytest.mark.usefixtures("multiprocessing_servers")
+def test_gradescope_does_not_grade_variants_for_a_submitter_without_an_email(course, tmp_path):
+    """A problem set with variants draws each student's numbers from their e-mail inside
+    Gradescope; metadata naming no e-mail for the submitter (``users[].email`` null, as
+    ``docs/submission_metadata.md`` gives the field) gets a ``results.json`` that says the
+    submission was not graded and why, not a grade on the numbers of nobody (the student
+    ``submission``), flagged as another's work."""
+    from autograder.run.gradescope import run_submission
+
+    root = tmp_path / "autograder"
+    shutil.copytree(course, root / "source" / "course")
+    (root / "submission").mkdir(parents=True)
+    ps = ProblemSet(NAME, Course(course))
+    (root / "submission" / f"{NAME}.ipynb").write_bytes(_signed(ps, "ada@uni.example"))
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "id": 1, "created_at": "2026-11-20T10:00:00+00:00", "submission_method": "upload",
+        "assignment": {"due_date": "2026-11-21T10:00:00+00:00", "title": NAME},
+        "users": [{"email": None, "id": 4242, "name": "Ada Lovelace"}],
+        "previous_submissions": []}))
+    said: list[str] = []
+    assert run_submission(NAME, root, sandbox="bwrap", log=said.append) == 1, said
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["tests"] == []
+    assert "not graded" in results["output"] and "names no e-mail" in results["output"]
+    assert "handed in as" not in results["output"]

@@ -392,8 +392,15 @@ def test_results_follow_the_specification_and_equal_grade(gradescope, oracle, bu
     assert results["stdout_visibility"] == "hidden"
     # the container mode says so, and what it does not keep
     assert "container mode" in results["output"] and "network" in results["output"]
-    # the disk a submission writes in the container mode is said to be uncapped, exactly
-    assert "the total disk it writes is not capped" in results["output"]
+    # what the container mode does not keep here is said, each gap as it is here: where the
+    # grader may not mount, the disk is said to be uncapped; where it may, the shared folders
+    from autograder.sandbox import container_gaps
+
+    gaps = container_gaps(str(built["python"]))
+    assert all(gap in results["output"] for gap in gaps), results["output"]
+    mounted = "shared folders read-only" in container_available(str(built["python"]))[1]
+    said = "read-only to it" if mounted else "the total disk it writes is not capped"
+    assert said in results["output"]
 
 
 def test_the_cases_score_as_a_student_expects(gradescope, built):
@@ -880,3 +887,89 @@ def test_withheld_hidden_checks_are_after_due_date_only_where_that_keeps_the_rel
     assert shown(Visibility("none"), late_due) == ["visible", "after_published"]  # no date
     hidden_test = results_json(record, withheld, now=before, shown_from=late_due)["tests"][1]
     assert hidden_test["output"] == record.scores[1].message  # Gradescope withholds it
+
+
+def test_the_container_mode_keeps_the_shared_folders_from_the_kernel(built):
+    """Where the root grader may mount, a kernel in the container mode cannot fill the shared
+    /tmp, /var/tmp or /dev/shm of the machine (Gradescope's container: a student's files there
+    would fill its disk, with no per-kernel cap): the shared folders are read-only to it
+    (``EROFS``), ``/dev/shm`` is its own tmpfs of ``tmp_mb`` (``ENOSPC`` past it, nothing on the
+    machine's), its ``TMPDIR`` and working folder stay writable, and the gaps said are those."""
+    from autograder.sandbox import container_gaps
+    from autograder.sandbox.disk import cap_folder, release
+
+    python = str(built["python"])
+    ok, reason = container_available(python)
+    require(ok, f"the container mode cannot run here: {reason}")
+    probe = Path(tempfile.mkdtemp(dir=built["base"]))
+    require(cap_folder(probe, 1, 16), "the grader may not mount here (no CAP_SYS_ADMIN)")
+    release(probe)
+    assert "shared folders read-only" in reason, reason
+    mark = f"shared-{os.getpid()}"
+    work = Path(tempfile.mkdtemp(dir=built["base"])) / "work"
+    work.mkdir()
+    cells = [
+        "import errno, os\nfor top in ('/tmp', '/var/tmp'):\n    try:\n"
+        f"        open(os.path.join(top, {mark!r}), 'wb').write(b'x')\n        print('wrote')\n"
+        "    except OSError as e:\n        print(errno.errorcode[e.errno])",
+        "import errno\nwritten = 0\ntry:\n    for i in range(4):\n"
+        f"        with open('/dev/shm/{mark}-%d' % i, 'wb') as f:\n"
+        "            for _ in range(10):\n                f.write(b'x' * 2**20)\n"
+        "                written += 1\nexcept OSError as e:\n"
+        "    print(errno.errorcode[e.errno], written)",
+        "import tempfile\nwith tempfile.NamedTemporaryFile() as f:\n    f.write(b'ok')\n"
+        "open('mine.txt', 'w').write('ok')\nprint('own folders ok')",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    config = SandboxConfig(container=True, python=python, cell_timeout_s=20,
+                           notebook_timeout_s=120, tmp_mb=16)
+    result = execute_notebook(nb, work, config)
+    assert result.status == "ok", result.message
+
+    def out(i: int) -> str:
+        return "".join(o.get("text", "") for o in result.notebook.cells[i].outputs
+                       if o.output_type == "stream")
+
+    assert out(0).split() == ["EROFS", "EROFS"]
+    full, written = out(1).split()
+    assert full == "ENOSPC" and 10 <= int(written) <= 16, out(1)
+    assert out(2) == "own folders ok\n"
+    assert (work / "mine.txt").read_text() == "ok"
+    left = [p for top in ("/tmp", "/var/tmp", "/dev/shm") for p in Path(top).glob(f"{mark}*")]
+    assert left == []
+    gaps = " ".join(container_gaps(python))
+    assert "read-only to it" in gaps and "/tmp, /var/tmp, /dev/shm), with no size" not in gaps
+
+
+def test_the_container_mode_locks_a_writable_autograder_folder(tmp_path):
+    """Were Gradescope's ``/autograder`` writable by others (its docs/specs.md does not give its
+    mode), the kernel's user could rename ``results/`` and put a folder of its own, with a link
+    where the grader writes, in its place: the container mode's lock leaves it writable by its
+    owner alone, ``results/`` the grader's, ``source`` and the metadata closed to others."""
+    from autograder.run.gradescope import _lock
+
+    root = tmp_path / "autograder"
+    (root / "source").mkdir(parents=True)
+    (root / "submission_metadata.json").write_text("{}")
+    root.chmod(0o777)
+    _lock(root)
+    assert stat.S_IMODE(root.stat().st_mode) & 0o022 == 0
+    assert stat.S_IMODE((root / "source").stat().st_mode) == 0o700
+    assert stat.S_IMODE((root / "submission_metadata.json").stat().st_mode) == 0o600
+    results = (root / "results").stat()
+    assert stat.S_IMODE(results.st_mode) == 0o755 and results.st_uid == os.geteuid()
+
+
+def test_an_extension_holds_whatever_the_case_of_the_email(tmp_path):
+    """An instructor writes the extension under the e-mail as the roster spells it
+    (``Ada.Lovelace@Uni.example``) and Gradescope's metadata gives it in another case: the
+    domain of an address is case-insensitive (RFC 5321 section 2.4) and no two students are told
+    apart by case, so the extension holds."""
+    from autograder.run.gradescope import STUDENT, Metadata, _late_policy
+
+    (tmp_path / "late.toml").write_text(
+        f'{LATE_TOML}\n[{PS}.extensions]\n"Ada.Lovelace@Uni.example" = {{ days = 3 }}\n')
+    meta = Metadata(created_at=LATE, due_date=DUE, users=("ada.lovelace@uni.example", "4242"))
+    rule = _late_policy(Course(tmp_path), PS, meta).for_problem_set(PS)
+    assert rule.deadline == DUE
+    assert rule.extensions == {STUDENT: DUE + timedelta(days=3)}
