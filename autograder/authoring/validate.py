@@ -431,6 +431,12 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def _unread_heading(text: str, gid: str) -> str:
+    """The first ``## `gid` ...`` heading line of ``text`` (``""`` when there is none)."""
+    match = re.search(rf"(?m)^##\s*`{re.escape(gid)}`.*$", text)
+    return match[0].strip() if match else ""
+
+
 def rubric_problems(ps: ProblemSet) -> list[Problem]:
     """Written answers without a marking-scheme section, or with other points there."""
     written = [c for c in ps.grade_cells if not c.autograded]
@@ -447,14 +453,25 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
                 f"Write {path} with a section ## `<grade_id>` — N points per answer.",
             )
         ]
-    sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(path.read_text())}
+    text = path.read_text()
+    sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(text)}
     orphans = sorted(set(sections) - {c.grade_id for c in written})
     rename = (
         f" (or rename ## `{orphans[0]}`, which is no written answer's)" if len(orphans) == 1 else ""
     )
     out = []
     for cell in written:
-        if cell.grade_id not in sections:
+        heading = _unread_heading(text, cell.grade_id)
+        if cell.grade_id not in sections and heading:
+            out.append(
+                Problem(
+                    where,
+                    f"the heading “{heading}” is not read as the section of `{cell.grade_id}`",
+                    f"Write it ## `{cell.grade_id}` — {_num(cell.points)} points "
+                    "(an em dash, —, between the name and the points).",
+                )
+            )
+        elif cell.grade_id not in sections:
             out.append(
                 Problem(
                     where,

@@ -358,6 +358,20 @@ def test_a_missing_marking_scheme_section_is_refused(course):
     assert f"rubrics/{name}.md: the written answer `{gid}` has no section" in message
 
 
+def test_a_marking_scheme_heading_with_a_hyphen_names_the_heading(course):
+    """``## `gid` - 3 points`` (a hyphen for the em dash): the heading is named, not "no section"."""
+    for name in list_problem_sets(Course(course)):
+        text = (course / "rubrics" / f"{name}.md").read_text()
+        sections = re.findall(r"(?m)^## `([^`]+)` — ", text)
+        if sections:
+            break
+    gid = sections[0]
+    (course / "rubrics" / f"{name}.md").write_text(text.replace(f"## `{gid}` —", f"## `{gid}` -"))
+    message = _refused(course, name)
+    assert f"## `{gid}` -" in message and "em dash" in message, message
+    assert "has no section" not in message, message
+
+
 def _first_declared(course: Path, key: str | None = None):
     """``(problem set, grade_id)`` of the first cell declaring ``reference`` (and ``key``)."""
     for name in list_problem_sets(Course(course)):
