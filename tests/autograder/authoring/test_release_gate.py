@@ -372,6 +372,27 @@ def test_a_marking_scheme_heading_with_a_hyphen_names_the_heading(course):
     assert "has no section" not in message, message
 
 
+def test_a_lost_variants_placeholder_is_named_at_its_cell_before_nbgrader(course):
+    """The variant cell's ``"@VARIANTS@"`` replaced by ``""``: refused before nbgrader runs,
+    naming the source notebook's cell (not a scratch copy) and what to write there."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        if "variants" in nb.metadata.get("course", {}):
+            break
+    else:
+        raise AssertionError("no problem set of the course has variants")
+    [cell] = [c for c in nb.cells if '"@VARIANTS@"' in c.source]
+    label = f"cell `{_gid(cell)}`" if _gid(cell) else f"cell {nb.cells.index(cell) + 1}"
+
+    def lose(nb):
+        [cell] = [c for c in nb.cells if '"@VARIANTS@"' in c.source]
+        cell.source = cell.source.replace('"@VARIANTS@"', '""')
+    _edit(course, name, lose)
+    message = _refused(course, name)
+    assert f"{name}.ipynb, {label}" in message, message
+    assert '"@VARIANTS@"' in message and ".release-" not in message, message
+
+
 def _first_declared(course: Path, key: str | None = None):
     """``(problem set, grade_id)`` of the first cell declaring ``reference`` (and ``key``)."""
     for name in list_problem_sets(Course(course)):
