@@ -47,6 +47,7 @@ from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.record_calls import answer_parameters, record_calls
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
+from coursedata.naming import question_of
 
 __all__ = [
     "Problem",
@@ -241,9 +242,23 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
     (:func:`coursedata.grading.record`): an input that is not a parameter of the function, or a
     parameter left out before the last one given."""
     params, cases, out = answer_parameters(ps.source), declared_cases(ps.source), []
+    answers = {  # the questions' own functions: each answer cell's grade_id
+        nbgrader_meta(c).get("grade_id") for c in ps.source.cells if nbgrader_meta(c).get("solution")
+    }
     for r in record_calls(ps.source):
         case = cases.get(r.inputs_case or "")
         if case is None or r.function not in params:
+            continue
+        question = question_of(r.grade_id)
+        if question != r.function and {question, r.function} <= answers:
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, cell `{r.grade_id}`, case {r.case!r}",
+                    f"it records {r.function}, another question's function, in the cell of "
+                    f"question `{question}`",
+                    f"Record {question} there: record({r.case!r}, {question}, ...).",
+                )
+            )
             continue
         given, known = set(case.arguments), params[r.function]
         wanted = set(known[: len(given)])

@@ -393,6 +393,34 @@ def test_a_lost_variants_placeholder_is_named_at_its_cell_before_nbgrader(course
     assert '"@VARIANTS@"' in message and ".release-" not in message, message
 
 
+def test_a_record_of_another_question_s_function_names_the_function_to_record(course):
+    """A hidden cell's ``record(case, m_step, ...)`` changed to another question's function (a
+    copy-paste from an earlier cell): the message says which function to record, not to change
+    the declaration."""
+    from autograder.checks.record_calls import answer_parameters, record_calls
+    from coursedata.naming import question_of
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        answers = {_gid(c) for c in _answer_cells(nb)} & set(answer_parameters(nb))
+        calls = [r for r in record_calls(nb) if r.function == question_of(r.grade_id)]
+        others = sorted(answers - {c.function for c in calls[-1:]}) if calls else []
+        if calls and others:
+            break
+    else:
+        raise AssertionError("no problem set records two questions' functions")
+    call, other = calls[-1], others[0]
+
+    def swap(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == call.grade_id]
+        cell.source = re.sub(rf"record\(\s*(['\"]){call.case}\1\s*,\s*{call.function}\b",
+                             f"record({call.case!r}, {other}", cell.source)
+    _edit(course, name, swap)
+    message = _refused(course, name)
+    assert f"it records {other}, another question's function" in message, message
+    assert f"Record {call.function} there" in message, message
+    assert "Declare every parameter" not in message, message
+
+
 def _first_declared(course: Path, key: str | None = None):
     """``(problem set, grade_id)`` of the first cell declaring ``reference`` (and ``key``)."""
     for name in list_problem_sets(Course(course)):
