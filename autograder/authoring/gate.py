@@ -52,7 +52,12 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
-from autograder.authoring.validate import Problem, check_reads, nbgrader_meta
+from autograder.authoring.validate import (
+    VARIANTS_PLACEHOLDER,
+    Problem,
+    check_reads,
+    nbgrader_meta,
+)
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
@@ -974,8 +979,6 @@ def placeholder_problems(ps: ProblemSet) -> list[Problem]:
     """A problem set with variants whose cells no longer pass ``"@VARIANTS@"`` (the literal the
     release replaces by the students' numbers): named at the cell that draws the variant, before
     nbgrader runs."""
-    from autograder.authoring.release import VARIANTS_PLACEHOLDER
-
     literal = f'"{VARIANTS_PLACEHOLDER}"'
     code = [(i, c) for i, c in enumerate(ps.source.cells) if c.cell_type == "code"]
     if ps.variants is None or any(literal in c.source for _, c in code):
@@ -989,7 +992,7 @@ def placeholder_problems(ps: ProblemSet) -> list[Problem]:
         Problem(
             where,
             f"no cell passes {literal}, which the release replaces by the students' numbers",
-            f"Write V = coursedata.variant({ps.name!r}, globals().get(\"STUDENT_ID\", \"\"), "
+            f'Write V = coursedata.variant({ps.name!r}, globals().get("STUDENT_ID", ""), '
             f"{literal}) there.",
         )
     ]

@@ -49,6 +49,9 @@ from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
 from coursedata.naming import question_of
 
+#: Where a source notebook's setup names the release's table of variants (a string literal).
+VARIANTS_PLACEHOLDER = "@VARIANTS@"
+
 __all__ = [
     "Problem",
     "problems",
@@ -243,7 +246,9 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
     parameter left out before the last one given."""
     params, cases, out = answer_parameters(ps.source), declared_cases(ps.source), []
     answers = {  # the questions' own functions: each answer cell's grade_id
-        nbgrader_meta(c).get("grade_id") for c in ps.source.cells if nbgrader_meta(c).get("solution")
+        nbgrader_meta(c).get("grade_id")
+        for c in ps.source.cells
+        if nbgrader_meta(c).get("solution")
     }
     for r in record_calls(ps.source):
         case = cases.get(r.inputs_case or "")
