@@ -52,7 +52,12 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
-from autograder.authoring.validate import Problem, check_reads, nbgrader_meta
+from autograder.authoring.validate import (
+    VARIANTS_PLACEHOLDER,
+    Problem,
+    check_reads,
+    nbgrader_meta,
+)
 from autograder.checks import load_checks
 from autograder.checks.answers import Answers
 from autograder.checks.declaration import (
@@ -970,6 +975,29 @@ def unshown_problems(ps: ProblemSet) -> list[Problem]:
     ]
 
 
+def placeholder_problems(ps: ProblemSet) -> list[Problem]:
+    """A problem set with variants whose cells no longer pass ``"@VARIANTS@"`` (the literal the
+    release replaces by the students' numbers): named at the cell that draws the variant, before
+    nbgrader runs."""
+    literal = f'"{VARIANTS_PLACEHOLDER}"'
+    code = [(i, c) for i, c in enumerate(ps.source.cells) if c.cell_type == "code"]
+    if ps.variants is None or any(literal in c.source for _, c in code):
+        return []
+    where = f"{ps.notebook_name}, metadata course.variants"
+    for index, cell in code:
+        if "coursedata.variant(" in cell.source:
+            where = f"{ps.notebook_name}, {_label(cell, index)}"
+            break
+    return [
+        Problem(
+            where,
+            f"no cell passes {literal}, which the release replaces by the students' numbers",
+            f'Write V = coursedata.variant({ps.name!r}, globals().get("STUDENT_ID", ""), '
+            f"{literal}) there.",
+        )
+    ]
+
+
 def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
     the same inputs; for a case checked in Python, which names no reference, the same inputs as
@@ -1119,8 +1147,10 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     from autograder.authoring.graded import sample_variants
 
     ps.course.use_code()
+    placeholder = placeholder_problems(ps)
     ps = sample_variants(ps)[0]
     return [
+        *placeholder,
         *marker_problems(ps),
         *rule_problems(ps),
         *weight_problems(ps),

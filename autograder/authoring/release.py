@@ -38,6 +38,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.authoring.validate import VARIANTS_PLACEHOLDER
 from autograder.course import Course
 from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.rulebook import declaration_problems
@@ -84,8 +85,6 @@ __all__ = [
     "practice_only",
 ]
 
-#: Where a source notebook's setup names the release's table of variants (a string literal).
-VARIANTS_PLACEHOLDER = "@VARIANTS@"
 #: The key the practice identity's numbers are drawn with when the course has no secret (the
 #: course site's copy, released without a roster: its numbers are anyone's to see).
 PRACTICE_KEY = b"the course site's practice copy".ljust(32, b"\0")

@@ -47,6 +47,10 @@ from autograder.checks.inventory import problems as inventory_problems
 from autograder.checks.record_calls import answer_parameters, record_calls
 from autograder.checks.registry import checks_for
 from autograder.grading.problemset import ProblemSet
+from coursedata.naming import question_of
+
+#: Where a source notebook's setup names the release's table of variants (a string literal).
+VARIANTS_PLACEHOLDER = "@VARIANTS@"
 
 __all__ = [
     "Problem",
@@ -241,9 +245,25 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
     (:func:`coursedata.grading.record`): an input that is not a parameter of the function, or a
     parameter left out before the last one given."""
     params, cases, out = answer_parameters(ps.source), declared_cases(ps.source), []
+    answers = {  # the questions' own functions: each answer cell's grade_id
+        nbgrader_meta(c).get("grade_id")
+        for c in ps.source.cells
+        if nbgrader_meta(c).get("solution")
+    }
     for r in record_calls(ps.source):
         case = cases.get(r.inputs_case or "")
         if case is None or r.function not in params:
+            continue
+        question = question_of(r.grade_id)
+        if question != r.function and {question, r.function} <= answers:
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, cell `{r.grade_id}`, case {r.case!r}",
+                    f"it records {r.function}, another question's function, in the cell of "
+                    f"question `{question}`",
+                    f"Record {question} there: record({r.case!r}, {question}, ...).",
+                )
+            )
             continue
         given, known = set(case.arguments), params[r.function]
         wanted = set(known[: len(given)])
@@ -431,6 +451,12 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def _unread_heading(text: str, gid: str) -> str:
+    """The first ``## `gid` ...`` heading line of ``text`` (``""`` when there is none)."""
+    match = re.search(rf"(?m)^##\s*`{re.escape(gid)}`.*$", text)
+    return match[0].strip() if match else ""
+
+
 def rubric_problems(ps: ProblemSet) -> list[Problem]:
     """Written answers without a marking-scheme section, or with other points there."""
     written = [c for c in ps.grade_cells if not c.autograded]
@@ -447,14 +473,25 @@ def rubric_problems(ps: ProblemSet) -> list[Problem]:
                 f"Write {path} with a section ## `<grade_id>` — N points per answer.",
             )
         ]
-    sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(path.read_text())}
+    text = path.read_text()
+    sections = {m["gid"]: float(m["points"]) for m in _RUBRIC.finditer(text)}
     orphans = sorted(set(sections) - {c.grade_id for c in written})
     rename = (
         f" (or rename ## `{orphans[0]}`, which is no written answer's)" if len(orphans) == 1 else ""
     )
     out = []
     for cell in written:
-        if cell.grade_id not in sections:
+        heading = _unread_heading(text, cell.grade_id)
+        if cell.grade_id not in sections and heading:
+            out.append(
+                Problem(
+                    where,
+                    f"the heading “{heading}” is not read as the section of `{cell.grade_id}`",
+                    f"Write it ## `{cell.grade_id}` — {_num(cell.points)} points "
+                    "(an em dash, —, between the name and the points).",
+                )
+            )
+        elif cell.grade_id not in sections:
             out.append(
                 Problem(
                     where,

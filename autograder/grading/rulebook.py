@@ -200,7 +200,11 @@ def declaration_problems(ps: ProblemSet) -> list[str]:
     except ValueError as exc:
         return [f"{ps.name}: its rules cannot be read: {exc}"]
     if rules is None:
-        return [f"{ps.name}: the source notebook declares no rules (metadata course.rules)"]
+        return [
+            f"{ps.name}: the source notebook declares no rules: add to its notebook metadata "
+            '"course": {"rules": {"forbid": [...], "allow": [...], "statement": "..."}}, '
+            "the statement said word for word in the first cell"
+        ]
     problems = []
     intro = _words(ps.source.cells[0].source) if ps.source.cells else ""
     if _words(rules.statement) not in intro:

@@ -358,6 +358,69 @@ def test_a_missing_marking_scheme_section_is_refused(course):
     assert f"rubrics/{name}.md: the written answer `{gid}` has no section" in message
 
 
+def test_a_marking_scheme_heading_with_a_hyphen_names_the_heading(course):
+    """``## `gid` - 3 points`` (a hyphen for the em dash): the heading is named, not "no section"."""
+    for name in list_problem_sets(Course(course)):
+        text = (course / "rubrics" / f"{name}.md").read_text()
+        sections = re.findall(r"(?m)^## `([^`]+)` — ", text)
+        if sections:
+            break
+    gid = sections[0]
+    (course / "rubrics" / f"{name}.md").write_text(text.replace(f"## `{gid}` —", f"## `{gid}` -"))
+    message = _refused(course, name)
+    assert f"## `{gid}` -" in message and "em dash" in message, message
+    assert "has no section" not in message, message
+
+
+def test_a_lost_variants_placeholder_is_named_at_its_cell_before_nbgrader(course):
+    """The variant cell's ``"@VARIANTS@"`` replaced by ``""``: refused before nbgrader runs,
+    naming the source notebook's cell (not a scratch copy) and what to write there."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        if "variants" in nb.metadata.get("course", {}):
+            break
+    else:
+        raise AssertionError("no problem set of the course has variants")
+    [cell] = [c for c in nb.cells if '"@VARIANTS@"' in c.source]
+    label = f"cell `{_gid(cell)}`" if _gid(cell) else f"cell {nb.cells.index(cell) + 1}"
+
+    def lose(nb):
+        [cell] = [c for c in nb.cells if '"@VARIANTS@"' in c.source]
+        cell.source = cell.source.replace('"@VARIANTS@"', '""')
+    _edit(course, name, lose)
+    message = _refused(course, name)
+    assert f"{name}.ipynb, {label}" in message, message
+    assert '"@VARIANTS@"' in message and ".release-" not in message, message
+
+
+def test_a_record_of_another_question_s_function_names_the_function_to_record(course):
+    """A hidden cell's ``record(case, m_step, ...)`` changed to another question's function (a
+    copy-paste from an earlier cell): the message says which function to record, not to change
+    the declaration."""
+    from autograder.checks.record_calls import answer_parameters, record_calls
+    from coursedata.naming import question_of
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        answers = {_gid(c) for c in _answer_cells(nb)} & set(answer_parameters(nb))
+        calls = [r for r in record_calls(nb) if r.function == question_of(r.grade_id)]
+        others = sorted(answers - {c.function for c in calls[-1:]}) if calls else []
+        if calls and others:
+            break
+    else:
+        raise AssertionError("no problem set records two questions' functions")
+    call, other = calls[-1], others[0]
+
+    def swap(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == call.grade_id]
+        cell.source = re.sub(rf"record\(\s*(['\"]){call.case}\1\s*,\s*{call.function}\b",
+                             f"record({call.case!r}, {other}", cell.source)
+    _edit(course, name, swap)
+    message = _refused(course, name)
+    assert f"it records {other}, another question's function" in message, message
+    assert f"Record {call.function} there" in message, message
+    assert "Declare every parameter" not in message, message
+
+
 def _first_declared(course: Path, key: str | None = None):
     """``(problem set, grade_id)`` of the first cell declaring ``reference`` (and ``key``)."""
     for name in list_problem_sets(Course(course)):
