@@ -48,6 +48,17 @@ def _gid(cell) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id", "")
 
 
+def _written(source, who: str, text: str) -> bytes:
+    """The source notebook signed by ``who``, with ``text`` as Question 2's written answer."""
+    nb = nbformat.from_dict(json.loads(json.dumps(source)))
+    for cell in nb.cells:
+        if _gid(cell) == "map_derivation":
+            cell.source = text
+        if _gid(cell) == IDENTITY_CELL:
+            cell.source = f"STUDENT_ID = {who!r}\n"
+    return nbformat.writes(nb).encode()
+
+
 @pytest.fixture
 def course(tmp_path):
     root = tmp_path / "course"
@@ -184,13 +195,7 @@ def test_a_number_of_many_variants_or_ones_own_is_never_flagged(course):
     source = nbformat.read(ps.path, as_version=4)
 
     def written(who: str, text: str) -> bytes:
-        nb = nbformat.from_dict(json.loads(json.dumps(source)))
-        for cell in nb.cells:
-            if _gid(cell) == "map_derivation":
-                cell.source = text
-            if _gid(cell) == IDENTITY_CELL:
-                cell.source = f"STUDENT_ID = {who!r}\n"
-        return nbformat.writes(nb).encode()
+        return _written(source, who, text)
 
     def honest(who: str) -> bytes:
         return written(who, f"The prior's mean is 0.50; my MAP is {mine[who]:.4f} ({mine[who]:.2f}).")
@@ -232,13 +237,7 @@ def test_a_classmates_number_is_flagged_however_it_is_written(course):
     source = nbformat.read(ps.path, as_version=4)
 
     def written(who: str, text: str) -> bytes:
-        nb = nbformat.from_dict(json.loads(json.dumps(source)))
-        for cell in nb.cells:
-            if _gid(cell) == "map_derivation":
-                cell.source = text
-            if _gid(cell) == IDENTITY_CELL:
-                cell.source = f"STUDENT_ID = {who!r}\n"
-        return nbformat.writes(nb).encode()
+        return _written(source, who, text)
 
     for form, text in forms.items():
         found = quoted_numbers(ps, [(ada, written(ada, f"My MAP is {text}.")),

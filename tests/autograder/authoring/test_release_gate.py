@@ -60,6 +60,19 @@ def _edit(course: Path, name: str, edit) -> None:
     nbformat.write(nb, _path(course, name))
 
 
+
+def _drop_metadata(course: Path, name: str, gid: str) -> int:
+    """Drop the metadata of the cell ``gid`` of ``name``'s source, as an editor may; return its
+    position (from 1), as a message names it."""
+    position = []
+
+    def drop(nb):
+        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
+        target.metadata = {}
+        position.append(index + 1)
+    _edit(course, name, drop)
+    return position[0]
+
 def _gid(cell) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id", "")
 
@@ -1006,15 +1019,9 @@ def test_an_answer_cell_whose_metadata_an_editor_dropped_is_named_before_nbgrade
     through, since it read only cells that have nbgrader metadata."""
     name, cell = _simple_answer(course)
     gid = _gid(cell)
-    position = []
-
-    def drop(nb):
-        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
-        target.metadata = {}
-        position.append(index + 1)
-    _edit(course, name, drop)
+    position = _drop_metadata(course, name, gid)
     message = _refused(course, name)
-    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN SOLUTION but is not an answer "
+    assert (f"{name}.ipynb, cell {position}: it holds ### BEGIN SOLUTION but is not an answer "
             "cell (it has no nbgrader metadata)") in message, message
     assert "nbgrader solution: true" in message and "Traceback" not in message
 
@@ -1024,15 +1031,9 @@ def test_a_hidden_test_cell_whose_metadata_an_editor_dropped_is_named_not_its_po
     and the heading's points to what the other cells carry, which would publish the problem set
     without its hidden test. The cell is named alone, with the fix."""
     name, gid, _ = _weighted_hidden(course)
-    position = []
-
-    def drop(nb):
-        index, target = next((i, c) for i, c in enumerate(nb.cells) if _gid(c) == gid)
-        target.metadata = {}
-        position.append(index + 1)
-    _edit(course, name, drop)
+    position = _drop_metadata(course, name, gid)
     message = _refused(course, name)
-    assert (f"{name}.ipynb, cell {position[0]}: it holds ### BEGIN HIDDEN TESTS (the answers it "
+    assert (f"{name}.ipynb, cell {position}: it holds ### BEGIN HIDDEN TESTS (the answers it "
             "records for the grader) but is not graded (it has no nbgrader metadata)") in message
     assert "Make it a graded test cell again" in message and "course.check" in message
     assert "**Points:**" not in message and "heading" not in message, message
