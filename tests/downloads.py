@@ -12,7 +12,9 @@ import re
 __all__ = ["canvas_file"]
 
 
-def canvas_file(name: str, user_id: int, attachment_id: int, file: str, *, late: bool = False) -> str:
+def canvas_file(
+    name: str, user_id: int, attachment_id: int, file: str, *, late: bool = False
+) -> str:
     """A file's name in Canvas's "Download Submissions" zip, as canvas-lms
     ``lib/content_zipper.rb`` makes it from ``name`` (a student's sortable name, "Hopper, Grace";
     a group's name for a group assignment's submission; the name the test's download shows
