@@ -49,6 +49,7 @@ from autograder.sandbox import sandbox_available, warm
 from autograder.settings import COURSE_DIR, ROOT
 from autograder.status import Status
 from coursedata.variants import IDENTITY_CELL, identity
+from tests.downloads import canvas_file
 from tests.environment import require
 
 NAME = "demo"
@@ -716,17 +717,6 @@ def test_another_secret_grades_every_student_again(course):
     assert grader_fingerprint(plain) == fingerprint
 
 
-def _canvas_name(sortable_name: str, user_id: int, attachment_id: int, file: str) -> str:
-    """A file's name in Canvas's download, as canvas-lms ``lib/content_zipper.rb`` makes it:
-    ``get_user_name`` takes the sortable name through ``sanitize_user_name`` (``_<digits>_``
-    joined, then ``downcase``), ``get_filename`` joins it and the user id with ``_`` and drops
-    every character that is not ``[[:word:]]`` (``sanitize_file_name``: Unicode letters stay),
-    and ``add_upload_submission`` appends ``_<attachment id>_<file>``."""
-    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()
-    stem = re.sub(r"[^\w]", "", f"{name}_{user_id}")
-    return f"{stem}_{attachment_id}_{file}"
-
-
 def _moodle_folder(full_name: str, participant_id: int) -> str:
     """A student's folder in Moodle's download (moodle ``mod/assign/classes/downloader.php``,
     ``get_student_prefix``: ``clean_filename(str_replace('_', ' ', fullname) . '_' .
@@ -751,8 +741,8 @@ def test_a_roster_names_a_student_as_the_lms_download_does(course, tmp_path):
     ps = ProblemSet(NAME, Course(course))
     canvas, moodle = tmp_path / "canvas", tmp_path / "moodle"
     canvas.mkdir()
-    signed = {"HopperGrace-103": _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb"),
-              "oneilzoë-104": _canvas_name("O'Neil, Zoë", 104, 9002, f"{NAME}.ipynb")}
+    signed = {"HopperGrace-103": canvas_file("Hopper, Grace", 103, 9001, f"{NAME}.ipynb"),
+              "oneilzoë-104": canvas_file("O'Neil, Zoë", 104, 9002, f"{NAME}.ipynb")}
     assert signed["oneilzoë-104"].startswith("oneilzoë_104_")  # Canvas keeps the letter
     for line, name in signed.items():
         (canvas / name).write_bytes(_signed(ps, line))
@@ -797,7 +787,7 @@ def test_a_canvas_gradebook_name_on_the_roster_is_warned_of(course, tmp_path):
     ps = ProblemSet(NAME, Course(course))
     download = tmp_path / "canvas"
     download.mkdir()
-    (download / _canvas_name("Hopper, Grace", 103, 9001, f"{NAME}.ipynb")).write_bytes(
+    (download / canvas_file("Hopper, Grace", 103, 9001, f"{NAME}.ipynb")).write_bytes(
         _signed(ps, "hoppergrace-103"))
     [sub] = collect_submissions(download, f"{NAME}.ipynb").submissions
     line = "Hopper, Grace-103"

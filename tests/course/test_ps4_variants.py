@@ -37,6 +37,7 @@ from autograder.grading.record import load_records
 from autograder.sandbox import sandbox_available
 from autograder.settings import COURSE_DIR, ROOT
 from coursedata.variants import IDENTITY_CELL, variant
+from tests.downloads import canvas_file
 from tests.environment import require
 
 PS = "ps4_map_naive_bayes"
@@ -121,7 +122,7 @@ def test_three_students_of_ps4_each_on_their_own_numbers_in_the_sandbox(course, 
     }
     for i, (student, data) in enumerate(notebooks.items()):
         name, user = student.split("-")
-        (download / f"{name}_{user}_{7001 + i}_{PS}.ipynb").write_bytes(data)
+        (download / canvas_file(name, int(user), 7001 + i, f"{PS}.ipynb")).write_bytes(data)
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "autograder", "grade", PS, str(download),
                            "--out", str(out), "--workers", "1", "--quiet", "--course",

@@ -32,6 +32,7 @@ from autograder.intake.collect import collect_submissions
 from autograder.sandbox import sandbox_available
 from tests import ROOT
 from tests import submissions as sb
+from tests.downloads import canvas_file
 from tests.environment import require
 from tests.psharness import generate_release
 
@@ -235,9 +236,10 @@ def canvas_groups(notebooks: dict[str, bytes]) -> tuple[dict[str, bytes], dict[s
     submission is a group of two, its partner :data:`CANVAS_PARTNER`."""
     people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7"),
               ("Ann Lee", "110", "Café Crew"), ("John Roe", "103", "")]
-    files = {"correct": "team7_104_5004", "blank": "cafécrew_110_5010",
-             "late": "johnroe_LATE_103_5003"}
-    members = {f"{files[who]}_{NB}": notebooks[kind] for who, (kind, _) in STUDENTS.items()}
+    files = {"correct": canvas_file("Team 7", 104, 5004, NB),
+             "blank": canvas_file("Café Crew", 110, 5010, NB),
+             "late": canvas_file("John Roe", 103, 5003, NB, late=True)}
+    members = {files[who]: notebooks[kind] for who, (kind, _) in STUDENTS.items()}
     members["PS1 groups.csv"] = _canvas_group_set(people)
     return members, {"correct": "jane-doe-104", "blank": "ann-lee-110", "late": "johnroe-103"}
 
