@@ -117,10 +117,18 @@ def group_file_name(group: str) -> str:
 def read_groups(data: bytes | None) -> dict[str, tuple[str, list[LmsInfo]]] | None:
     """Each member's user id → their group's name and its members (user id and name), from a
     Canvas group set's CSV export; None when ``data`` is not one (no ``name``,
-    ``canvas_user_id`` and ``group_name`` columns)."""
+    ``canvas_user_id`` and ``group_name`` columns). The export re-saved by Excel is read too:
+    its system code page (cp1252) when the bytes are not UTF-8, and ``;`` or a tab as the
+    delimiter when the header line holds more of them than commas."""
     try:
-        rows = list(csv.DictReader(io.StringIO((data or b"").decode("utf-8-sig"))))
-    except (UnicodeDecodeError, csv.Error):
+        text = (data or b"").decode("utf-8-sig")
+    except UnicodeDecodeError:  # Excel's "CSV (Comma delimited)" writes the system's code page
+        text = (data or b"").decode("cp1252", errors="replace")
+    header = text.partition("\n")[0]
+    delimiter = max(",;\t", key=header.count)  # Excel writes ";" where "," is the decimal mark
+    try:
+        rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error:
         return None
     if not rows or not {"name", "canvas_user_id", "group_name"} <= set(rows[0]):
         return None

@@ -1127,6 +1127,18 @@ def test_a_canvas_group_assignment_gives_each_member_their_row(tmp_path):
     assert not any(n.startswith("Canvas: if this is a group assignment") for n in found.notes)
 
 
+def test_a_canvas_group_set_re_saved_by_excel_still_gives_each_member_their_row(tmp_path):
+    """The group set's export (canvas-lms, as ``_canvas_group_set`` builds it) opened and saved
+    again by Excel in a European locale: ``;`` between the fields and the system's code page
+    (cp1252) for "Zoë". It was not read as a group set, so only the representative had a row."""
+    people = [("Zoë Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7")]
+    text = _canvas_group_set(people).decode("utf-8-sig").replace(",", ";")
+    members = {f"team7_104_5004_{NB}": b"t", "groups.csv": text.encode("cp1252")}
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    assert {(s.lms.user_id, s.lms.name, s.data) for s in found.submissions} == {
+        (user, name, b"t") for name, user, _ in people}
+
+
 def test_a_canvas_group_set_beside_an_individual_assignment_changes_nobody(tmp_path):
     """The group set's export beside an individual assignment's download: each file carries its
     student's sortable name, not their group's, so it stays theirs alone."""
