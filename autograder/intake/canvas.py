@@ -114,12 +114,14 @@ def group_file_name(group: str) -> str:
     return re.sub(r"[^\w]", "", re.sub(r"_(\d+)_", r"\1", group).lower())
 
 
-def read_groups(data: bytes | None) -> dict[str, tuple[str, list[LmsInfo]]] | None:
-    """Each member's user id → their group's name and its members (user id and name), from a
-    Canvas group set's CSV export; None when ``data`` is not one (no ``name``,
-    ``canvas_user_id`` and ``group_name`` columns). The export re-saved by Excel is read too:
-    its system code page (cp1252) when the bytes are not UTF-8, and ``;`` or a tab as the
-    delimiter when the header line holds more of them than commas."""
+def read_groups(data: bytes | None) -> dict[tuple[str, str], list[LmsInfo]] | None:
+    """Each member's user id and their group's file name (:func:`group_file_name`) → the group's
+    members (user id and name), from a Canvas group set's CSV export, keyed so that the exports
+    of several group sets merge without a student in two of them losing either group; None
+    when ``data`` is not one (no ``name``, ``canvas_user_id`` and ``group_name`` columns).
+    The export re-saved by Excel is read too: its system code page (cp1252) when the bytes are
+    not UTF-8, and ``;`` or a tab as the delimiter when the header line holds more of them than
+    commas."""
     try:
         text = (data or b"").decode("utf-8-sig")
     except UnicodeDecodeError:  # Excel's "CSV (Comma delimited)" writes the system's code page
@@ -139,15 +141,17 @@ def read_groups(data: bytes | None) -> dict[str, tuple[str, list[LmsInfo]]] | No
             members.setdefault(group, []).append(
                 LmsInfo("canvas", user, (row["name"] or "").strip())
             )
-    return {m.user_id: (group, team) for group, team in members.items() for m in team}
+    return {
+        (m.user_id, group_file_name(group)): team for group, team in members.items() for m in team
+    }
 
 
-def group_members(info: LmsInfo, groups: dict[str, tuple[str, list[LmsInfo]]]) -> list[LmsInfo]:
+def group_members(info: LmsInfo, groups: dict[tuple[str, str], list[LmsInfo]]) -> list[LmsInfo]:
     """The members a Canvas file is graded for: every member of its user's group when the file
     carries the group's name (a group assignment's submission), each with the file's late mark,
     attachment id and prefix (Canvas's re-upload finds the group's submission by them); none
     when it is the user's own."""
-    group, team = groups.get(info.user_id, ("", []))
-    if not group or info.anonymous or info.name != group_file_name(group):
+    team = groups.get((info.user_id, info.name), [])
+    if info.anonymous:
         return []
     return [dataclasses.replace(info, user_id=m.user_id, name=m.name) for m in team]

@@ -591,8 +591,8 @@ def _moodle_teams(
 
 def _canvas_groups(
     entries: list[_Entry], names: Sequence[NameReader], notes: list[str]
-) -> tuple[dict[str, tuple[str, list[LmsInfo]]] | None, list[_Entry]]:
-    """The groups of a Canvas group set's CSV export beside the files (None without one), and
+) -> tuple[dict[tuple[str, str], list[LmsInfo]] | None, list[_Entry]]:
+    """The groups of the Canvas group sets' CSV exports beside the files (None without one), and
     the download's other files (:mod:`autograder.intake.canvas`, group assignments)."""
     if canvas.parse_name not in names:
         return None, entries
@@ -609,7 +609,7 @@ def _canvas_groups(
         found = {**(found or {}), **read}
         notes.append(
             f"{entry.where}: read as a Canvas group set's export: "
-            f"{len({group for group, _ in read.values()})} group(s); a file named after its "
+            f"{len({group for _, group in read})} group(s); a file named after its "
             f"user's group is graded for each member"
         )
     return found, rest

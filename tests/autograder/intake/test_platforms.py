@@ -1139,6 +1139,20 @@ def test_a_canvas_group_set_re_saved_by_excel_still_gives_each_member_their_row(
         (user, name, b"t") for name, user, _ in people}
 
 
+def test_a_student_in_two_group_sets_is_graded_with_the_group_the_file_names(tmp_path):
+    """Two group sets' exports beside one download (the project teams and the lab pairs): Jane
+    is in both. The file named after her project team is graded for each of its members; before,
+    the second export replaced her first group, so her teammate had no row."""
+    teams = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7")]
+    pairs = [("Jane Doe", "104", "Pair 3"), ("Lee Kim", "109", "Pair 3")]
+    for first, second in (("a.csv", "b.csv"), ("b.csv", "a.csv")):  # either export read last
+        members = {f"team7_104_5004_{NB}": b"team7", first: _canvas_group_set(teams),
+                   second: _canvas_group_set(pairs)}
+        found = collect_submissions(_zip(tmp_path / f"{first}.zip", members), NB)
+        assert {(s.lms.user_id, s.data) for s in found.submissions} == {
+            ("104", b"team7"), ("108", b"team7")}, first
+
+
 def test_a_canvas_group_set_beside_an_individual_assignment_changes_nobody(tmp_path):
     """The group set's export beside an individual assignment's download: each file carries its
     student's sortable name, not their group's, so it stays theirs alone."""
