@@ -249,9 +249,11 @@ def _inner(
     depth: int,
     course_offset: timedelta | None = None,
     problem_set: str | None = None,
+    beside: Sequence[_Entry] = (),
 ) -> Collection:
     """The collection of the download inside a download that holds only it (the class's zip,
-    zipped again): read like the outer one, with a note saying so."""
+    zipped again), or it and the CSVs ``beside`` it (a group set's export, a grading worksheet,
+    read as if they were in it): read like the outer one, with a note saying so."""
     with tempfile.TemporaryDirectory(prefix="autograder-inner-") as folder:
         inner = Path(folder) / "download.zip"
         try:
@@ -260,10 +262,12 @@ def _inner(
             raise ValueError(
                 f"the download holds only the archive {entry.where}, and {why}"
             ) from None
-        found = _collect(inner, notebook, lms, depth, course_offset, problem_set)
+        found = _collect(inner, notebook, lms, depth, course_offset, problem_set, beside)
     found.notes[:0] = [
         *notes,
-        f"{entry.where}: the download holds only this archive; read as the download itself",
+        f"{entry.where}: the download holds only this archive"
+        + (f" and {', '.join(e.where for e in beside)} beside it" if beside else "")
+        + "; read as the download itself",
     ]
     return found
 
@@ -455,6 +459,29 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
     if not entries:
         raise ValueError(f"the submissions {str(path)!r} hold no files")
     return kept
+
+
+def _archive_and_sheets(entries: list[_Entry]) -> tuple[_Entry | None, list[_Entry]]:
+    """The archive a download holds in place of its files, and the CSVs beside it: one zip
+    alone (the class's download zipped again), or the LMS's zip with the group set's export or
+    the grading worksheet put beside it, in one folder (what the notes ask for); None when the
+    download holds anything else."""
+    if not entries or len({e.parts[:-1] for e in entries}) != 1:
+        return None, []
+    sheets = [e for e in entries if e.parts[-1].lower().endswith(".csv")]
+    rest = [e for e in entries if e not in sheets]
+    if len(rest) != 1 or not _is_zip(rest[0]):
+        return None, []
+    return rest[0], sheets
+
+
+def _placed(beside: Sequence[_Entry], entries: list[_Entry]) -> list[_Entry]:
+    """The CSVs that were beside a download's archive, placed at its top (inside the one folder
+    that wraps all its files, when one does), where its own export or worksheet would be."""
+    tops = {e.parts[0] for e in entries}
+    wrapped = len(tops) == 1 and all(len(e.parts) > 1 for e in entries)
+    top = (*tops,) if wrapped else ()
+    return [dataclasses.replace(e, parts=(*top, e.parts[-1])) for e in beside]
 
 
 def _is_wrapper(entries: list[_Entry]) -> bool:
@@ -836,12 +863,18 @@ def _collect(
     depth: int,
     course_offset: timedelta | None = None,
     problem_set: str | None = None,
+    beside: Sequence[_Entry] = (),
 ) -> Collection:
-    """:func:`collect_submissions` of a download ``depth`` archives deep in the one given."""
+    """:func:`collect_submissions` of a download ``depth`` archives deep in the one given, with
+    the files ``beside`` the archive it was in (:func:`_archive_and_sheets`)."""
     found = Collection()
     entries = _entries(path, found.notes)
-    if len(entries) == 1 and _is_zip(entries[0]) and depth < MAX_DEPTH:
-        return _inner(entries[0], notebook, lms, found.notes, depth + 1, course_offset, problem_set)
+    entries += _placed(beside, entries)
+    archive, sheets = _archive_and_sheets(entries)
+    if archive is not None and depth < MAX_DEPTH:
+        return _inner(
+            archive, notebook, lms, found.notes, depth + 1, course_offset, problem_set, sheets
+        )
     platform = _platform(entries, lms)
     if platform is not None:
         groups = _claimed(platform, entries, found.notes, found.lost, course_offset, problem_set)

@@ -1221,3 +1221,35 @@ def test_a_download_zipped_again_by_info_zip_keeps_every_name(tmp_path):
         assert [(s.student_id, s.lms.name, s.data) for s in found.submissions] == [
             (s.student_id, s.lms.name, s.data) for s in oracle.submissions], found.notes
         assert not found.lost
+
+
+@pytest.mark.parametrize("platform", ["canvas-groups", "moodle-teams"])
+@pytest.mark.parametrize("given", ["folder", "zip"])
+def test_the_lms_zip_beside_its_group_csv_is_read_with_it(tmp_path, platform, given):
+    """The LMS's zip as downloaded, with the group set's export (Canvas) or the grading worksheet
+    (Moodle) put beside it, in a folder or zipped with it: what the notes ask for ("add the group
+    set's CSV export to the download"). Only a zip alone was opened, so the folder was read as
+    files named <student>_<file>: the zip "belongs to no student", nobody graded. The oracle: the
+    same files in one zip."""
+    if platform == "canvas-groups":
+        members, _ = canvas_groups({"correct": b"1", "blank": b"2"})
+    else:
+        members = moodle_teams(True)
+    sheet = next(name for name in members if name.endswith(".csv"))
+    files = {name: data for name, data in members.items() if name != sheet}
+    oracle = collect_submissions(_zip(tmp_path / "oracle.zip", members), NB)
+    download = _zip(tmp_path / "download.zip", files)
+    if given == "folder":
+        path = tmp_path / "dl"
+        path.mkdir()
+        (path / "submissions.zip").write_bytes(download.read_bytes())
+        (path / sheet).write_bytes(members[sheet])
+    else:
+        path = _zip(tmp_path / "both.zip", {"dl/submissions.zip": download.read_bytes(),
+                                            f"dl/{sheet}": members[sheet]})
+    found = collect_submissions(path, NB)
+    assert oracle.submissions and not oracle.lost
+    assert [(s.student_id, s.lms, s.data) for s in found.submissions] == [
+        (s.student_id, s.lms, s.data) for s in oracle.submissions], found.notes
+    assert found.platform == oracle.platform and not found.lost
+    assert any("submissions.zip" in n and "read as the download" in n for n in found.notes)
