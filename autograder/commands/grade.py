@@ -275,7 +275,8 @@ def _incomplete(args, counts: Counter, found, dry: bool = False) -> int:
     """1, with the reason as the last line, when not all of the class was graded; else 0
     (``found``: the run's collection, None when it reported none; ``dry``: a dry run)."""
     lost = (
-        f"{len(found.lost)} notebook(s) in the download belong to no student ({found.platform}: "
+        f"{len(found.lost)} file(s) in the download belong to no student, or are group "
+        f"lists that could not be read ({found.platform}: "
         f"{found.lost[0]}{'; ...' if len(found.lost) > 1 else ''})"
         if found is not None and found.lost
         else ""

@@ -34,12 +34,10 @@ one). Without the CSV, the notes say that a group assignment needs it.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import re
 
-from autograder.intake.lms import LmsInfo
+from autograder.intake.lms import LmsInfo, spreadsheet_rows, spreadsheet_text
 
 __all__ = [
     "FILE_TIME",
@@ -114,36 +112,50 @@ def group_file_name(group: str) -> str:
     return re.sub(r"[^\w]", "", re.sub(r"_(\d+)_", r"\1", group).lower())
 
 
-def read_groups(data: bytes | None) -> dict[tuple[str, str], list[LmsInfo]] | None:
+#: The columns of a group set's export that name a member and their group.
+_COLUMNS = ("name", "canvas_user_id", "group_name")
+
+
+def read_groups(
+    data: bytes | None,
+) -> tuple[dict[tuple[str, str], list[LmsInfo]] | None, list[str]]:
     """Each member's user id and their group's file name (:func:`group_file_name`) → the group's
     members (user id and name), from a Canvas group set's CSV export, keyed so that the exports
-    of several group sets merge without a student in two of them losing either group; None
-    when ``data`` is not one (no ``name``, ``canvas_user_id`` and ``group_name`` columns).
-    The export re-saved by Excel is read too: its system code page (cp1252) when the bytes are
-    not UTF-8, and ``;`` or a tab as the delimiter when the header line holds more of them than
-    commas."""
-    try:
-        text = (data or b"").decode("utf-8-sig")
-    except UnicodeDecodeError:  # Excel's "CSV (Comma delimited)" writes the system's code page
-        text = (data or b"").decode("cp1252", errors="replace")
-    header = text.partition("\n")[0]
-    delimiter = max(",;\t", key=header.count)  # Excel writes ";" where "," is the decimal mark
-    try:
-        rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
-    except csv.Error:
-        return None
-    if not rows or not {"name", "canvas_user_id", "group_name"} <= set(rows[0]):
-        return None
+    of several group sets merge without a student in two of them losing either group (None
+    when ``data`` is not one: no ``name``, ``canvas_user_id`` and ``group_name`` columns); and
+    what of it cannot be read, in words: a file whose header names the export's columns but that
+    is not read as one, a member whose user id is not a Canvas user id (a spreadsheet that
+    showed it as a number in its own way). The export saved again by a spreadsheet is read too
+    (:func:`autograder.intake.lms.spreadsheet_rows`: its code page, ``;`` or a tab)."""
+    rows = spreadsheet_rows(data)
+    header = spreadsheet_text(data).partition("\n")[0].lower()
+    titles = {(title or "").strip().lower(): title for title in (rows[0] if rows else {})}
+    if not rows or not set(_COLUMNS) <= set(titles):
+        if "canvas_user_id" not in header and "group_name" not in header:
+            return None, []
+        why = (
+            "it holds no member"
+            if rows is not None and not rows
+            else "its columns are not read as the export's "
+            f"({', '.join(_COLUMNS)}; found: {', '.join(titles) or 'none'})"
+        )
+        return None, [f"its header names a Canvas group set's columns, but {why}"]
     members: dict[str, list[LmsInfo]] = {}
-    for row in rows:
-        user, group = (row["canvas_user_id"] or "").strip(), (row["group_name"] or "").strip()
-        if user.isdigit() and group:
-            members.setdefault(group, []).append(
-                LmsInfo("canvas", user, (row["name"] or "").strip())
+    problems = []
+    for number, row in enumerate(rows, start=2):
+        name, user, group = ((row[titles[c]] or "").strip() for c in _COLUMNS)
+        if group and not user.isdigit():
+            problems.append(
+                f"line {number}: {name or '?'} of {group!r} has the user id {user!r}, not a "
+                f"Canvas user id (a spreadsheet may have shown it in its own way), so they are "
+                f"not graded with their group: export the group set again and give it unchanged"
             )
-    return {
+        elif group:
+            members.setdefault(group, []).append(LmsInfo("canvas", user, name))
+    groups = {
         (m.user_id, group_file_name(group)): team for group, team in members.items() for m in team
     }
+    return groups, problems
 
 
 def group_members(info: LmsInfo, groups: dict[tuple[str, str], list[LmsInfo]]) -> list[LmsInfo]:

@@ -185,8 +185,9 @@ class Collection:
     platform : str
         The format recognised (or forced), in words: ``Canvas``, ``Blackboard Learn``...
     lost : list of str
-        The notebooks that reached no student (their names say nobody), each with why: a run
-        that leaves one is not complete.
+        The notebooks that reached no student (their names say nobody), and what of a group
+        set's export could not be read (members who may miss their group's notebook), each with
+        why: a run that leaves one is not complete.
     marks_late : bool
         Whether the download marks a late file (Canvas's ``LATE_``), which the late policy's
         ``evidence = "lms"`` reads; on any other platform that evidence is absent.
@@ -540,7 +541,7 @@ def _by_student(
     student)."""
     entries = _unwrapped(entries)
     teams, entries = _moodle_teams(entries, names, notes)
-    canvas_groups, entries = _canvas_groups(entries, names, notes)
+    canvas_groups, entries = _canvas_groups(entries, names, notes, lost)
     team_download = teams is not None or (
         moodle.parse_name in names
         and any(moodle.no_group(e.parts[0], len(e.parts) > 1) for e in entries)
@@ -617,21 +618,26 @@ def _moodle_teams(
 
 
 def _canvas_groups(
-    entries: list[_Entry], names: Sequence[NameReader], notes: list[str]
+    entries: list[_Entry], names: Sequence[NameReader], notes: list[str], lost: list[str]
 ) -> tuple[dict[tuple[str, str], list[LmsInfo]] | None, list[_Entry]]:
     """The groups of the Canvas group sets' CSV exports beside the files (None without one), and
-    the download's other files (:mod:`autograder.intake.canvas`, group assignments)."""
+    the download's other files (:mod:`autograder.intake.canvas`, group assignments). What of an
+    export cannot be read is lost to the run (its members may go without their group's grade)."""
     if canvas.parse_name not in names:
         return None, entries
     found, rest = None, []
     for entry in entries:
-        read = (
+        read, problems = (
             canvas.read_groups(_small(entry))
             if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
-            else None
+            else (None, [])
         )
+        for problem in problems:
+            notes.append(f"{entry.where}: {problem}")
+            lost.append(f"{entry.where}: {problem}")
         if read is None:
-            rest.append(entry)
+            if not problems:
+                rest.append(entry)
             continue
         found = {**(found or {}), **read}
         notes.append(

@@ -20,7 +20,9 @@ A new platform is a module beside them, one entry in that list, and its test.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +44,8 @@ __all__ = [
     "Reader",
     "Platform",
     "slug",
+    "spreadsheet_rows",
+    "spreadsheet_text",
     "zone",
 ]
 
@@ -303,4 +307,30 @@ def zone(name: str, course_offset: timedelta | None = None) -> tzinfo | None:
     try:
         return ZoneInfo(name)
     except (ValueError, ZoneInfoNotFoundError):
+        return None
+
+
+def spreadsheet_text(data: bytes | None) -> str:
+    """A CSV file's text as an LMS wrote it or a spreadsheet saved it again: UTF-16 with its
+    byte-order mark (Excel's "Unicode Text"), UTF-8 with or without one, else the system's code
+    page (cp1252: Excel's "CSV (Comma delimited)")."""
+    data = data or b""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def spreadsheet_rows(data: bytes | None) -> list[dict[str, str]] | None:
+    """The rows of a CSV file (:func:`spreadsheet_text`) by its header's titles, the delimiter
+    being the one of ``,``, ``;`` (Excel where ``,`` is the decimal mark) and a tab that the
+    header line holds most of; None when it is not CSV."""
+    text = spreadsheet_text(data)
+    header = text.partition("\n")[0]
+    delimiter = max(",;\t", key=header.count)
+    try:
+        return list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error:
         return None

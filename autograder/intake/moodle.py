@@ -41,11 +41,9 @@ folders are then not graded, with the reason.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
-from autograder.intake.lms import LmsInfo
+from autograder.intake.lms import LmsInfo, spreadsheet_rows
 
 __all__ = [
     "FILE_TIME",
@@ -124,11 +122,10 @@ def no_group(name: str, folder: bool = False) -> bool:
 def read_teams(data: bytes | None) -> dict[str, list[LmsInfo]] | None:
     """The groups of a grading worksheet: each group's name → its members (participant id and
     full name, with the prefix an individual download gives them); None when ``data`` is not a
-    worksheet of a team assignment (no ``Identifier``, ``Full name`` and ``Group`` columns)."""
-    try:
-        rows = list(csv.DictReader(io.StringIO((data or b"").decode("utf-8-sig"))))
-    except (UnicodeDecodeError, csv.Error):
-        return None
+    worksheet of a team assignment (no ``Identifier``, ``Full name`` and ``Group`` columns).
+    The worksheet, which Moodle means to be edited in a spreadsheet, is read as one saves it
+    again too (:func:`autograder.intake.lms.spreadsheet_rows`: its code page, ``;`` or a tab)."""
+    rows = spreadsheet_rows(data)  # as Moodle wrote it, or saved again by a spreadsheet
     if not rows or not {"Identifier", "Full name", "Group"} <= set(rows[0]):
         return None
     teams: dict[str, list[LmsInfo]] = {}

@@ -1253,3 +1253,75 @@ def test_the_lms_zip_beside_its_group_csv_is_read_with_it(tmp_path, platform, gi
         (s.student_id, s.lms, s.data) for s in oracle.submissions], found.notes
     assert found.platform == oracle.platform and not found.lost
     assert any("submissions.zip" in n and "read as the download" in n for n in found.notes)
+
+
+def _excel_european(csv_bytes: bytes) -> bytes:
+    """A CSV file opened and saved again by Excel in a European locale: ``;`` between the
+    fields (the decimal mark being ``,``) and the system's code page, cp1252."""
+    rows = list(csv.reader(io.StringIO(csv_bytes.decode("utf-8-sig"))))
+    out = io.StringIO()
+    csv.writer(out, delimiter=";").writerows(rows)
+    return out.getvalue().encode("cp1252")
+
+
+def _excel_unicode_text(csv_bytes: bytes) -> bytes:
+    """A CSV file saved by Excel as "Unicode Text": UTF-16 with its byte-order mark, tabs."""
+    rows = list(csv.reader(io.StringIO(csv_bytes.decode("utf-8-sig"))))
+    out = io.StringIO()
+    csv.writer(out, delimiter="\t").writerows(rows)
+    return out.getvalue().encode("utf-16")
+
+
+@pytest.mark.parametrize("save", [_excel_european, _excel_unicode_text])
+def test_a_moodle_worksheet_saved_again_by_a_spreadsheet_still_gives_each_member(tmp_path, save):
+    """The grading worksheet (``_moodle_worksheet``), which Moodle means to be edited offline,
+    opened and saved again by Excel: its groups' folders were lost as if no worksheet had been
+    given ("add the assignment's grading worksheet"). The oracle: the worksheet as downloaded."""
+    members = moodle_teams(True)
+    oracle = collect_submissions(_zip(tmp_path / "oracle.zip", members), NB)
+    sheet = next(name for name in members if name.endswith(".csv"))
+    members[sheet] = save(members[sheet])
+    found = collect_submissions(_zip(tmp_path / "saved.zip", members), NB)
+    assert oracle.submissions and not oracle.lost
+    assert [(s.student_id, s.lms, s.data) for s in found.submissions] == [
+        (s.student_id, s.lms, s.data) for s in oracle.submissions], found.notes
+    assert not found.lost
+
+
+def test_a_canvas_group_set_saved_as_unicode_text_is_read(tmp_path):
+    """The group set's export saved by Excel as "Unicode Text" and named .csv: it was taken for
+    a stray file, and Max Poe, the group's other member, had no row."""
+    people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7")]
+    members = {f"team7_104_5004_{NB}": b"t",
+               "groups.csv": _excel_unicode_text(_canvas_group_set(people))}
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    assert {(s.lms.user_id, s.data) for s in found.submissions} == {("104", b"t"), ("108", b"t")}
+    assert not found.lost
+
+
+@pytest.mark.parametrize("export, unread", [
+    ("header only", {"104", "108"}),
+    ("ids as Excel shows long numbers", {"170000000000108"}),
+])
+def test_a_canvas_group_set_that_cannot_be_read_is_said_and_fails_the_run(tmp_path, export,
+                                                                          unread):
+    """A CSV with a group set export's columns (``_canvas_group_set``) that cannot be read: its
+    rows cut away, or the user ids of a sharded Canvas (15 digits) saved by Excel as it shows
+    them (``1.70000000000108E+14``). It was graded as nothing: a stray file, or an export of
+    fewer members, with the run complete. Now each member it leaves out is said, and the run is
+    not complete (``lost``); the members it does give keep their row."""
+    people = [("Jane Doe", "170000000000104", "Team 7"), ("Max Poe", "170000000000108", "Team 7")]
+    text = _canvas_group_set(people).decode()
+    if export == "header only":
+        text = text.splitlines()[0] + "\n"
+        people = [("Jane Doe", "104", "Team 7"), ("Max Poe", "108", "Team 7")]
+    else:
+        text = text.replace("170000000000108", "1.70000000000108E+14")
+    representative = people[0][1]
+    members = {f"team7_{representative}_5004_{NB}": b"t", "groups.csv": text.encode()}
+    found = collect_submissions(_zip(tmp_path / "g.zip", members), NB)
+    graded = {s.lms.user_id for s in found.submissions}
+    assert graded == {representative} | ({user for _, user, _ in people} - unread)
+    assert found.lost and all(w.startswith("groups.csv: ") for w in found.lost), found.lost
+    assert any("group set" in w for w in found.lost)
+    assert not any("groups.csv: not graded, it belongs to no student" in n for n in found.notes)
