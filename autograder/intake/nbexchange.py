@@ -21,7 +21,7 @@ every problem set of the course: each file carries the problem set its folder na
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from autograder.intake.lms import AmbiguousZone, Claims, FileLike, LmsInfo, Owner, Reader, zone
 
@@ -33,8 +33,15 @@ _STAMP = "timestamp.txt"
 
 
 def parse_timestamp(text: str, course_offset: timedelta | None = None) -> float | None:
-    """nbgrader's timestamp (``2026-11-19 21:03:00.123456 UTC``, or with an offset ``+0100``)
-    as POSIX seconds, or None when it is not one.
+    """nbgrader's timestamp as POSIX seconds, or None when it is not one.
+
+    nbgrader writes it with ``Exchange.timestamp_format``, ``"%Y-%m-%d %H:%M:%S.%f %Z"`` unless
+    the course sets another that ``dateutil`` reads back (``exchange/abc/exchange.py``,
+    ``_valid_timestamp_format``), and reads it with ``utils.parse_utc``: a zone as the third
+    word (``2026-11-19 21:03:00.123456 UTC``, ``… America/Los_Angeles``, ``… +0100``), any other
+    form by ``dateutil``, and a time with no zone as UTC (it is kept as it is, and nbgrader's
+    times are UTC). So a date and time in ISO 8601 (``2026-11-19T21:03:00+00:00``) is read too,
+    and one with no zone (``2026-11-19 21:03:00``, a format without ``%Z``) as UTC.
 
     Raises
     ------
@@ -43,14 +50,16 @@ def parse_timestamp(text: str, course_offset: timedelta | None = None) -> float 
         deadline's) does not settle which.
     """
     words = text.strip().split(" ")
-    if len(words) not in (2, 3):
+    if len(words) not in (1, 2, 3) or ":" not in words[min(1, len(words) - 1)]:
+        return None  # a date and a time at least (a name's random string is neither)
+    if len(words) == 1 and "T" not in words[0]:
         return None
     try:
         when = datetime.fromisoformat(" ".join(words[:2]))
     except ValueError:
         return None
-    where = zone(words[2], course_offset) if len(words) == 3 else None
-    if where is None and when.tzinfo is None:
+    where = zone(words[2], course_offset) if len(words) == 3 else timezone.utc
+    if where is None:
         return None
     return (when if when.tzinfo else when.replace(tzinfo=where)).timestamp()
 
@@ -123,7 +132,15 @@ def claim(
                     f"when it was handed in",
                 )
             elif when is None:
-                claims.note(file, "not an nbgrader timestamp; the folder's time is used")
+                claims.note(
+                    file,
+                    "not an nbgrader timestamp; "
+                    + (
+                        "the time in its folder's name is used"
+                        if times[file.parts[:-1]] is not None
+                        else "its submission has no time"
+                    ),
+                )
             else:
                 times[file.parts[:-1]] = when
                 claims.note(file, "read as nbgrader's time of the submission")

@@ -1325,3 +1325,31 @@ def test_a_canvas_group_set_that_cannot_be_read_is_said_and_fails_the_run(tmp_pa
     assert found.lost and all(w.startswith("groups.csv: ") for w in found.lost), found.lost
     assert any("group set" in w for w in found.lost)
     assert not any("groups.csv: not graded, it belongs to no student" in n for n in found.notes)
+
+
+@pytest.mark.parametrize("layout", ["submitted", "inbound"])
+@pytest.mark.parametrize("form", ["%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f%z"])
+def test_nbgrader_stamps_in_another_format_nbgrader_reads_give_the_time(tmp_path, layout, form):
+    """A course that sets ``Exchange.timestamp_format`` to a format with no zone or to ISO 8601:
+    nbgrader allows any format ``dateutil`` reads back (``exchange/abc/exchange.py``,
+    ``_valid_timestamp_format``) and reads the stamp with ``utils.parse_utc``, a time with no
+    zone as UTC. The stamp was not read: the late student was on time ("no evidence"), and an
+    inbound folder named with it was no submission at all. The oracle is nbgrader's own
+    ``parse_utc``."""
+    from nbgrader.utils import parse_utc
+
+    members, whens = {}, {"jdoe": ON_TIME, "aroe": LATE}
+    for who, when in whens.items():
+        stamp = when.astimezone(timezone(timedelta(hours=-6))).strftime(form)
+        if "%z" not in form:
+            stamp = when.strftime(form)  # nbgrader's zone is UTC unless the course sets one
+        folder = (f"submitted/{who}/{PS}" if layout == "submitted"
+                  else f"inbound/{who}+{PS}+{stamp}+AbCdEfGhIjKl")
+        members[f"{folder}/{NB}"] = who.encode()
+        members[f"{folder}/timestamp.txt"] = stamp.encode()
+        oracle = parse_utc(stamp).replace(tzinfo=timezone.utc)
+        whens[who] = oracle
+    found = collect_submissions(_zip(tmp_path / "nb.zip", members), NB, problem_set=PS)
+    assert not found.lost and not found.unmatched, found.notes
+    assert {s.student_id: s.submitted_at for s in found.submissions} == {
+        who: when.timestamp() for who, when in whens.items()}, found.notes
