@@ -37,9 +37,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 
-from autograder.intake.lms import AmbiguousZone, Claims, FileLike, LmsInfo, Owner, Reader, zone
+from autograder.intake.lms import (
+    AmbiguousZone,
+    Claims,
+    CourseZone,
+    FileLike,
+    LmsInfo,
+    Owner,
+    Reader,
+    zone,
+)
 
 __all__ = ["NAME", "TITLE", "recognise", "claim"]
 
@@ -67,7 +76,7 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return all(notebooks) and any(m and m.group("receipt") for _, m in matches)
 
 
-def _when(text: str, course_offset: timedelta | None) -> tuple[float | None, str, str]:
+def _when(text: str, course_offset: CourseZone) -> tuple[float | None, str, str]:
     """A receipt's ``Date Submitted`` as POSIX seconds (or None and why not), and its zone
     (``"?"`` when its abbreviation names several zones and the course does not settle which)."""
     words = text.replace(" o'clock", "").rsplit(" ", 1)
@@ -86,7 +95,7 @@ def _when(text: str, course_offset: timedelta | None) -> tuple[float | None, str
     return None, f"its time {text!r} is in no format this grader reads", ""
 
 
-def _receipt(data: bytes | None, course_offset: timedelta | None) -> dict | None:
+def _receipt(data: bytes | None, course_offset: CourseZone) -> dict | None:
     """What a receipt says: ``user``, ``name``, ``when`` (or None), ``why`` and ``files``
     (Blackboard's file name → the student's)."""
     text = (data or b"").decode("utf-8", "replace").replace("\r\n", "\n")
@@ -110,7 +119,7 @@ def _receipt(data: bytes | None, course_offset: timedelta | None) -> dict | None
 
 
 def _stamp_time(
-    stamp: str, receipts: list[dict], course_offset: timedelta | None
+    stamp: str, receipts: list[dict], course_offset: CourseZone
 ) -> tuple[float | None, str]:
     """The time of an attempt's stamp (``YYYY-MM-DD-HH-MM-SS``, in the server's zone, which
     Blackboard does not write): in the zone of the receipt nearest in time, else UTC (None when
@@ -139,9 +148,7 @@ def _user(prefix: str, assignments: set[str]) -> str:
     return head.rsplit("_", 1)[-1]
 
 
-def claim(
-    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
-) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None) -> Claims:
     """Each attempt's files, owned by the receipt's username at the receipt's time (a zone
     abbreviation of several zones settled by ``course_offset``, the course's deadline's)."""
     claims = Claims()

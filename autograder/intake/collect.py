@@ -64,12 +64,20 @@ import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import IO
 
 from autograder.intake import blackboard, canvas, d2l, github, gradescope, moodle, nbexchange
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Platform, lms_student
+from autograder.intake.lms import (
+    Claims,
+    CourseZone,
+    FileLike,
+    LmsInfo,
+    Owner,
+    Platform,
+    lms_student,
+)
 from autograder.status import Status
 from coursedata.variants import FOLDER_ID
 
@@ -248,7 +256,7 @@ def _inner(
     lms: str | None,
     notes: list[str],
     depth: int,
-    course_offset: timedelta | None = None,
+    course_offset: CourseZone = None,
     problem_set: str | None = None,
     beside: Sequence[_Entry] = (),
 ) -> Collection:
@@ -719,7 +727,7 @@ def _claimed(
     entries: list[_Entry],
     notes: list[str],
     lost: list[str],
-    course_offset: timedelta | None = None,
+    course_offset: CourseZone = None,
     problem_set: str | None = None,
 ) -> dict[str, list[_Entry]]:
     """Group files by student as the platform's module says (:class:`Claims`); a file the
@@ -826,7 +834,7 @@ def collect_submissions(
     path: str | Path,
     notebook: str,
     lms: str | None = None,
-    course_offset: timedelta | None = None,
+    course_offset: CourseZone = None,
     problem_set: str | None = None,
 ) -> Collection:
     """Read every submission of ``notebook`` under ``path`` (a folder or a ``.zip``).
@@ -839,10 +847,12 @@ def collect_submissions(
         File name of the problem set's notebook, e.g. ``"ps1_pca.ipynb"``.
     lms : str, optional
         The format to read it as (one of :data:`FORMATS`); by default the one its files show.
-    course_offset : timedelta, optional
-        The course's offset from UTC (its deadline's), which settles a zone abbreviation that
-        names several zones (:data:`autograder.intake.lms.AMBIGUOUS`); without it, or when it
-        does not settle one, a time in such a zone is not read and its note says why.
+    course_offset : timedelta or tzinfo, optional
+        The course's zone (:data:`autograder.intake.lms.CourseZone`: the late policy's
+        ``time_zone``, or its deadline's offset from UTC), which settles a zone abbreviation
+        that names several zones (:data:`autograder.intake.lms.AMBIGUOUS`) and is the zone of
+        the times that name none (D2L's); without it, or when it does not settle one, a time in
+        such a zone is not read and its note says why.
     problem_set : str, optional
         The problem set's id: in a download of the whole course (nbgrader's exchange or
         ``submitted`` folder) only its submissions are read, the others noted.
@@ -867,7 +877,7 @@ def _collect(
     notebook: str,
     lms: str | None,
     depth: int,
-    course_offset: timedelta | None = None,
+    course_offset: CourseZone = None,
     problem_set: str | None = None,
     beside: Sequence[_Entry] = (),
 ) -> Collection:

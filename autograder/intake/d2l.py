@@ -8,8 +8,9 @@ time, separated by `` - ``; the current time format as Brightspace downloads sho
 ``Assignment 1 Download Oct 11, 2015 803 PM.zip`` in its ``README.md``). The folder carries no
 login, so the student is their name (``Jane Doe`` gives ``jane-doe``, as d2lmf merges a
 student's folders by name); the ids are kept. The time is the downloading user's wall-clock time,
-whose zone Brightspace does not write: it is read in the zone of the course's deadline (its offset
-in the late policy, the instructor's), and as UTC only when the course gives no deadline;
+whose zone Brightspace does not write: it is read in the course's zone, the late policy's
+``time_zone`` (summer time included), else at its deadline's offset (an hour off across a change
+to or from summer time, which the note says), and as UTC only when the course gives no deadline;
 ``collection.txt`` says which. Of a student's several submissions the newest is graded.
 """
 
@@ -17,9 +18,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader, slug
+from autograder.intake.lms import (
+    Claims,
+    CourseZone,
+    FileLike,
+    LmsInfo,
+    Owner,
+    Reader,
+    course_zone,
+    slug,
+    zone_name,
+)
 
 __all__ = ["NAME", "TITLE", "recognise", "claim"]
 
@@ -69,13 +80,11 @@ def _shared_names(claims: Claims) -> list[str]:
     ]
 
 
-def claim(
-    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
-) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None) -> Claims:
     """Each submission folder's files, owned by the student it names, at its time: the folder's
     wall-clock time read at ``course_offset`` (the course's deadline's offset), UTC without it."""
     claims = Claims()
-    where = timezone.utc if course_offset is None else timezone(course_offset)
+    where = course_zone(course_offset) or timezone.utc
     for file in files:
         folder = next((part for part in file.parts[:-1] if _FOLDER.match(part)), None)
         if folder is None:
@@ -96,7 +105,11 @@ def claim(
                 "read as UTC, for the course gives no deadline (write the problem set's "
                 "deadline in the late policy with your offset, and they are read at it)"
                 if course_offset is None
-                else f"read at the offset of the course's deadline, {where.tzname(None)}"
+                else f"read in the course's time_zone, {zone_name(where)}"
+                if isinstance(course_offset, tzinfo)
+                else f"read at the offset of the course's deadline, {zone_name(where)} (a time "
+                f"on the other side of a change to or from summer time is an hour off: give the "
+                f'late policy the zone\'s name, time_zone = "Region/City")'
             )
         )
     return claims

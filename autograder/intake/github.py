@@ -18,11 +18,10 @@ import os
 import re
 import subprocess
 from collections.abc import Sequence
-from datetime import timedelta
 from os.path import commonprefix
 from pathlib import Path
 
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader
+from autograder.intake.lms import Claims, CourseZone, FileLike, LmsInfo, Owner, Reader
 
 __all__ = ["NAME", "TITLE", "recognise", "claim", "last_commit_time"]
 
@@ -114,9 +113,7 @@ def _usernames(
     return users
 
 
-def claim(
-    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
-) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None) -> Claims:
     """Each clone's files, owned by its username at its last commit.
     ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()

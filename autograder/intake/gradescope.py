@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import yaml
 
-from autograder.intake.lms import Claims, FileLike, LmsInfo, Owner, Reader
+from autograder.intake.lms import Claims, CourseZone, FileLike, LmsInfo, Owner, Reader
 
 __all__ = ["NAME", "TITLE", "recognise", "claim"]
 
@@ -80,9 +80,7 @@ def _owners(key: str, entry: dict) -> tuple[list[Owner], str]:
     return owners, problem
 
 
-def claim(
-    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
-) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None) -> Claims:
     """Each submission folder's files, owned by every one of its submitters.
     ``course_offset`` is not read: these times name no zone abbreviation."""
     claims = Claims()

@@ -8,6 +8,7 @@ work is late. A table per problem set, or ``[default]`` for every problem set wi
 
     [ps3_mle]
     deadline = 2026-11-20T23:59:00+01:00  # a TOML date-time (or a string in ISO 8601)
+    time_zone = "Europe/Paris"            # the course's zone (optional; see below)
     percent_per_day = 10                  # of the points earned, per day or part of a day
     cap_percent = 50                      # at most this much in all (default 100)
     grace_minutes = 15                    # lateness within this is forgiven (default 0)
@@ -39,6 +40,11 @@ and in ``collection.txt``: nobody is counted late by it.
 
 The penalty is ``min(cap, days × percent_per_day)`` percent of the points earned (autograded and
 hand-graded together), shown as its own column in ``grades.csv``, the exports and the feedback.
+``time_zone`` (an IANA name) says in which zone the platform's times that name none are read
+(D2L's folders, the downloading user's wall clock): without it they are read at the deadline's
+offset, which is an hour off on the other side of a change to or from summer time. The
+deadline's offset must be the zone's on its date.
+
 A problem set with a deadline is validated when the file is read: an unknown key, a negative
 percentage, a deadline without a time zone or a malformed extension is refused with the file,
 the table and the key named.
@@ -48,8 +54,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tomllib
 
@@ -70,6 +77,7 @@ POLICY_FILE = Course.default().late_policy_file
 _KEYS = {
     "policy",
     "deadline",
+    "time_zone",
     "percent_per_day",
     "cap_percent",
     "grace_minutes",
@@ -117,6 +125,16 @@ class LateRule:
     #: The extensions granted as days (``{ days = N }``), by student: they count from the
     #: deadline in force, so a rule given another deadline (Gradescope's due date) moves them.
     extension_days: dict[str, float] = field(default_factory=dict)
+    #: The course's zone (``time_zone``), None when the policy names none.
+    time_zone: ZoneInfo | None = None
+
+    @property
+    def zone(self) -> timedelta | tzinfo | None:
+        """The course's zone for the platforms' times that name none: ``time_zone``, else the
+        deadline's offset, None without a deadline (:data:`autograder.intake.lms.CourseZone`)."""
+        if self.time_zone is not None:
+            return self.time_zone
+        return self.deadline.utcoffset() if self.deadline is not None else None
 
     def deadline_for(self, student: str) -> datetime | None:
         return self.extensions.get(student, self.deadline)
@@ -245,6 +263,7 @@ def _rule(table: object, path: Path, name: str) -> LateRule:
     if "deadline" not in table:
         raise _error(path, name, "deadline", "is required (or write policy = 'none')")
     deadline = _datetime(table["deadline"], path, name, "deadline")
+    time_zone = _zone(table.get("time_zone"), deadline, path, name)
     evidence = table.get("evidence", "both")
     if evidence not in _EVIDENCE:
         raise _error(
@@ -274,7 +293,31 @@ def _rule(table: object, path: Path, name: str) -> LateRule:
         evidence,
         extensions,
         extension_days,
+        time_zone,
     )
+
+
+def _zone(value: object, deadline: datetime, path: Path, name: str) -> ZoneInfo | None:
+    """The ``time_zone`` of a rule (None when not given), checked against its deadline's
+    offset."""
+    if value is None:
+        return None
+    try:
+        where = ZoneInfo(value) if isinstance(value, str) else None
+    except (ValueError, ZoneInfoNotFoundError):
+        where = None
+    if where is None:
+        raise _error(path, name, "time_zone", f"{value!r} is not a zone name such as Europe/Paris")
+    offset = deadline.astimezone(where).utcoffset()
+    if offset != deadline.utcoffset():
+        there = deadline.astimezone(where).isoformat()
+        raise _error(
+            path,
+            name,
+            "deadline",
+            f"{deadline.isoformat()} is not at {value}'s offset on that date: write {there}",
+        )
+    return where
 
 
 def load_policy(path: str | Path | None = None, *, course: Course | None = None) -> LatePolicy:

@@ -12,8 +12,10 @@ whole download (:data:`autograder.intake.collect.PLATFORMS`), a :class:`Platform
 - ``claim(files, read, course_offset=None) -> Claims``: each notebook's :class:`Owner` (the
   student, the platform's ids, the time the platform gives), from the names and the files the
   platform adds (receipts, metadata); ``read(file)`` gives a small file's bytes (None if it
-  cannot be read); ``course_offset`` is the course's offset from UTC (its deadline's), which
-  settles a zone abbreviation that names several zones (:data:`AMBIGUOUS`).
+  cannot be read); ``course_offset`` is the course's zone (:data:`CourseZone`: the late
+  policy's ``time_zone``, or only its deadline's offset from UTC), which settles a zone
+  abbreviation that names several zones (:data:`AMBIGUOUS`) and gives a time that names no zone
+  its zone (D2L's folders).
 
 A new platform is a module beside them, one entry in that list, and its test.
 """
@@ -26,7 +28,7 @@ import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta, timezone, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -36,6 +38,8 @@ __all__ = [
     "ABBREVIATIONS",
     "AMBIGUOUS",
     "AmbiguousZone",
+    "CourseZone",
+    "course_zone",
     "LmsInfo",
     "lms_student",
     "Owner",
@@ -170,6 +174,22 @@ class Claims:
 Reader = Callable[[FileLike], "bytes | None"]
 
 
+#: The course's time zone, as its late policy gives it: the zone itself (``time_zone``, an
+#: IANA name: its offset changes with summer time), or only its deadline's offset from UTC;
+#: None when the policy gives no deadline.
+CourseZone = timedelta | tzinfo | None
+
+
+def course_zone(course: CourseZone) -> tzinfo | None:
+    """The course's zone as a ``tzinfo`` (a fixed offset when only the deadline's is known)."""
+    return timezone(course) if isinstance(course, timedelta) else course
+
+
+def zone_name(where: tzinfo) -> str:
+    """A zone in words: its IANA name, or its offset (``UTC-06:00``)."""
+    return getattr(where, "key", None) or where.tzname(None) or str(where)
+
+
 class Platform(Protocol):
     """A platform module (see the module docstring): what it is called, whether a download is
     its, and whose each notebook of it is."""
@@ -180,7 +200,7 @@ class Platform(Protocol):
     def recognise(self, paths: list[tuple[str, ...]]) -> bool: ...
 
     def claim(
-        self, files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
+        self, files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None
     ) -> Claims: ...
 
 
@@ -258,31 +278,42 @@ def _hours(hours: float) -> str:
     return f"UTC{sign}{int(whole):02d}:{int(rest):02d}"
 
 
-def _settled(name: str, course_offset: timedelta | None) -> tzinfo:
-    """The one zone of :data:`AMBIGUOUS` ``name`` that is in ``course_offset`` at some time of the
-    year, or :class:`AmbiguousZone`."""
+def _course_hours(course: CourseZone) -> tuple[set[float], bool]:
+    """The offsets (hours) the course is in through the year, and whether that is all of them
+    (its zone is known) or only one of them (its deadline's)."""
+    if isinstance(course, timedelta):
+        return {course.total_seconds() / 3600}, False
+    if course is None:
+        return set(), False
+    year = datetime.now(timezone.utc).year
+    seasons = (datetime(year, month, 15, tzinfo=course) for month in (1, 7))
+    return {(t.utcoffset() or timedelta()).total_seconds() / 3600 for t in seasons}, True
+
+
+def _settled(name: str, course_offset: CourseZone) -> tzinfo:
+    """The one zone of :data:`AMBIGUOUS` ``name`` that the course's is (the same offsets through
+    the year) or may be (its deadline's offset is one of them), or :class:`AmbiguousZone`."""
     choices = AMBIGUOUS[name]
-    if course_offset is not None:
-        hours = course_offset.total_seconds() / 3600
-        fits = [c for c in choices if hours in c[2]]
-        if len(fits) == 1:
-            return timezone(timedelta(hours=fits[0][1]), name)
+    hours, whole = _course_hours(course_offset)
+    fits = [c for c in choices if (hours == set(c[2]) if whole else hours <= set(c[2]))]
+    if hours and len(fits) == 1:
+        return timezone(timedelta(hours=fits[0][1]), name)
     zones = ", ".join(f"{where} {_hours(hours)}" for where, hours, _ in choices)
+    where = course_zone(course_offset)
     course = (
         "the course gives no offset (no deadline in its late policy)"
-        if course_offset is None
-        else f"the course's deadline, at {_hours(course_offset.total_seconds() / 3600)}, "
-        f"does not settle which"
+        if where is None
+        else f"the course's zone, {zone_name(where)}, does not settle which"
     )
     raise AmbiguousZone(
         f"{name} is {zones}, and {course}; write the problem set's deadline in the late policy "
         f"(course/late.toml) with the offset of the platform's zone (e.g. -06:00 for "
-        f"America/Chicago, +08:00 for Asia/Shanghai), or set the platform's time zone to one "
-        f"whose abbreviation is unique"
+        f"America/Chicago, +08:00 for Asia/Shanghai) or its time_zone, or set the platform's "
+        f"time zone to one whose abbreviation is unique"
     )
 
 
-def zone(name: str, course_offset: timedelta | None = None) -> tzinfo | None:
+def zone(name: str, course_offset: CourseZone = None) -> tzinfo | None:
     """The time zone a platform's time names (``UTC``, ``EST``, ``Europe/Paris``,
     ``+0100``, ``+01:00``, ``+01``: ``strftime``'s ``%Z`` of a zone whose abbreviation is its
     offset, such as ``Asia/Singapore``), or None when this grader does not know it.

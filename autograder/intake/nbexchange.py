@@ -21,9 +21,18 @@ every problem set of the course: each file carries the problem set its folder na
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
-from autograder.intake.lms import AmbiguousZone, Claims, FileLike, LmsInfo, Owner, Reader, zone
+from autograder.intake.lms import (
+    AmbiguousZone,
+    Claims,
+    CourseZone,
+    FileLike,
+    LmsInfo,
+    Owner,
+    Reader,
+    zone,
+)
 
 __all__ = ["NAME", "TITLE", "recognise", "claim", "parse_timestamp"]
 
@@ -32,7 +41,7 @@ TITLE = "nbgrader (exchange inbound or submitted)"
 _STAMP = "timestamp.txt"
 
 
-def parse_timestamp(text: str, course_offset: timedelta | None = None) -> float | None:
+def parse_timestamp(text: str, course_offset: CourseZone = None) -> float | None:
     """nbgrader's timestamp as POSIX seconds, or None when it is not one.
 
     nbgrader writes it with ``Exchange.timestamp_format``, ``"%Y-%m-%d %H:%M:%S.%f %Z"`` unless
@@ -64,7 +73,7 @@ def parse_timestamp(text: str, course_offset: timedelta | None = None) -> float 
     return (when if when.tzinfo else when.replace(tzinfo=where)).timestamp()
 
 
-def _stamp(text: str, course_offset: timedelta | None) -> tuple[float | None, str]:
+def _stamp(text: str, course_offset: CourseZone) -> tuple[float | None, str]:
     """A timestamp's time, or None and why not (empty when it is no timestamp at all)."""
     try:
         return parse_timestamp(text, course_offset), ""
@@ -109,9 +118,7 @@ def _folders(files: Sequence[FileLike]) -> dict[tuple[str, ...], tuple[str, str,
     return folders
 
 
-def claim(
-    files: Sequence[FileLike], read: Reader, course_offset: timedelta | None = None
-) -> Claims:
+def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = None) -> Claims:
     """Each submission folder's files, owned by its student at its ``timestamp.txt`` (a zone
     abbreviation of several zones settled by ``course_offset``, the course's deadline's; when it
     does not, the submission has no time and the note says how to settle it)."""

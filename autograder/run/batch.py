@@ -154,8 +154,7 @@ def grade_class(
     )
     writer = OutputWriter(ps, out, grader_fingerprint(ps), gradebook, visibility, policy)
     rule = writer.policy.for_problem_set(ps.name)
-    offset = rule.deadline.utcoffset() if rule.deadline is not None else None
-    found = collect_submissions(submissions, ps.notebook_name, lms, offset, ps.name)
+    found = collect_submissions(submissions, ps.notebook_name, lms, rule.zone, ps.name)
     if collected is not None:
         collected(found)
     subs = found.submissions

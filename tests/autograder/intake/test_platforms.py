@@ -1353,3 +1353,50 @@ def test_nbgrader_stamps_in_another_format_nbgrader_reads_give_the_time(tmp_path
     assert not found.lost and not found.unmatched, found.notes
     assert {s.student_id: s.submitted_at for s in found.submissions} == {
         who: when.timestamp() for who, when in whens.items()}, found.notes
+
+
+@pytest.mark.parametrize("deadline, handed_in", [
+    # a deadline in summer time, a folder a week later in winter time (Nov 1, 2026: US change)
+    (datetime(2026, 10, 30, 23, 59), datetime(2026, 11, 6, 23, 30)),
+    # a deadline in winter time, a folder after the change to summer time (Mar 8, 2026)
+    (datetime(2026, 3, 6, 23, 59), datetime(2026, 3, 10, 0, 30)),
+])
+def test_d2l_times_across_a_change_of_summer_time_are_read_in_the_courses_zone(
+        tmp_path, deadline, handed_in):
+    """A Chicago course's D2L folders (the downloading user's wall clock, no zone: cgmb/d2lmf
+    ``README.md``) on the other side of a change to or from summer time than the deadline. Read
+    at the deadline's offset, each was an hour off, and the days late with it (7 for 8, 4 for
+    3). With the zone's name in the late policy (``time_zone``) they are read in it; the oracle
+    is ``zoneinfo``. A deadline whose offset is not the zone's on its date is refused."""
+    from autograder.intake.late import load_policy
+
+    chicago = ZoneInfo("America/Chicago")
+    deadline, handed_in = deadline.replace(tzinfo=chicago), handed_in.replace(tzinfo=chicago)
+    stamp = (f"{handed_in:%b} {handed_in.day}, {handed_in.year} "
+             f"{int(handed_in.strftime('%I'))}{handed_in:%M %p}")
+    members = {"index.html": b"<html></html>",
+               f"118000-2557369 - Jane Doe - {stamp}/{NB}": b"jane"}
+    policy = tmp_path / "late.toml"
+    policy.write_text(f'[{PS}]\ndeadline = {deadline.isoformat()}\ntime_zone = "America/Chicago"'
+                      f"\npercent_per_day = 10\n")
+    rule = load_policy(policy).for_problem_set(PS)
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, course_offset=rule.zone)
+    (sub,) = found.submissions
+    assert sub.submitted_at == handed_in.timestamp(), found.notes
+    assert rule.assess(sub.student_id, sub.submitted_at).days == _ceil_days(handed_in, deadline)
+    assert any("read in the course's time_zone, America/Chicago" in n for n in found.notes)
+    at_offset = collect_submissions(_zip(tmp_path / "d.zip", members), NB,
+                                    course_offset=deadline.utcoffset())
+    assert any("summer time is an hour off" in n for n in at_offset.notes)
+    wrong = deadline.astimezone(timezone(deadline.utcoffset() + timedelta(hours=1)))
+    policy.write_text(f'[{PS}]\ndeadline = {wrong.isoformat()}\ntime_zone = "America/Chicago"'
+                      f"\npercent_per_day = 10\n")
+    with pytest.raises(ValueError, match="not at America/Chicago's offset"):
+        load_policy(policy)
+
+
+def _ceil_days(when: datetime, deadline: datetime) -> int:
+    """Days late by the policy's words: per day (24 hours) or part of a day, in real time (two
+    times of one ``ZoneInfo`` subtract as wall-clock times, so both are taken to UTC first)."""
+    late = when.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)
+    return max(0, math.ceil(late / timedelta(days=1)))
