@@ -571,7 +571,7 @@ def _by_student(
             systems.add("Canvas (group assignment)")
         if members:
             continue
-        if lms is not None and (lms.system == "moodle" or flat):
+        if lms is not None and (lms.system == "moodle" or flat or _lms_file(entry.parts[0])):
             student = lms_student(lms)
             systems.add("Canvas (anonymous grading)" if lms.anonymous else lms.system.title())
         elif forced and names:  # a name format forced: no folder is taken for a student
@@ -788,12 +788,11 @@ def _pick(
     student: str, files: list[_Entry], notebook: str, notes: list[str]
 ) -> tuple[_Entry | None, str]:
     """The student's file to grade (or None, and why), noting every other file."""
-    flat = all(len(f.parts) == 1 for f in files)
     books = [f for f in files if f.parts[-1].lower().endswith(".ipynb")]
     for f in files:
         if f not in books:
             notes.append(f"{f.where}: not graded, not a notebook (.ipynb)")
-    named = [f for f in books if _matches(f.parts[-1], notebook, flat)]
+    named = [f for f in books if _matches(f.parts[-1], notebook, len(f.parts) == 1)]
     if not named and len(books) != 1:
         return None, (
             f"no notebook named {notebook} among {len(books)} notebooks"
@@ -822,6 +821,17 @@ def _why_not(
     """Why ``other`` is not graded, ``chosen`` is: a newer copy only where its time is later."""
     if other not in named:
         return f"{student}'s notebook for {notebook} is {chosen.where}"
+    if any(_handed_in(f, _lms_info(f)) is None for f in (other, chosen)):
+        order = (
+            "newer by its file time in the download"
+            if (other.mtime or 0.0) < (chosen.mtime or 0.0)
+            else "of the same file time in the download, its path sorting last"
+        )
+        return (
+            f"{student} handed in another copy, {chosen.where}, {order}; one of them has no "
+            f"time of when it was handed in (an LMS's zip stamps every file with the "
+            f"download's): look at both"
+        )
     if (other.mtime or 0.0) < (chosen.mtime or 0.0):
         return f"{student} handed in a newer copy, {chosen.where}"
     return (
@@ -969,9 +979,15 @@ def _collect_one(found: Collection, student: str, files: list[_Entry], notebook:
         )
         return
     info = _lms_info(chosen)
-    found.submissions.append(
-        Submission(student, data, chosen.where, info, _handed_in(chosen, info))
-    )
+    when = _handed_in(chosen, info)
+    if info is None:  # a plain copy beside the student's LMS files: their ids stay theirs
+        info = next((i for i in map(_lms_info, files) if i is not None), None)
+        if info is not None:
+            found.notes.append(
+                f"{chosen.where}: graded with {student}'s {info.system.title()} ids, "
+                f"those of their other files"
+            )
+    found.submissions.append(Submission(student, data, chosen.where, info, when))
 
 
 def _handed_in(entry: _Entry, info: LmsInfo | None) -> float | None:

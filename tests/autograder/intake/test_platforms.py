@@ -1400,3 +1400,22 @@ def _ceil_days(when: datetime, deadline: datetime) -> int:
     times of one ``ZoneInfo`` subtract as wall-clock times, so both are taken to UTC first)."""
     late = when.astimezone(timezone.utc) - deadline.astimezone(timezone.utc)
     return max(0, math.ceil(late / timedelta(days=1)))
+
+
+@pytest.mark.parametrize("lms_file", [f"Jane Doe_101_assignsubmission_file/{NB}",
+                                      canvas_file("Doe, Jane", 101, 5001, NB)])
+def test_a_students_lms_file_and_a_plain_copy_keep_the_lms_ids(tmp_path, lms_file):
+    """A student twice through two forms: their file in the LMS's download (Moodle's folder,
+    canvas-lms ``lib/content_zipper.rb``'s name) and a copy they e-mailed, put in a folder named
+    as the grader names them. The plain copy, newer in the download, was graded with no LMS ids
+    (no ``Participant 101`` in the worksheet's export, no Canvas row), and the note said the two
+    were handed in "at the same time" although the LMS's copy has no such time."""
+    alone = collect_submissions(_zip(tmp_path / "alone.zip", {lms_file: b"lms"}), NB)
+    (lms_sub,) = alone.submissions
+    later = DOWNLOADED + timedelta(days=1)
+    members = {lms_file: b"lms", f"{lms_sub.student_id}/{NB}": (b"mail", later)}
+    found = collect_submissions(_zip(tmp_path / "two.zip", members), NB)
+    (sub,) = found.submissions
+    assert sub.data == b"mail" and sub.lms == lms_sub.lms, found.notes
+    assert not any("at the same time" in n for n in found.notes)
+    assert any(n.startswith(lms_file) and "look at both" in n for n in found.notes)
