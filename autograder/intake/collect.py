@@ -41,7 +41,8 @@ Nothing is dropped silently: every file ends in a :class:`Submission`, in an
 why it was left out. A student's notebook is found by its name, ignoring case and the copy
 suffixes that browsers and LMSs add (``ps3_mle (1).ipynb``, ``ps3_mle-2.ipynb``); of several copies
 the newest is graded. A student whose only notebook has another name is graded on it, with a
-note. Entries are read into memory as bytes and never executed or unpacked to disk here; archive
+note. A student who handed in no notebook but a zip (their folder zipped) is graded on the
+notebook inside it. Entries are read into memory as bytes and never executed or unpacked to disk here; archive
 members whose path is absolute or climbs out of the archive (``..``) are refused.
 
 A file that cannot be read (a damaged archive member: a bad CRC, a compressed stream that does
@@ -57,6 +58,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import re
 import struct
 import tempfile
@@ -474,14 +476,22 @@ def _archive_and_sheets(entries: list[_Entry]) -> tuple[_Entry | None, list[_Ent
     """The archive a download holds in place of its files, and the CSVs beside it: one zip
     alone (the class's download zipped again), or the LMS's zip with the group set's export or
     the grading worksheet put beside it, in one folder (what the notes ask for); None when the
-    download holds anything else."""
+    download holds anything else, or the zip is one student's (:func:`_student_named`)."""
     if not entries or len({e.parts[:-1] for e in entries}) != 1:
         return None, []
     sheets = [e for e in entries if e.parts[-1].lower().endswith(".csv")]
     rest = [e for e in entries if e not in sheets]
-    if len(rest) != 1 or not _is_zip(rest[0]):
+    if len(rest) != 1 or _student_named(rest[0]) or not _is_zip(rest[0]):
         return None, []
     return rest[0], sheets
+
+
+def _student_named(entry: _Entry) -> bool:
+    """Whether a file's path names a student as an LMS does (a zip one student handed in: its
+    Canvas name, or its Moodle folder), so that it is not a download."""
+    if len(entry.parts) > 1:
+        return parse_lms_name(entry.parts[0], folder=True) is not None
+    return _lms_file(entry.parts[0])
 
 
 def _placed(beside: Sequence[_Entry], entries: list[_Entry]) -> list[_Entry]:
@@ -958,6 +968,7 @@ def _download_times(found: Collection) -> None:
 
 def _collect_one(found: Collection, student: str, files: list[_Entry], notebook: str) -> None:
     """Add ``student``'s notebook to ``found`` (or their unmatched row, and why)."""
+    files = _unzipped(files, found.notes)
     chosen, reason = _pick(student, files, notebook, found.notes)
     if chosen is None:
         found.unmatched.append(
@@ -988,6 +999,43 @@ def _collect_one(found: Collection, student: str, files: list[_Entry], notebook:
                 f"those of their other files"
             )
     found.submissions.append(Submission(student, data, chosen.where, info, when))
+
+
+def _unzipped(files: list[_Entry], notes: list[str]) -> list[_Entry]:
+    """A student's files, with the files inside the zips they handed in when they handed in no
+    notebook (a zip of their folder, as Canvas and Moodle take it): each at its zip's time and
+    with its zip's LMS ids. A zip that cannot be read is noted."""
+    if any(f.parts[-1].lower().endswith(".ipynb") for f in files):
+        return files
+    opened = []
+    for file in files:
+        if not (file.parts[-1].lower().endswith(".zip") and _is_zip(file)):
+            opened.append(file)
+            continue
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(_read(file)))
+        except (Unreadable, zipfile.BadZipFile) as exc:
+            notes.append(f"{file.where}: not opened, {exc}")
+            opened.append(file)
+            continue
+        inside = [
+            _Entry(
+                (*file.parts, *PurePosixPath(name).parts),
+                info.file_size,
+                file.mtime,
+                functools.partial(archive.open, info),
+                f"{file.where}/{name}",
+                file.lms or _lms_info(file),
+                None,
+            )
+            for info in archive.infolist()
+            if not info.is_dir()
+            and not _unsafe(name := _member_name(info))
+            and not any(p.startswith(".") or p in _JUNK for p in PurePosixPath(name).parts)
+        ]
+        notes.append(f"{file.where}: a zip the student handed in, opened: {len(inside)} file(s)")
+        opened += inside
+    return opened
 
 
 def _handed_in(entry: _Entry, info: LmsInfo | None) -> float | None:

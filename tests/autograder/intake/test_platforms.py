@@ -1419,3 +1419,22 @@ def test_a_students_lms_file_and_a_plain_copy_keep_the_lms_ids(tmp_path, lms_fil
     assert sub.data == b"mail" and sub.lms == lms_sub.lms, found.notes
     assert not any("at the same time" in n for n in found.notes)
     assert any(n.startswith(lms_file) and "look at both" in n for n in found.notes)
+
+
+@pytest.mark.parametrize("folder", [f"{canvas_file('Doe, Jane', 101, 5001, 'ps1.zip')}",
+                                    "Jane Doe_101_assignsubmission_file/ps1.zip"])
+def test_a_zip_a_student_handed_in_is_opened(tmp_path, folder):
+    """A student who handed in their folder zipped (Canvas and Moodle take any file): the
+    notebook inside, with the checkpoints and macOS's ``__MACOSX`` beside it, was no notebook
+    ("no notebook (.ipynb) among the files handed in"). It is graded, with the student's LMS
+    ids; the oracle is the same notebook handed in as itself."""
+    notebook = folder.replace("ps1.zip", NB)
+    oracle = collect_submissions(_zip(tmp_path / "oracle.zip", {notebook: b"jane"}), NB)
+    theirs = _zip(tmp_path / "ps1.zip", {f"ps1/{NB}": b"jane",
+                                         f"ps1/.ipynb_checkpoints/{NB[:-6]}-checkpoint.ipynb": b"x",
+                                         f"__MACOSX/ps1/._{NB}": b"junk"})
+    found = collect_submissions(_zip(tmp_path / "d.zip", {folder: theirs.read_bytes()}), NB)
+    (sub,) = found.submissions
+    (want,) = oracle.submissions
+    assert (sub.student_id, sub.lms, sub.data) == (want.student_id, want.lms, b"jane"), found.notes
+    assert not found.unmatched and not found.lost
