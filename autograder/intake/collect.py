@@ -618,19 +618,29 @@ def _moodle_teams(
     if moodle.parse_name not in names:
         return None, entries
     teams, rest = None, []
+    folders = {
+        team for e in entries if (team := moodle.team_of(e.parts[0], len(e.parts) > 1)) is not None
+    }
     for entry in entries:
-        found = (
-            moodle.read_teams(_small(entry))
+        read = (
+            moodle.read_teams(_small(entry), folders)
             if len(entry.parts) == 1 and entry.parts[0].lower().endswith(".csv")
             else None
         )
-        if found is None:
+        if read is None:
             rest.append(entry)
             continue
+        found, by_content = read
         teams = {**(teams or {}), **found}
         notes.append(
             f"{entry.where}: read as Moodle's grading worksheet of a team assignment: "
             f"{len(found)} group(s), each member of a group's folder graded on it"
+            + (
+                " (its titles are not English: the participant is its first column, the name "
+                "its second, the group the column that names the download's groups)"
+                if by_content
+                else ""
+            )
         )
     return teams, rest
 
@@ -698,8 +708,8 @@ def _team_entry(
         "every group, and put it beside the folders"
         if teams is not None
         else "and the download does not say who its members are: add the assignment's grading "
-        "worksheet (Submissions -> Download grading worksheet; read by its English column "
-        "titles, Identifier, Full name and Group) to the download, and each member gets a row"
+        "worksheet (Submissions -> Download grading worksheet) to the download, and each member "
+        "gets a row"
     )
     _lose(entry, f"a Moodle team submission of {which}, {why}", notes, lost)
     return True

@@ -32,16 +32,19 @@ not list, or every group's folder without a worksheet, is not graded and says wh
 as a participant of the group's id); where nothing says the download is a team one, every
 Moodle download's notes say that a team assignment needs the worksheet.
 
-The worksheet is read by its English column titles: Moodle writes them, and ``Participant``,
-in the downloading user's language (``gradingtable.php``: ``get_string('recordid', 'assign')``,
-``get_string('hiddenuser', 'assign')``; a German site writes ``ID`` and ``Teilnehmer/in``, and
-``defaultteam`` is ``Standard-Gruppe``), so another language's worksheet is not read: the team
-folders are then not graded, with the reason.
+The worksheet is read by its English column titles, and in another language by what its
+columns hold: Moodle writes the titles, and ``Participant``, in the downloading user's language
+(``gradingtable.php``: ``get_string('recordid', 'assign')``, ``get_string('fullname')``,
+``get_string('submissionteam', 'assign')``, ``get_string('hiddenuser', 'assign')``; a German
+site writes ``ID``, ``Gruppe`` and ``Teilnehmer/in``, and ``defaultteam`` is
+``Standard-Gruppe``), so the participant is the first column (``<word> <id>`` in every row), the
+name the second, and the group the column that names the download's groups (:func:`read_teams`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from autograder.intake.lms import LmsInfo, spreadsheet_rows
 
@@ -65,7 +68,6 @@ DEFAULT_TEAM = "Default group"
 _TEAM = re.compile(
     r"^(?P<team>.+?)(?:_(?P<group>\d+))?_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<file>.*))?$"
 )
-_PARTICIPANT = re.compile(r"^Participant (?P<id>\d+)$")
 _MOODLE = re.compile(
     r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)"
     r"(?:_(?P<file>.*))?$"
@@ -119,22 +121,61 @@ def no_group(name: str, folder: bool = False) -> bool:
     return bool(team and (folder or team.group("file")) and team.group("group") is None)
 
 
-def read_teams(data: bytes | None) -> dict[str, list[LmsInfo]] | None:
+def read_teams(
+    data: bytes | None, folders: Collection[str] = ()
+) -> tuple[dict[str, list[LmsInfo]], bool] | None:
     """The groups of a grading worksheet: each group's name → its members (participant id and
-    full name, with the prefix an individual download gives them); None when ``data`` is not a
-    worksheet of a team assignment (no ``Identifier``, ``Full name`` and ``Group`` columns).
-    The worksheet, which Moodle means to be edited in a spreadsheet, is read as one saves it
-    again too (:func:`autograder.intake.lms.spreadsheet_rows`: its code page, ``;`` or a tab)."""
+    full name, with the prefix an individual download gives them), and whether its columns were
+    found by what they hold rather than by their English titles; None when ``data`` is not a
+    worksheet of a team assignment.
+
+    Its columns are found by their English titles (``Identifier``, ``Full name``, ``Group``),
+    else, in a worksheet of another language (``gradingtable.php`` titles them with
+    ``get_string('recordid', 'assign')``, ``get_string('fullname')`` and
+    ``get_string('submissionteam', 'assign')`` in the downloading user's language), by what they
+    hold: the first column holds ``get_string('hiddenuser', 'assign')`` and the participant id
+    in every row (``col_recordid``), the second the full name (the order of the columns in a
+    download), and the group's column the names of the groups whose ``folders`` the download
+    holds (``col_team``). The worksheet, which Moodle means to be edited in a spreadsheet, is
+    read as one saves it again too (:func:`autograder.intake.lms.spreadsheet_rows`)."""
     rows = spreadsheet_rows(data)  # as Moodle wrote it, or saved again by a spreadsheet
-    if not rows or not {"Identifier", "Full name", "Group"} <= set(rows[0]):
+    columns = _columns(rows or [], folders)
+    if not rows or columns is None:
         return None
+    ident, full, group = columns
     teams: dict[str, list[LmsInfo]] = {}
     for row in rows:
-        participant = _PARTICIPANT.match((row["Identifier"] or "").strip())
-        if participant and row["Group"]:
-            name, user = (row["Full name"] or "").strip(), participant.group("id")
+        participant = _RECORD.match((row[ident] or "").strip())
+        if participant and row[group]:
+            name, user = (row[full] or "").strip(), participant.group("id")
             prefix = f"{name.replace('_', ' ')}_{user}_assignsubmission_file"
-            teams.setdefault(row["Group"].strip().replace("_", " "), []).append(
+            teams.setdefault(row[group].strip().replace("_", " "), []).append(
                 LmsInfo("moodle", user, name, False, None, prefix)
             )
-    return teams
+    return teams, columns != _ENGLISH
+
+
+#: The worksheet's columns of the participant, their name and their group, in English.
+_ENGLISH = ("Identifier", "Full name", "Group")
+#: A participant's record id: ``hiddenuser`` (``Participant `` in English) and their id.
+_RECORD = re.compile(r"^(?P<word>\D*?)\s*(?P<id>\d+)$")
+
+
+def _columns(rows: list[dict[str, str]], folders: Collection[str]) -> tuple[str, str, str] | None:
+    """The titles of the participant's, the name's and the group's columns (:func:`read_teams`),
+    or None."""
+    titles = list(rows[0]) if rows else []
+    if set(_ENGLISH) <= set(titles):
+        return _ENGLISH
+    if len(titles) < 3:
+        return None
+    records = [_RECORD.match((row[titles[0]] or "").strip()) for row in rows]
+    if not all(records) or len({r.group("word") for r in records if r}) != 1:
+        return None
+    groups = {f.replace("_", " ") for f in folders}
+    hits = {
+        title: len({(row[title] or "").strip().replace("_", " ") for row in rows} & groups)
+        for title in titles[2:]
+    }
+    best = max(hits, key=lambda title: hits[title], default=None)
+    return (titles[0], titles[1], best) if best is not None and hits[best] else None

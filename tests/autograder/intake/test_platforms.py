@@ -1438,3 +1438,33 @@ def test_a_zip_a_student_handed_in_is_opened(tmp_path, folder):
     (want,) = oracle.submissions
     assert (sub.student_id, sub.lms, sub.data) == (want.student_id, want.lms, b"jane"), found.notes
     assert not found.unmatched and not found.lost
+
+
+def test_a_moodle_worksheet_in_another_language_gives_each_member(tmp_path):
+    """A German site's team download and grading worksheet. ``gradingtable.php`` titles the
+    columns with language strings (``get_string('recordid', 'assign')``, ``get_string(
+    'fullname')``, ``get_string('submissionteam', 'assign')``) and writes each participant as
+    ``get_string('hiddenuser', 'assign')`` and their id (``col_recordid``), the group's name or
+    ``defaultteam`` (``col_team``); Moodle's German language pack (``assign.php``) has
+    ``recordid`` = ``ID``, ``hiddenuser`` = ``Teilnehmer/in``, ``submissionteam`` = ``Gruppe``,
+    ``defaultteam`` = ``Standard-Gruppe``. The other titles are left as ``_moodle_worksheet``
+    writes them (their German strings are not taken from the pack here, and the reader does not
+    use them). The worksheet was not read: every folder lost, "add the worksheet". The oracle
+    is the English worksheet of the same participants."""
+    english = _moodle_worksheet(TEAMS)
+    oracle = collect_submissions(_zip(tmp_path / "en.zip", moodle_teams(True)), NB)
+    rows = list(csv.reader(io.StringIO(english.decode())))
+    header = ["ID" if t == "Identifier" else "Gruppe" if t == "Group" else t for t in rows[0]]
+    body = [[c.replace("Participant ", "Teilnehmer/in ").replace("Default group",
+                                                                "Standard-Gruppe")
+             for c in row] for row in rows[1:]]
+    out = io.StringIO()
+    csv.writer(out).writerows([header, *body])
+    members = {f"Team Alpha_42_assignsubmission_file/{NB}": b"team",
+               f"Standard-Gruppe_assignsubmission_file/{NB}": b"alone",
+               "Bewertungen.csv": out.getvalue().encode()}
+    found = collect_submissions(_zip(tmp_path / "de.zip", members), NB)
+    assert not found.lost and oracle.submissions, found.notes
+    assert [(s.student_id, s.lms, s.data) for s in found.submissions] == [
+        (s.student_id, s.lms, s.data) for s in oracle.submissions]
+    assert any("its titles are not English" in n for n in found.notes)
