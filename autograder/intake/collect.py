@@ -472,18 +472,24 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
     return kept
 
 
-def _archive_and_sheets(entries: list[_Entry]) -> tuple[_Entry | None, list[_Entry]]:
-    """The archive a download holds in place of its files, and the CSVs beside it: one zip
+def _archive_and_beside(entries: list[_Entry]) -> tuple[_Entry | None, list[_Entry]]:
+    """The archive a download holds in place of its files, and the files beside it: one zip
     alone (the class's download zipped again), or the LMS's zip with the group set's export or
-    the grading worksheet put beside it, in one folder (what the notes ask for); None when the
-    download holds anything else, or the zip is one student's (:func:`_student_named`)."""
+    the grading worksheet put beside it, in one folder (what the notes ask for), and the
+    instructor's other files that are no notebook; None when the download holds anything else,
+    or the zip is one student's (:func:`_student_named`)."""
     if not entries or len({e.parts[:-1] for e in entries}) != 1:
         return None, []
-    sheets = [e for e in entries if e.parts[-1].lower().endswith(".csv")]
-    rest = [e for e in entries if e not in sheets]
-    if len(rest) != 1 or _student_named(rest[0]) or not _is_zip(rest[0]):
+    zips = [e for e in entries if e.parts[-1].lower().endswith(".zip") or len(entries) == 1]
+    beside = [e for e in entries if e not in zips]
+    if (
+        len(zips) != 1
+        or any(e.parts[-1].lower().endswith(".ipynb") for e in beside)
+        or _student_named(zips[0])
+        or not _is_zip(zips[0])
+    ):
         return None, []
-    return rest[0], sheets
+    return zips[0], beside
 
 
 def _student_named(entry: _Entry) -> bool:
@@ -495,7 +501,7 @@ def _student_named(entry: _Entry) -> bool:
 
 
 def _placed(beside: Sequence[_Entry], entries: list[_Entry]) -> list[_Entry]:
-    """The CSVs that were beside a download's archive, placed at its top (inside the one folder
+    """The files that were beside a download's archive, placed at its top (inside the one folder
     that wraps all its files, when one does), where its own export or worksheet would be."""
     tops = {e.parts[0] for e in entries}
     wrapped = len(tops) == 1 and all(len(e.parts) > 1 for e in entries)
@@ -603,11 +609,41 @@ def _by_student(
             _lose(entry, f"{student!r} is not a valid student id", notes, lost)
         else:
             groups.setdefault(student, []).append(entry)
+    _one_per_canvas_user(groups, notes)
     if systems:
         title = " and ".join(sorted(systems))
     else:
         title = "files named <student>_<file>" if flat and names else "a folder per student"
     return groups, title
+
+
+def _attachment(entry: _Entry) -> int:
+    """A Canvas file's attachment id (Canvas numbers its attachments in the order they are
+    made), -1 for any other file."""
+    info = _lms_info(entry)
+    return int(info.attachment_id) if info and info.attachment_id else -1
+
+
+def _one_per_canvas_user(groups: dict[str, list[_Entry]], notes: list[str]) -> None:
+    """Give one student the files of every name one Canvas user id carries (two downloads put
+    together across a change of the student's name: ``doejane_101_…`` and ``smithjane_101_…``):
+    the name of their newest attachment, with a note."""
+    names: dict[str, set[str]] = {}
+    for student, files in groups.items():
+        for info in map(_lms_info, files):
+            if info is not None and info.system == "canvas" and not info.anonymous:
+                names.setdefault(info.user_id, set()).add(student)
+    for user, students in sorted(names.items()):
+        if len(students) < 2:
+            continue
+        keep = max(students, key=lambda s: max(map(_attachment, groups[s])))
+        for other in sorted(students - {keep}):
+            groups[keep] += groups.pop(other)
+        notes.append(
+            f"Canvas user {user} is named {', '.join(sorted(students))} in the download (downloads "
+            f"put together across a change of name): one student, {keep}, the name of their "
+            f"newest attachment"
+        )
 
 
 def _moodle_teams(
@@ -820,7 +856,7 @@ def _pick(
             else "no notebook (.ipynb) among the files handed in"
         )
     if named:
-        chosen = max(named, key=lambda f: (f.mtime or 0.0, f.where))
+        chosen = max(named, key=lambda f: (f.mtime or 0.0, _attachment(f), f.where))
         if not _exact(chosen, notebook):
             notes.append(f"{chosen.where}: graded as {notebook} for {student}")
     else:
@@ -845,7 +881,8 @@ def _why_not(
         order = (
             "newer by its file time in the download"
             if (other.mtime or 0.0) < (chosen.mtime or 0.0)
-            else "of the same file time in the download, its path sorting last"
+            else "of the same file time in the download, Canvas's newer attachment or its path "
+            "sorting last"
         )
         return (
             f"{student} handed in another copy, {chosen.where}, {order}; one of them has no "
@@ -912,14 +949,14 @@ def _collect(
     beside: Sequence[_Entry] = (),
 ) -> Collection:
     """:func:`collect_submissions` of a download ``depth`` archives deep in the one given, with
-    the files ``beside`` the archive it was in (:func:`_archive_and_sheets`)."""
+    the files ``beside`` the archive it was in (:func:`_archive_and_beside`)."""
     found = Collection()
     entries = _entries(path, found.notes)
     entries += _placed(beside, entries)
-    archive, sheets = _archive_and_sheets(entries)
+    archive, beside_it = _archive_and_beside(entries)
     if archive is not None and depth < MAX_DEPTH:
         return _inner(
-            archive, notebook, lms, found.notes, depth + 1, course_offset, problem_set, sheets
+            archive, notebook, lms, found.notes, depth + 1, course_offset, problem_set, beside_it
         )
     platform = _platform(entries, lms)
     if platform is not None:

@@ -1468,3 +1468,36 @@ def test_a_moodle_worksheet_in_another_language_gives_each_member(tmp_path):
     assert [(s.student_id, s.lms, s.data) for s in found.submissions] == [
         (s.student_id, s.lms, s.data) for s in oracle.submissions]
     assert any("its titles are not English" in n for n in found.notes)
+
+
+def test_a_canvas_user_under_two_names_is_one_student(tmp_path):
+    """Two Canvas downloads put together, the student's name changed between them (canvas-lms
+    ``lib/content_zipper.rb`` names the file after the sortable name at the time): user 101 was
+    two students, ``doejane-101`` and ``smithjane-101``, two rows for one person in canvas.csv.
+    Of one user's files the newest attachment is graded (Canvas numbers attachments in order:
+    1000 is newer than 999, which sorts after it as text)."""
+    members = {canvas_file("Doe, Jane", 101, 999, NB): b"old",
+               canvas_file("Smith, Jane", 101, 1000, NB): b"new",
+               canvas_file("Roe, John", 102, 998, NB): b"john"}
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
+    got = {s.lms.user_id: (s.student_id, s.data) for s in found.submissions}
+    assert got == {"101": ("smithjane-101", b"new"), "102": ("roejohn-102", b"john")}, found.notes
+    assert any("Canvas user 101 is named doejane-101, smithjane-101" in n for n in found.notes)
+    again = {canvas_file("Doe, Jane", 101, 999, NB): b"old",
+             canvas_file("Doe, Jane", 101, 1000, NB.replace(".ipynb", " (1).ipynb")): b"new"}
+    (sub,) = collect_submissions(_zip(tmp_path / "e.zip", again), NB).submissions
+    assert sub.data == b"new"
+
+
+def test_the_lms_zip_beside_the_instructors_own_files_is_read(tmp_path):
+    """Canvas's zip in a folder with the instructor's rubric and notes: only a zip alone, or with
+    CSVs, was opened, so the whole class was "not graded, it belongs to no student"."""
+    members, expected = canvas_anonymous({"correct": b"1", "blank": b"2"})
+    path = tmp_path / "dl"
+    path.mkdir()
+    (path / "submissions.zip").write_bytes(_zip(tmp_path / "s.zip", members).read_bytes())
+    (path / "rubric.pdf").write_bytes(b"%PDF")
+    (path / "notes.txt").write_text("late: ask John")
+    found = collect_submissions(path, NB)
+    assert {s.student_id for s in found.submissions} == set(expected.values()), found.notes
+    assert any(n.startswith("rubric.pdf: not graded") for n in found.notes)
