@@ -624,19 +624,31 @@ def _attachment(entry: _Entry) -> int:
     return int(info.attachment_id) if info and info.attachment_id else -1
 
 
+def _named(files: list[_Entry]) -> bool:
+    """Whether a student's files name them (not only Canvas's anonymous ids)."""
+    return any(not (info and info.anonymous) for info in map(_lms_info, files))
+
+
 def _one_per_canvas_user(groups: dict[str, list[_Entry]], notes: list[str]) -> None:
     """Give one student the files of every name one Canvas user id carries (two downloads put
-    together across a change of the student's name: ``doejane_101_…`` and ``smithjane_101_…``):
-    the name of their newest attachment, with a note."""
+    together across a change of the student's name: ``doejane_101_…`` and ``smithjane_101_…``,
+    or before and after anonymous grading, ``anon_Vh2iS_5001_…`` being the attachment 5001 of
+    ``doejane_101_5001_…``): the name of their newest attachment, with a note."""
     names: dict[str, set[str]] = {}
+    owners: dict[str, str] = {}  # a named file's attachment id → its user id
     for student, files in groups.items():
         for info in map(_lms_info, files):
             if info is not None and info.system == "canvas" and not info.anonymous:
                 names.setdefault(info.user_id, set()).add(student)
+                owners[info.attachment_id or ""] = info.user_id
+    for student, files in groups.items():
+        for info in map(_lms_info, files):
+            if info is not None and info.anonymous and info.attachment_id in owners:
+                names[owners[info.attachment_id]].add(student)
     for user, students in sorted(names.items()):
         if len(students) < 2:
             continue
-        keep = max(students, key=lambda s: max(map(_attachment, groups[s])))
+        keep = max(students, key=lambda s: (max(map(_attachment, groups[s])), _named(groups[s]), s))
         for other in sorted(students - {keep}):
             groups[keep] += groups.pop(other)
         notes.append(
@@ -1080,7 +1092,9 @@ def _unzipped(files: list[_Entry], notes: list[str]) -> list[_Entry]:
             and not _unsafe(name := _member_name(info))
             and not any(p.startswith(".") or p in _JUNK for p in PurePosixPath(name).parts)
         ]
-        notes.append(f"{file.where}: a zip the student handed in, opened: {len(inside)} file(s)")
+        note = f"{file.where}: a zip the student handed in, opened: {len(inside)} file(s)"
+        if note not in notes:  # a group's zip, opened for each member
+            notes.append(note)
         opened += inside
     return opened
 
