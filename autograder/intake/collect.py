@@ -868,7 +868,7 @@ def _pick(
             else "no notebook (.ipynb) among the files handed in"
         )
     if named:
-        chosen = max(named, key=lambda f: (f.mtime or 0.0, _attachment(f), f.where))
+        chosen = max(named, key=lambda f: (f.mtime or 0.0, _attachment(f), _named([f]), f.where))
         if not _exact(chosen, notebook):
             notes.append(f"{chosen.where}: graded as {notebook} for {student}")
     else:

@@ -1511,6 +1511,6 @@ def test_a_canvas_attachment_downloaded_anonymous_and_named_is_one_student(tmp_p
     members = {f"anon_Vh2iS_5001_{NB}": b"jane", canvas_file("Doe, Jane", 101, 5001, NB): b"jane",
                f"anon_Qx7pL_5002_{NB}": b"ann"}
     found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
-    got = {s.student_id: s.data for s in found.submissions}
-    assert got == {"doejane-101": b"jane", "anon-Qx7pL": b"ann"}, found.notes
+    got = {s.student_id: (s.data, s.lms.user_id) for s in found.submissions}
+    assert got == {"doejane-101": (b"jane", "101"), "anon-Qx7pL": (b"ann", "Qx7pL")}, found.notes
     assert any("Canvas user 101 is named anon-Vh2iS, doejane-101" in n for n in found.notes)
