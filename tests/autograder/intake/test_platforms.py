@@ -1505,12 +1505,13 @@ def test_the_lms_zip_beside_the_instructors_own_files_is_read(tmp_path):
 
 def test_a_canvas_attachment_downloaded_anonymous_and_named_is_one_student(tmp_path):
     """The download made under anonymous grading and the one made after it, put together: the
-    same attachment as ``anon_Vh2iS_5001_…`` and ``doejane_101_5001_…`` (canvas-lms
-    ``lib/content_zipper.rb``). It was two rows, ``anon-Vh2iS`` and ``doejane-101``, for one
-    person; now one student, named, with a note."""
-    members = {f"anon_Vh2iS_5001_{NB}": b"jane", canvas_file("Doe, Jane", 101, 5001, NB): b"jane",
+    same attachment as ``anon_Vh2iS_5001_…`` and ``abbottjane_101_5001_…`` (canvas-lms
+    ``lib/content_zipper.rb``). It was two rows, ``anon-Vh2iS`` and ``abbottjane-101``, for one
+    person; now one student, named (the named copy graded, whose path sorts first), with a
+    note."""
+    members = {f"anon_Vh2iS_5001_{NB}": b"jane", canvas_file("Abbott, Jane", 101, 5001, NB): b"jane",
                f"anon_Qx7pL_5002_{NB}": b"ann"}
     found = collect_submissions(_zip(tmp_path / "d.zip", members), NB)
     got = {s.student_id: (s.data, s.lms.user_id) for s in found.submissions}
-    assert got == {"doejane-101": (b"jane", "101"), "anon-Qx7pL": (b"ann", "Qx7pL")}, found.notes
-    assert any("Canvas user 101 is named anon-Vh2iS, doejane-101" in n for n in found.notes)
+    assert got == {"abbottjane-101": (b"jane", "101"), "anon-Qx7pL": (b"ann", "Qx7pL")}, found.notes
+    assert any("Canvas user 101 is named abbottjane-101, anon-Vh2iS" in n for n in found.notes)
