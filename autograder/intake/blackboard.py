@@ -211,9 +211,18 @@ def _newest(claims: Claims, owned: list[tuple[FileLike, Owner]]) -> None:
     for file, owner in owned:
         if owner.info.prefix == newest.info.prefix or not books:
             claims.own(file, owner)
-        else:
-            claims.note(
-                file,
-                f"not graded, an older attempt of {owner.student}'s; their newest attempt with a "
-                f"notebook, {newest.info.prefix}, is graded",
-            )
+            continue
+        later = (owner.submitted_at or 0.0, owner.info.prefix) > (
+            newest.submitted_at or 0.0,
+            newest.info.prefix,
+        )
+        which = (
+            f"a newer attempt of {owner.student}'s that holds no notebook (look at it)"
+            if later
+            else f"an older attempt of {owner.student}'s"
+        )
+        claims.note(
+            file,
+            f"not graded, {which}; their newest attempt with a notebook, "
+            f"{newest.info.prefix}, is graded",
+        )

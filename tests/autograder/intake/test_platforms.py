@@ -1515,3 +1515,20 @@ def test_a_canvas_attachment_downloaded_anonymous_and_named_is_one_student(tmp_p
     got = {s.student_id: (s.data, s.lms.user_id) for s in found.submissions}
     assert got == {"abbottjane-101": (b"jane", "101"), "anon-Qx7pL": (b"ann", "Qx7pL")}, found.notes
     assert any("Canvas user 101 is named abbottjane-101, anon-Vh2iS" in n for n in found.notes)
+
+
+def test_a_newer_blackboard_attempt_without_a_notebook_is_said_to_be_newer(tmp_path):
+    """Jane's second attempt holds only a PDF (receipts as ``_receipt`` writes them, te5in/
+    CodeGra.de ``psef/blackboard.py``): her notebook of the first attempt is graded, and the PDF
+    was noted as "an older attempt" although it is the newer one."""
+    members = {}
+    for when, file in ((ON_TIME, NB), (ON_TIME + timedelta(days=1), "ps1.pdf")):
+        eastern = when.astimezone(timezone(timedelta(hours=-5)))
+        prefix = f"PS1 PCA_jdoe_attempt_{eastern:%Y-%m-%d-%H-%M-%S}"
+        members[f"{prefix}_{file}"] = file.encode()
+        members[f"{prefix}.txt"] = _receipt("Jane Doe", "jdoe", when, f"{prefix}_{file}").encode()
+    found = collect_submissions(_zip(tmp_path / "b.zip", members), NB)
+    (sub,) = found.submissions
+    assert sub.data == NB.encode() and sub.submitted_at == ON_TIME.timestamp()
+    (pdf,) = [n for n in found.notes if n.split(":")[0].endswith("_ps1.pdf")]
+    assert "a newer attempt" in pdf and "older" not in pdf, pdf
