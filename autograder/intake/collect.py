@@ -484,6 +484,7 @@ def _archive_and_beside(entries: list[_Entry]) -> tuple[_Entry | None, list[_Ent
     beside = [e for e in entries if e not in zips]
     if (
         len(zips) != 1
+        or (beside and any(len(e.parts) > 2 for e in entries))  # the download, or in a folder
         or any(e.parts[-1].lower().endswith(".ipynb") for e in beside)
         or _student_named(zips[0])
         or not _is_zip(zips[0])

@@ -1532,3 +1532,15 @@ def test_a_newer_blackboard_attempt_without_a_notebook_is_said_to_be_newer(tmp_p
     assert sub.data == NB.encode() and sub.submitted_at == ON_TIME.timestamp()
     (pdf,) = [n for n in found.notes if n.split(":")[0].endswith("_ps1.pdf")]
     assert "a newer attempt" in pdf and "older" not in pdf, pdf
+
+
+def test_a_zip_in_nbgraders_submitted_folder_is_the_students(tmp_path):
+    """One student's zip in nbgrader's ``submitted/<student>/<ps>/`` beside its
+    ``timestamp.txt`` (nbgrader ``exchange/default/collect.py``) is that student's, at that time:
+    not the class's download zipped again beside a stray file."""
+    theirs = _zip(tmp_path / "ps1.zip", {f"ps1/{NB}": b"alice"})
+    members = {f"submitted/alice/{PS}/ps1.zip": theirs.read_bytes(),
+               f"submitted/alice/{PS}/timestamp.txt": _nbgrader_stamp(ON_TIME).encode()}
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, problem_set=PS)
+    assert [(s.student_id, s.data, s.submitted_at) for s in found.submissions] == [
+        ("alice", b"alice", ON_TIME.timestamp())], found.notes
