@@ -495,7 +495,10 @@ def _archive_and_beside(entries: list[_Entry]) -> tuple[_Entry | None, list[_Ent
 
 def _student_named(entry: _Entry) -> bool:
     """Whether a file's path names a student as an LMS does (a zip one student handed in: its
-    Canvas name, or its Moodle folder), so that it is not a download."""
+    Canvas name, its Moodle folder, a platform's submission folder), so that it is not a
+    download."""
+    if any(platform.recognise([entry.parts]) for platform in PLATFORMS):
+        return True  # in a platform's submission folder (D2L's, nbgrader's inbound)
     if len(entry.parts) > 1:
         return parse_lms_name(entry.parts[0], folder=True) is not None
     return _lms_file(entry.parts[0])

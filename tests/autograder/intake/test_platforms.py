@@ -1422,9 +1422,10 @@ def test_a_students_lms_file_and_a_plain_copy_keep_the_lms_ids(tmp_path, lms_fil
 
 
 @pytest.mark.parametrize("folder", [f"{canvas_file('Doe, Jane', 101, 5001, 'ps1.zip')}",
-                                    "Jane Doe_101_assignsubmission_file/ps1.zip"])
+                                    "Jane Doe_101_assignsubmission_file/ps1.zip",
+                                    "118000-2557369 - Jane Doe - Nov 19, 2026 903 PM/ps1.zip"])
 def test_a_zip_a_student_handed_in_is_opened(tmp_path, folder):
-    """A student who handed in their folder zipped (Canvas and Moodle take any file): the
+    """A student who handed in their folder zipped (Canvas, Moodle, D2L take any file): the
     notebook inside, with the checkpoints and macOS's ``__MACOSX`` beside it, was no notebook
     ("no notebook (.ipynb) among the files handed in"). It is graded, with the student's LMS
     ids; the oracle is the same notebook handed in as itself."""
