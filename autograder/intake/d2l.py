@@ -50,15 +50,15 @@ def recognise(paths: list[tuple[str, ...]]) -> bool:
     return any(_FOLDER.match(part) for p in paths for part in p[:-1])
 
 
-def _time(text: str, where: tzinfo = timezone.utc) -> float | None:
-    """A folder's time as POSIX seconds (its wall-clock time read in ``where``), or None if it
-    is no time."""
+def _time(text: str, where: tzinfo = timezone.utc, fold: int = 0) -> float | None:
+    """A folder's time as POSIX seconds (its wall-clock time read in ``where``; of a time that
+    comes twice there, the first, or the second with ``fold=1``), or None if it is no time."""
     found = _CLOCK.match(text)
     if found is None:
         return None
     clock = f"{found['date']}{found['hour']}:{found['minute']} {found['half']}"
     try:
-        return datetime.strptime(clock, _FORMAT).replace(tzinfo=where).timestamp()
+        return datetime.strptime(clock, _FORMAT).replace(tzinfo=where, fold=fold).timestamp()
     except ValueError:
         return None
 
@@ -95,7 +95,15 @@ def claim(files: Sequence[FileLike], read: Reader, course_offset: CourseZone = N
         assert found is not None
         student = slug(found.group("name")) or found.group("ids")
         info = LmsInfo(NAME, found.group("ids"), found.group("name"), False, None, folder)
-        claims.own(file, Owner(student, info, _time(found.group("when"), where), file.parts[-1]))
+        when = _time(found.group("when"), where)
+        if when is not None and when != _time(found.group("when"), where, fold=1):
+            claims.note(
+                file,
+                f"its folder's time, {found.group('when')}, came twice in {zone_name(where)} "
+                f"(the hour repeated at the end of summer time): read as the first, an hour "
+                f"earlier than the second",
+            )
+        claims.own(file, Owner(student, info, when, file.parts[-1]))
     claims.notes += _shared_names(claims)
     if claims.owners:
         claims.notes.append(

@@ -1545,3 +1545,19 @@ def test_a_zip_in_nbgraders_submitted_folder_is_the_students(tmp_path):
     found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, problem_set=PS)
     assert [(s.student_id, s.data, s.submitted_at) for s in found.submissions] == [
         ("alice", b"alice", ON_TIME.timestamp())], found.notes
+
+
+def test_a_d2l_time_in_the_repeated_hour_is_said(tmp_path):
+    """``Nov 1, 2026 130 AM`` in Chicago came twice (summer time ended at 2 AM: ``zoneinfo``'s
+    ``fold``): the folder cannot say which, so it is read as the first and the note says so."""
+    members = {"index.html": b"<html></html>",
+               f"118000-2557369 - Jane Doe - Nov 1, 2026 130 AM/{NB}": b"jane",
+               f"118001-2557370 - John Roe - Nov 1, 2026 330 AM/{NB}": b"john"}
+    chicago = ZoneInfo("America/Chicago")
+    found = collect_submissions(_zip(tmp_path / "d.zip", members), NB, course_offset=chicago)
+    first = datetime(2026, 11, 1, 1, 30, tzinfo=chicago)
+    assert first.timestamp() != first.replace(fold=1).timestamp()  # the oracle: it came twice
+    got = {s.lms.name: s.submitted_at for s in found.submissions}
+    assert got["Jane Doe"] == first.timestamp(), found.notes
+    said = [n for n in found.notes if "came twice" in n]
+    assert len(said) == 1 and "Jane Doe" in said[0], said
