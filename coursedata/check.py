@@ -242,7 +242,9 @@ def _on_result(run: CellRun, report: _Report) -> None:
     else:
         text = _explain(error, report) if error else ""
     if cell.kind == "test":
-        _on_test(cell, report, text if (error or run.timed_out or run.died) else None)
+        stopped_in = _deepest(error, report) if error else None
+        _on_test(cell, report, text if (error or run.timed_out or run.died) else None,
+                 stopped_in[0] if stopped_in else None)
         return
     if not (error or run.timed_out or run.died) or run.index in report.reported:
         return
@@ -253,12 +255,18 @@ def _on_result(run: CellRun, report: _Report) -> None:
     _say(f"ERROR {cell.label}: {text}{tail}")
 
 
-def _passing_callees(report: _Report, gid: str) -> str:
+def _passing_callees(report: _Report, gid: str, stopped_in: Cell | None = None) -> str:
     """`` (this calls your loo_log_likelihood, ...)``: the earlier functions a failing cell uses
     whose own visible tests passed. The grader also tries them on other inputs, and names one
-    that loses points there as the cause; the check cannot know, so it says where else to look."""
+    that loses points there as the cause; the check cannot know, so it says where else to look.
+
+    ``stopped_in``: the answer cell where the test's error was raised or its time ran out, when
+    known. Then the mistake is there: only the earlier functions that cell defines are named (none
+    when it is the question's own answer, as for a loop that never ends in it)."""
     every = set(answer_functions(report.nb))
     used = causes(report.nb, every).get(question_of(gid))
+    if used and stopped_in is not None and stopped_in.kind == "answer":
+        used = [name for name in used if name in stopped_in.defines]
     if not used:
         return ""
     return (f" (this calls your {', '.join(used)}, whose visible test passes here but which the "
@@ -266,8 +274,10 @@ def _passing_callees(report: _Report, gid: str) -> str:
             "there)")
 
 
-def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
-    """Print a visible test's line: the grader's verdict on the cell, as far as it can be known."""
+def _on_test(cell: Cell, report: _Report, failure: str | None,
+             stopped_in: Cell | None = None) -> None:
+    """Print a visible test's line: the grader's verdict on the cell, as far as it can be known
+    (``stopped_in``: the answer cell where its error was raised, see :func:`_passing_callees`)."""
     meta = report.nb.cells[cell.index].metadata.get("nbgrader", {})
     head = f"{cell.grade_id} ({meta.get('points', 0):g} pt, {cell.question or 'no question'})"
     gid = cell.grade_id or ""
@@ -279,7 +289,7 @@ def _on_test(cell: Cell, report: _Report, failure: str | None) -> None:
         report.lost.add(question_of(gid))
         named = causes(report.nb, report.lost).get(question_of(gid))
         _say(f"FAIL  {head}: {failure}" + (note(named, "in its visible test above") if named
-                                           else _passing_callees(report, gid)))
+                                           else _passing_callees(report, gid, stopped_in)))
         return
     report.passed += 1
     if judged is None or judged.unchecked:

@@ -304,6 +304,24 @@ def test_an_endless_loop_is_stopped_at_the_timeout(released, tmp_path, run):
     r.assert_no_process_left()
 
 
+def test_a_loop_that_never_ends_in_the_questions_own_function_blames_no_other(released, tmp_path,
+                                                                              run):
+    """Issue 36: gamma_mle that evaluates question 5's (right) gamma_score, then loops forever.
+    The check stops it and names the looping line in gamma_mle; its FAIL line used to add "this
+    calls your gamma_score, whose visible test passes here ...: the mistake may be there",
+    sending the student to a correct function."""
+    nb = _never_ending(answered(released))
+    _edit(nb, "gamma_mle", "    a = 0.5 / s\n", "    a = 0.5 / s\n    gamma_score(x, a, a / xbar)\n")
+    r = run(_write(nb, tmp_path), "--timeout", "8")
+    status, out = r.finish(limit=120)
+    assert status == 1, out
+    line = next(x for x in out.splitlines() if x.startswith("FAIL  gamma_mle_visible"))
+    assert re.search(r"your gamma_mle, line \d+: .+\), so it was interrupted: does a loop never "
+                     r"end\?$", line), line
+    assert "gamma_score" not in line, line
+    r.assert_no_process_left()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("signum, name, status", [(signal.SIGINT, "Ctrl-C", 130),
                                                   (signal.SIGTERM, "SIGTERM", 143)])

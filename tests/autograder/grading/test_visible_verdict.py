@@ -41,7 +41,10 @@ PS_ALS = ProblemSet("ps2_matrix_completion")
 PS_MLE = ProblemSet("ps3_mle")
 #: A problem set whose visible tests check properties (orthonormal rows, zero column means).
 PS_PCA = ProblemSet("ps1_pca")
-SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle", "answered_pca")
+#: A problem set whose hidden cell of question 1 tries points far from every component.
+PS_MIX = ProblemSet("ps7_mixtures_em")
+SLOW_FIXTURES = ("answered", "answered_hand", "answered_als", "answered_mle", "answered_pca",
+                 "answered_mix")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -88,6 +91,11 @@ def answered_mle(tmp_path_factory) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def answered_pca(tmp_path_factory) -> nbformat.NotebookNode:
     return _answered(PS_PCA, tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def answered_mix(tmp_path_factory) -> nbformat.NotebookNode:
+    return _answered(PS_MIX, tmp_path_factory.mktemp("course"))
 
 
 def _answer(nb, function: str):
@@ -430,3 +438,22 @@ def test_an_output_flood_names_the_function_that_printed(answered, tmp_path):
     notes = [line for line in done.stdout.splitlines() if line.startswith("NOTE")]
     assert len(notes) == 1, done.stdout
     assert "loo_log_likelihood" in notes[0] and "printed past the limit" in notes[0], notes
+
+
+def test_a_hidden_case_that_overflows_says_why(answered_mix, tmp_path):
+    """Responsibilities normalised by ``np.log(np.exp(a).sum(axis=1))``, not log-sum-exp: right on
+    the visible inputs (``ok`` and its point), NaN on the hidden case far from every component.
+    The hidden cell's feedback used to say only "contains NaN or infinite values", where the
+    softmax of problem set 6 says "(shift each row first)": it names the cause now."""
+    nb = copy.deepcopy(answered_mix)
+    cell = _answer(nb, "responsibilities")
+    found = re.findall(r"^    (\w+) = logsumexp\((\w+), axis=1\)$", cell.source, re.M)
+    assert len(found) == 1, cell.source
+    name, joint = found[0]
+    cell.source = cell.source.replace(f"{name} = logsumexp({joint}, axis=1)",
+                                      f"{name} = np.log(np.exp({joint}).sum(axis=1))")
+    said, scores = _check(nb, tmp_path, PS_MIX), _grade(nb, PS_MIX)
+    visible, hidden = scores["responsibilities_visible"], scores["responsibilities_hidden"]
+    assert said["responsibilities_visible"][0] == "ok" and visible.points == visible.max_points
+    assert 0 < hidden.points < hidden.max_points, hidden
+    assert "NaN or infinite" in hidden.message and "logsumexp" in hidden.message, hidden.message
