@@ -8,9 +8,10 @@ the cell or case and what to change:
 - **cases**: every ``record("case", f, **inputs("<name>", "case"))`` of a graded cell records a
   case under the name of the inputs it passes, of its own problem set; every case a Python check
   reads is recorded, and every case recorded for a Python check is read (a typo in a case name
-  would otherwise cost every correct student the cell's points); the declared checks' own faults
-  (a case declared but not recorded, an input that cannot be made, ...) come from
-  :func:`autograder.checks.inventory.problems`;
+  would otherwise cost every correct student the cell's points); every function a ``record``
+  line calls is defined (an answer renamed after its tests is named at its cell); the declared
+  checks' own faults (a case declared but not recorded, an input that cannot be made, ...)
+  come from :func:`autograder.checks.inventory.problems`;
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
   cells' nbgrader metadata;
@@ -285,6 +286,63 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def _defined(cell: nbformat.NotebookNode | None) -> list[str]:
+    """The top-level functions and classes a code cell defines (none when it does not parse)."""
+    try:
+        tree = ast.parse(cell.source if cell else "")
+    except SyntaxError:
+        return []
+    return [
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+
+
+def _bound(cell: nbformat.NotebookNode) -> set[str]:
+    """Every name a code cell binds: definitions, imports, assignments (none if it does not
+    parse)."""
+    try:
+        tree = ast.parse(cell.source)
+    except SyntaxError:
+        return set()
+    out = set(_defined(cell))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out |= {(a.asname or a.name).partition(".")[0] for a in node.names}
+    return out
+
+
+def undefined_problems(ps: ProblemSet) -> list[Problem]:
+    """Functions the ``record(...)`` lines call that no cell defines (an answer renamed after
+    its tests were written): named once each, at the answer cell of that name with what it
+    defines instead, before grading fails every test that calls it."""
+    code = [c for c in ps.source.cells if c.cell_type == "code"]
+    bound = set().union(*map(_bound, code))
+    answers = {
+        nbgrader_meta(c).get("grade_id"): c for c in code if nbgrader_meta(c).get("solution")
+    }
+    out = []
+    for function in dict.fromkeys(r.function for r in record_calls(ps.source)):
+        if function in bound:
+            continue
+        cell = answers.get(function)
+        instead = _defined(cell)
+        out.append(
+            Problem(
+                f"{ps.notebook_name}, cell `{function}`" if cell else ps.notebook_name,
+                f"the tests record `{function}`, which no cell defines"
+                + (f" (its answer cell defines `{'`, `'.join(instead)}`)" if instead else ""),
+                f"Rename `{instead[0]}` back to `{function}` there."
+                if len(instead) == 1
+                else f"Define `{function}` in the answer cell `{function}`.",
+            )
+        )
+    return out
+
+
 def declared_problems(ps: ProblemSet) -> list[Problem]:
     """The declared checks' faults (:func:`autograder.checks.inventory.problems`): a case
     recorded but declared nowhere, declared but never recorded, scored but never recorded, a
@@ -531,6 +589,7 @@ def grading_problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = Non
         *case_problems(ps, checks, declared),
         *declared_problems(ps),
         *order_problems(ps),
+        *undefined_problems(ps),
     ]
 
 
