@@ -1236,3 +1236,53 @@ def test_a_tolerance_another_kernel_breaks_is_refused(course, tmp_path, monkeypa
     message = _refused(course, name)
     assert re.search(rf"{where}\(rtol {rtol:g}, atol 0\) is tighter than the reference itself "
                      r"holds: with its inputs changed by rounding", message), (move, rtol, message)
+
+
+def _case_with_shares(course: Path):
+    """``(problem set, hidden cell, its weighted case, the argument drawn as shares)``: a case
+    of a ``_hidden`` cell one of whose arguments is drawn from a Dirichlet (rows of shares, one
+    column per component or class, as responsibilities are)."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            check = cell.metadata.get("course", {}).get("check", {})
+            if not _gid(cell).endswith("_hidden"):
+                continue
+            for case in [c for c in check.get("cases", {}) if c in check.get("weights", {})]:
+                spec = check.cases[case]
+                for argument, given in spec.get("args", spec).items():
+                    if isinstance(given, dict) and "dirichlet" in given:
+                        return name, _gid(cell), case, argument
+    raise AssertionError("no hidden case draws an argument from a Dirichlet")
+
+
+@pytest.mark.slow
+def test_a_hidden_case_the_notebook_s_answer_returns_nan_on_names_the_case(course):
+    """A hidden case whose shares leave a component with no data (every row all in the first
+    column: an empty component), so the notebook's answer divides by zero and returns NaN where
+    the reference, which guards the division, does not. It was refused naming the cell alone
+    and a checks module the problem set does not have; the case and its inputs are the fix."""
+    name, gid, case, argument = _case_with_shares(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    spec = json.loads(json.dumps(cell.metadata.course.check.cases[case]))
+    args = spec.get("args", spec)
+    draw = args[argument]["dirichlet"]
+    components = len(draw["alpha"])
+    args[argument] = [[1.0] + [0.0] * (components - 1)] * draw["n"]
+    [line] = [ln for ln in cell.source.splitlines() if re.search(rf"record\(\s*['\"]{case}['\"]",
+                                                                   ln)]
+
+    def add(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.course.check.cases["empty_component"] = spec
+        target.metadata.course.check.weights["empty_component"] = 1
+        target.source = target.source.replace(
+            line, line + "\n" + line.replace(case, "empty_component"), 1)
+    _edit(course, name, add)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`, case 'empty_component': the notebook's "
+                     r"answer `\w+` returns NaN for '[^']+'.* on this case's inputs", message), message
+    assert f"Change the case's inputs in the course.check of `{gid}`" in message, message
+    if not (course / "checks" / f"{name}.py").is_file():
+        assert f"checks/{name}.py" not in message, message
