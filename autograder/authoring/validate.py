@@ -14,7 +14,7 @@ the cell or case and what to change:
   come from :func:`autograder.checks.inventory.problems`;
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
-  cells' nbgrader metadata;
+  cells' nbgrader metadata, and the headings are numbered 1, 2, 3, ... in order;
 - **marking scheme**: every written answer has its section
   ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points;
 - the cells' nbgrader metadata is checked before these by ``release``
@@ -453,10 +453,10 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
             )
         )
     questions = question_points(ps)
-    for line in intro.splitlines():
-        row = _ROW.match(line.strip())
-        if not row:
-            continue
+    rows = [row for line in intro.splitlines() if (row := _ROW.match(line.strip()))]
+    gap = _numbering_problem(ps, [int(r["n"]) for r in rows])
+    out += gap
+    for row in rows if not gap else []:
         n, stated = int(row["n"]), float(row["points"])
         if n not in questions:
             out.append(
@@ -507,6 +507,31 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
                 )
             )
     return out
+
+
+def _heading_numbers(ps: ProblemSet) -> list[int]:
+    """The numbers of the ``## Question N`` headings, in the notebook's order."""
+    text = "\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown")
+    return [int(n) for n in re.findall(r"(?m)^##\s+Question\s+(\d+)\b", text)]
+
+
+def _numbering_problem(ps: ProblemSet, rows: list[int]) -> list[Problem]:
+    """Question headings not numbered 1, 2, 3, ... in order (a number skipped or repeated by
+    hand): named once, with the renumbering, rather than as the table's rows each missing a
+    heading."""
+    numbers = _heading_numbers(ps)
+    wanted = list(range(1, len(numbers) + 1))
+    if numbers == wanted:
+        return []
+    moves = ", ".join(f"## Question {n} → {w}" for n, w in zip(numbers, wanted) if n != w)
+    table = " (as the table does)" if sorted(rows) == wanted else ""
+    return [
+        Problem(
+            f"{ps.notebook_name}, the ## Question headings",
+            f"they are numbered {', '.join(map(str, numbers))}, not 1 to {len(numbers)} in order",
+            f"Number them 1 to {len(numbers)}{table}: {moves}.",
+        )
+    ]
 
 
 def _unread_heading(text: str, gid: str) -> str:

@@ -1286,3 +1286,38 @@ def test_a_hidden_case_the_notebook_s_answer_returns_nan_on_names_the_case(cours
     assert f"Change the case's inputs in the course.check of `{gid}`" in message, message
     if not (course / "checks" / f"{name}.py").is_file():
         assert f"checks/{name}.py" not in message, message
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["with a table", "without a table"])
+def test_headings_renumbered_with_a_number_skipped_are_named_with_the_renumbering(course, table):
+    """The last two ``## Question N`` headings renumbered by hand one too high (the table left
+    as it was): the headings skip a number. With a points table in the header it was named as
+    the table's row with no heading, to remove; without one it was released. The headings are
+    what to renumber (as the table has them, when there is one)."""
+    name = next(n for n in list_problem_sets(Course(course))
+                if _has_table(nbformat.read(_path(course, n), as_version=4)) == table
+                and len(_headings(nbformat.read(_path(course, n), as_version=4))) >= 3)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    cells = _headings(nb)
+    for cell in cells[-2:]:
+        cell.source = re.sub(r"^(\s*##\s+Question\s+)(\d+)",
+                             lambda m: f"{m[1]}{int(m[2]) + 1}", cell.source, count=1)
+    nbformat.write(nb, _path(course, name))
+    count = len(cells)
+    numbers = [*range(1, count - 1), count, count + 1]
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, the ## Question headings: they are numbered "
+            f"{', '.join(map(str, numbers))}, not 1 to {count} in order. Number them 1 to "
+            f"{count}{' (as the table does)' if table else ''}: ## Question {count} → "
+            f"{count - 1}, ## Question {count + 1} → {count}.") in message, message
+    assert "Remove the row" not in message, message
+
+
+def _headings(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "markdown"
+            and re.match(r"\s*##\s+Question\s+\d+", c.source)]
+
+
+def _has_table(nb) -> bool:
+    """Whether the header has a points table (rows ``| N | ... | P |``)."""
+    return bool(re.search(r"(?m)^\|\s*\d+\s*\|", nb.cells[0].source))
