@@ -365,6 +365,12 @@ def _declared_hint(message: str) -> str:
             'Give each argument once; a key naming several ("X, y") names one argument '
             "per value its generator returns, in order (autograder/checks/declaration.py)."
         )
+    tolerance = re.search(r"its ([ar]tol) is .*, not a number of 0 or more", message)
+    if tolerance:
+        return (
+            f'Write it as a JSON number, without quotes ("{tolerance[1]}": 1e-09), in the '
+            "cell's course.check."
+        )
     reference = re.search(r"reference '([\w.]+):(\w*)'", message)
     if reference:
         return (

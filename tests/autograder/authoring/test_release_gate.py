@@ -1321,3 +1321,14 @@ def _headings(nb) -> list:
 def _has_table(nb) -> bool:
     """Whether the header has a points table (rows ``| N | ... | P |``)."""
     return bool(re.search(r"(?m)^\|\s*\d+\s*\|", nb.cells[0].source))
+
+
+def test_a_tolerance_written_as_text_is_named_with_its_cell(course):
+    """``"rtol": "1e-9"`` (the number quoted in a hand edit of the metadata): the gate stopped
+    with a raw TypeError from comparing text with a number, and exit status 1."""
+    name, gid = _first_declared(course, "rtol")
+    _set_check(course, name, gid, rtol="1e-9")
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, course\.check: .*{gid}, case '\w+': its rtol is '1e-9', "
+                     r"not a number of 0 or more\. Write it as a JSON number, without quotes "
+                     r"\(\"rtol\": 1e-09\)", message), message
