@@ -317,16 +317,18 @@ def _bound(cell: nbformat.NotebookNode) -> set[str]:
 
 def undefined_problems(ps: ProblemSet) -> list[Problem]:
     """Functions the ``record(...)`` lines call that no cell defines (an answer renamed after
-    its tests were written): named once each, at the answer cell of that name with what it
-    defines instead, before grading fails every test that calls it."""
-    code = [c for c in ps.source.cells if c.cell_type == "code"]
-    bound = set().union(*map(_bound, code))
+    its tests were written), or that only a later cell defines (a test cell moved above its
+    answer): named once each, before grading fails every test that calls them."""
+    code = [(i, c) for i, c in enumerate(ps.source.cells) if c.cell_type == "code"]
+    first: dict[str, int] = {}
+    for index, cell in reversed(code):
+        first |= dict.fromkeys(_bound(cell), index)
     answers = {
-        nbgrader_meta(c).get("grade_id"): c for c in code if nbgrader_meta(c).get("solution")
+        nbgrader_meta(c).get("grade_id"): c for _, c in code if nbgrader_meta(c).get("solution")
     }
     out = []
     for function in dict.fromkeys(r.function for r in record_calls(ps.source)):
-        if function in bound:
+        if function in first:
             continue
         cell = answers.get(function)
         instead = _defined(cell)
@@ -340,7 +342,23 @@ def undefined_problems(ps: ProblemSet) -> list[Problem]:
                 else f"Define `{function}` in the answer cell `{function}`.",
             )
         )
-    return out
+    grade_ids = {i: nbgrader_meta(c).get("grade_id", "") for i, c in code}
+    late = {
+        (index, r.function)
+        for index, gid in grade_ids.items()
+        for r in record_calls(ps.source)
+        if r.grade_id == gid and first.get(r.function, -1) > index
+    }
+    return out + [
+        Problem(
+            f"{ps.notebook_name}, cell `{grade_ids[index]}`",
+            f"it records `{function}`, which is defined only below it (cell "
+            f"`{grade_ids[first[function]] or first[function] + 1}`), so the test runs before "
+            "the answer exists",
+            f"Move `{grade_ids[index]}` below the cell that defines `{function}`.",
+        )
+        for index, function in sorted(late)
+    ]
 
 
 def declared_problems(ps: ProblemSet) -> list[Problem]:

@@ -1332,3 +1332,25 @@ def test_a_tolerance_written_as_text_is_named_with_its_cell(course):
     assert re.search(rf"{name}\.ipynb, course\.check: .*{gid}, case '\w+': its rtol is '1e-9', "
                      r"not a number of 0 or more\. Write it as a JSON number, without quotes "
                      r"\(\"rtol\": 1e-09\)", message), message
+
+
+def test_a_test_cell_dragged_above_its_answer_is_named_with_the_move(course):
+    """A visible test cell dragged above its answer cell in Jupyter: its tests run before the
+    function exists. It was refused as "the reference scored 0 of 1 (your function was not
+    run ...). Fix the reference answer ..., its course.check, or the reference in solutions/",
+    none of which is the fix."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    function = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+    visible = naming.test_id(gid, naming.VISIBLE)
+
+    def drag(nb):
+        ids = [_gid(c) for c in nb.cells]
+        answer, test = ids.index(gid), ids.index(visible)
+        nb.cells.insert(answer, nb.cells.pop(test))
+    _edit(course, name, drag)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{visible}`: it records `{function}`, which is defined only "
+            f"below it (cell `{gid}`), so the test runs before the answer exists. Move "
+            f"`{visible}` below the cell that defines `{function}`.") in message, message
+    assert "the reference scored" not in message, message
