@@ -80,6 +80,11 @@ def _question(args) -> Autograded | Written:
             raise QuestionError(f"--case {given!r}: the inputs are not JSON ({exc})") from None
         if not isinstance(inputs, dict):
             raise QuestionError(f"--case {given!r}: write NAME={{argument: input, ...}}")
+        if name.strip() in cases:
+            raise QuestionError(
+                f"--case {given!r}: the name {name.strip()!r} is given to an earlier --case too; "
+                "give each case a name of its own"
+            )
         cases[name.strip()] = inputs
     points = args.points or [1, 2]
     if len(points) != 2:

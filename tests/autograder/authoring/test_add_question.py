@@ -204,3 +204,20 @@ def test_a_class_as_the_reference_is_named_as_one(course, capsys):
     assert '"fitted"' in err and "takes no arguments" not in err
     assert path.read_bytes() == original
 
+
+
+def test_two_cases_of_one_name_are_named_as_such(course, capsys):
+    """Two ``--case`` of one name (the second pasted from the first, its inputs changed): the
+    second replaced the first, and the command said "give at least two cases"."""
+    name = _smallest(course)
+    path = course / "source" / name / f"{name}.ipynb"
+    original = path.read_bytes()
+    first = CASES[0].partition("=")[0]
+    twice = [CASES[0], first + "=" + CASES[1].partition("=")[2]]
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--function",
+                 "weighted_mean", "--reference", "solutions.mle:gaussian_mle",
+                 *[a for case in twice for a in ("--case", case)]]) == 2
+    err = capsys.readouterr().err
+    assert f"the name {first!r} is given to an earlier --case too" in err, err
+    assert "at least two cases" not in err, err
+    assert path.read_bytes() == original
