@@ -515,7 +515,10 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
         recorded = set()
         for name, case in cases.items():
             where = f"{nb}, cell `{case.cell}`, case {name!r}"
-            problem = _run_reference(where, name, case, cases, folder)
+            try:
+                problem = _run_reference(where, name, case, cases, folder)
+            except DeclarationError:
+                continue  # named by validate.declared_problems; no check can grade the case
             if problem is None:
                 recorded.add(name)
             else:
@@ -526,14 +529,17 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
 
 
 def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem | None:
-    """Call the reference of ``case`` on its inputs and record the result in ``folder``."""
+    """Call the reference of ``case`` on its inputs and record the result in ``folder``.
+
+    Raises
+    ------
+    DeclarationError
+        The reference or the inputs cannot be had (named by ``validate.declared_problems``).
+    """
     if case.reference is None:
         return None
-    try:
-        reference = reference_of(case)
-        inputs = case_inputs(cases, name)
-    except DeclarationError:
-        return None  # named by validate.declared_problems
+    reference = reference_of(case)  # a DeclarationError is the caller's to pass over
+    inputs = case_inputs(cases, name)
     if inspect.isclass(reference):
         return Problem(
             where,

@@ -405,6 +405,12 @@ def _declared_hint(message: str) -> str:
             "Give weights only to cases declared in the question's visible or hidden cell, each "
             "a positive number (relative: a case's share of the hidden cell's points)."
         )
+    if "reads a student's parameter" in message:
+        return (
+            "Write the value itself there (a seed of its own), or give the problem set "
+            "variants (course.variants in the notebook's metadata: the author's guide, "
+            "Giving every student their own numbers)."
+        )
     if "cannot be made" in message:
         return (
             "Name a generator and the parameters it takes (autograder/checks/declaration.py "

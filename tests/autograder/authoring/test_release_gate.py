@@ -1354,3 +1354,38 @@ def test_a_test_cell_dragged_above_its_answer_is_named_with_the_move(course):
             f"below it (cell `{gid}`), so the test runs before the answer exists. Move "
             f"`{visible}` below the cell that defines `{function}`.") in message, message
     assert "the reference scored" not in message, message
+
+
+def _seeded(spec) -> dict | None:
+    """The parameters of the first generator of a case's inputs that takes a seed, or None."""
+    for value in spec.get("args", spec).values():
+        params = next(iter(value.values()), None) if isinstance(value, dict) else None
+        if isinstance(params, dict) and "seed" in params:
+            return params
+    return None
+
+
+def test_a_student_s_parameter_in_a_problem_set_without_variants_is_named_once(course):
+    """A hidden case's seed written ``{"variant": "seed"}`` (copied from a problem set with
+    variants) in one without: named once, with the two fixes. It was named a second time as "the
+    reference's own answers ... score 0% (DeclarationError ...)", with the fix to make the
+    declaration agree with its reference's outputs."""
+    for name in list_problem_sets(Course(course)):
+        if ProblemSet(name, Course(course)).variants is not None:
+            continue
+        nb = nbformat.read(_path(course, name), as_version=4)
+        found = [(_gid(c), case, params) for c in nb.cells if _gid(c).endswith("_hidden")
+                 for case, spec in c.metadata.get("course", {}).get("check", {}).get(
+                     "cases", {}).items() if (params := _seeded(spec)) is not None]
+        if found:
+            break
+    else:
+        raise AssertionError("no problem set without variants draws a hidden case with a seed")
+    gid, case, params = found[0]
+    params["seed"] = {"variant": "seed"}
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, course\.check: {gid}: the inputs of case '{case}' cannot "
+                     r"be made: .* reads a student's parameter", message), message
+    assert "Write the value itself there (a seed of its own)" in message, message
+    assert "(1 problem;" in message and "DeclarationError" not in message, message
