@@ -39,7 +39,9 @@ from coursedata.naming import HIDDEN, VISIBLE, test_id
 
 __all__ = ["Autograded", "Written", "QuestionError", "add_question", "renumber"]
 
-_HEADING = re.compile(r"^##\s+Question\s+(\d+)\b")
+#: A question's heading, on any line of its cell (problem set 4 opens a part and its first
+#: question in one cell: "## Part A — ...", then "## Question 1 — ...").
+_HEADING = re.compile(r"^##\s+Question\s+(\d+)\b", re.M)
 _MENTION = re.compile(
     r"(\b[Qq]uestions\s+)(\d+(?:(?:\s*[–—-]\s*|\s*,\s*|\s+(?:and|or|to)\s+)\d+)*)\b"
     r"|(\b[Qq]uestion\s+|\(Q)(\d+)\b"
@@ -110,7 +112,7 @@ def _headings(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
     """``[(cell index, question number)]`` of the ``## Question N`` headings, in order."""
     out = []
     for i, cell in enumerate(nb.cells):
-        m = _HEADING.match(cell.source.lstrip()) if cell.cell_type == "markdown" else None
+        m = _HEADING.search(cell.source) if cell.cell_type == "markdown" else None
         if m:
             out.append((i, int(m[1])))
     return out
@@ -175,6 +177,17 @@ def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
                 renumber(line, start) if line.lstrip().startswith("#") else line
                 for line in cell.source.split("\n")
             )
+
+
+def _renumber_rules(nb: nbformat.NotebookNode, start: int) -> None:
+    """Renumber the questions the rules' statements name (metadata ``course.rules``: the
+    problem set's and each answer's), which the header repeats word for word."""
+    rules = nb.metadata.get("course", {}).get("rules")
+    if not isinstance(rules, dict):
+        return
+    for declared in [rules, *(rules.get("questions") or {}).values()]:
+        if isinstance(declared, dict) and isinstance(declared.get("statement"), str):
+            declared["statement"] = renumber(declared["statement"], start)
 
 
 def _header(nb: nbformat.NotebookNode, at: int, row: str, auto: float, hand: float) -> None:
@@ -388,6 +401,7 @@ def add_question(
     except DeclarationError as exc:
         raise QuestionError(f"the question's cases cannot be declared: {exc}") from None
     _renumber_notebook(nb, at)
+    _renumber_rules(nb, at)
     _header(nb, at, row, auto, hand)
     nb.cells[index:index] = cells
     rubric = course.rubric(name)

@@ -221,3 +221,57 @@ def test_two_cases_of_one_name_are_named_as_such(course, capsys):
     assert f"the name {first!r} is given to an earlier --case too" in err, err
     assert "at least two cases" not in err, err
     assert path.read_bytes() == original
+
+
+def _path(course: Path, name: str) -> Path:
+    return course / "source" / name / f"{name}.ipynb"
+
+
+def test_a_question_whose_heading_follows_a_part_s_heading_in_its_cell_is_found(course, capsys):
+    """A problem set that opens a part and its first question in one cell ("## Part B ...",
+    then "## Question 3 ..."): ``--at 3`` answered "there is no question 3: give --at between 1
+    and 12 (the questions are numbered 1 to 11)"."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        inner = [int(m[1]) for c in nb.cells if c.cell_type == "markdown"
+                 for m in [re.search(r"(?m)^## Question (\d+)", c.source)]
+                 if m and not c.source.lstrip().startswith("## Question")]
+        if inner:
+            break
+    else:
+        raise AssertionError("no question heading follows another heading in its cell")
+    at = inner[-1]
+    before = re.findall(r"(?m)^## Question \d+ — (.*)$", "\n".join(
+        c.source for c in nb.cells if c.cell_type == "markdown"))
+    assert main(["add-question", name, "--course", str(course), "--at", str(at), "--title",
+                 "Why it works", "--written", "why_it_works"]) == 0, capsys.readouterr().err
+    after = re.findall(r"(?m)^## Question (\d+) — (.*)$", "\n".join(
+        c.source for c in nbformat.read(_path(course, name), as_version=4).cells
+        if c.cell_type == "markdown"))
+    assert [int(n) for n, _ in after] == list(range(1, len(before) + 2))
+    assert [t for _, t in after] == [*before[:at - 1], "Why it works (2 points, graded by hand)",
+                                     *before[at - 1:]]
+
+
+def test_the_questions_the_rules_name_are_renumbered_with_the_header(course):
+    """A rules statement that names a question ("Question 5 asks you to write the log-sum-exp
+    trick"), repeated word for word in the header: the header was renumbered and the declared
+    statement not, so ``release`` refused the problem set ("the instructions do not say the
+    declared rule ... word for word")."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        statement = nb.metadata.get("course", {}).get("rules", {}).get("statement", "")
+        named = [int(n) for n in re.findall(r"Question (\d+)", statement)]
+        first = [int(m[1]) for c in nb.cells if c.cell_type == "markdown"
+                 if (m := re.match(r"## Question (\d+)", c.source.lstrip()))]
+        at = min((n for n in first if named and n <= min(named)), default=None)
+        if at:
+            break
+    else:
+        raise AssertionError("no rules statement names a question")
+    assert main(["add-question", name, "--course", str(course), "--at", str(at), "--title",
+                 "Why it works", "--written", "why_it_works"]) == 0
+    ps = ProblemSet(name, Course(course))
+    moved = ps.source.metadata.course.rules.statement
+    assert [int(n) for n in re.findall(r"Question (\d+)", moved)] == [n + 1 for n in named]
+    assert declaration_problems(ps) == []
