@@ -67,6 +67,11 @@ def add_parser(sub):
 
 
 def _question(args) -> Autograded | Written:
+    if any(not p > 0 for p in args.points or []):
+        raise QuestionError(
+            f"--points {' '.join(f'{p:g}' for p in args.points)}: give each graded cell points "
+            "above 0 (a cell worth 0 counts for nothing)"
+        )
     if args.written:
         return Written(args.written, args.title, *(args.points or [])[:1])
     if not args.reference:

@@ -275,3 +275,13 @@ def test_the_questions_the_rules_name_are_renumbered_with_the_header(course):
     moved = ps.source.metadata.course.rules.statement
     assert [int(n) for n in re.findall(r"Question (\d+)", moved)] == [n + 1 for n in named]
     assert declaration_problems(ps) == []
+
+
+def test_a_question_worth_no_points_is_refused(course, capsys):
+    """``--points 0``: the question was written, and only ``release`` refused its cell."""
+    name = _smallest(course)
+    original = _path(course, name).read_bytes()
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--written",
+                 "why_it_works", "--points", "0"]) == 2
+    assert "--points 0: give each graded cell points above 0" in capsys.readouterr().err
+    assert _path(course, name).read_bytes() == original
