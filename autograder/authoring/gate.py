@@ -13,6 +13,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
   moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
   purpose ends with :data:`GIVEN`) is a solution line students would read;
+- **names** (:func:`unbound_problems`): a reference answer that uses a name no cell defines
+  (a helper of the reference's module, copied with its body by ``add-question``) raises
+  NameError on every case;
 - **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
   with the locked cells' imports, and the declared reference functions' own imports) must be
   allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
@@ -80,6 +83,7 @@ __all__ = [
     "released_cell",
     "rule_problems",
     "reference_problems",
+    "unbound_problems",
     "repeat_problems",
     "scheme_problems",
     "weight_problems",
@@ -381,6 +385,71 @@ def _answer_problems(
         )
         for line in leaked
     ]
+    return out
+
+
+def _names_bound(tree: ast.AST) -> set[str]:
+    """Every name ``tree`` binds anywhere: definitions, parameters, imports, assignments,
+    loop and ``except ... as`` names."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            out.update(node.names)
+    return out | set(_imports(tree))
+
+
+def _parsed(cell: nbformat.NotebookNode) -> ast.AST | None:
+    try:
+        return ast.parse(cell.source)
+    except SyntaxError:
+        return None
+
+
+def unbound_problems(ps: ProblemSet) -> list[Problem]:
+    """Names a reference answer calls or reads that no cell of the notebook binds and Python
+    does not provide (a helper of the reference's module, copied with its body by
+    ``add-question``): the notebook's own answer raises NameError on every case."""
+    import builtins
+
+    trees = [
+        (i, c, t)
+        for i, c in enumerate(ps.source.cells)
+        if c.cell_type == "code"
+        if (t := _parsed(c)) is not None
+    ]
+    bound = set(dir(builtins)).union(*(_names_bound(t) for _, _, t in trees))
+    out = []
+    for index, cell, tree in trees:
+        if not nbgrader_meta(cell).get("solution"):
+            continue
+        missing = sorted(
+            {
+                n.id
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            }
+            - bound
+        )
+        if missing:
+            names = ", ".join(f"`{n}`" for n in missing)
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, {_label(cell, index)}",
+                    f"its reference answer uses {names}, which no cell of the notebook defines, "
+                    "so it raises NameError on every case (a helper of the reference's module "
+                    "does not come with its body)",
+                    f"Write the answer without {names} (numpy's own calls), or define "
+                    f"{'it' if len(missing) == 1 else 'them'} in the answer cell.",
+                )
+            )
     return out
 
 
@@ -1158,6 +1227,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     return [
         *placeholder,
         *marker_problems(ps),
+        *unbound_problems(ps),
         *rule_problems(ps),
         *weight_problems(ps),
         *repeat_problems(ps),

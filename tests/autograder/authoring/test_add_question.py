@@ -285,3 +285,30 @@ def test_a_question_worth_no_points_is_refused(course, capsys):
                  "why_it_works", "--points", "0"]) == 2
     assert "--points 0: give each graded cell points above 0" in capsys.readouterr().err
     assert _path(course, name).read_bytes() == original
+
+
+def test_an_answer_copied_from_a_reference_that_uses_its_module_s_helper_is_refused(course):
+    """The guide's example (``--reference solutions.mle:poisson_mle``) added to a problem set:
+    the answer's body, copied from the reference, calls a helper of ``solutions.mle`` that the
+    notebook does not define. ``release`` answered with the reference losing every point to a
+    NameError, once per cell and per sample student, and "Fix ... the check in ...". The gate
+    names the helper at the answer cell."""
+    import solutions.mle as module
+
+    name = _smallest(course)
+    assert main(["add-question", name, "--course", str(course), "--title", "The Poisson rate",
+                 "--function", "poisson_fit", "--reference", "solutions.mle:poisson_mle",
+                 "--case", 'rate={"x": {"poisson": {"seed": 71, "n": 40, "lam": 3.5}}}',
+                 "--case", 'rate_big={"x": {"poisson": {"seed": 72, "n": 400, "lam": 250}}}'
+                 ]) == 0
+    ps = ProblemSet(name, Course(course))
+    [answer] = [c for c in ps.source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "poisson_fit"]
+    body = answer.source.split("### BEGIN SOLUTION")[1]
+    helpers = sorted(n for n in re.findall(r"\b(_\w+)\(", body) if callable(vars(module).get(n)))
+    assert helpers, "the guide's example reference calls no helper of its module"
+    found = [str(p) for p in gate_problems(ps)]
+    names = ", ".join(f"`{n}`" for n in helpers)
+    assert [p for p in found if p.startswith(
+        f"{name}.ipynb, cell `poisson_fit`: its reference answer uses {names}, which no cell of "
+        "the notebook defines")], found
