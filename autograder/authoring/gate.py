@@ -407,8 +407,12 @@ def _names_bound(tree: ast.AST) -> set[str]:
 
 
 def _parsed(cell: nbformat.NotebookNode) -> ast.AST | None:
+    """The cell's code, its IPython lines (``%magic``, ``!command``) left out; None when it is
+    not Python."""
+    lines = cell.source.splitlines()
+    code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
     try:
-        return ast.parse(cell.source)
+        return ast.parse(code)
     except SyntaxError:
         return None
 

@@ -1389,3 +1389,17 @@ def test_a_student_s_parameter_in_a_problem_set_without_variants_is_named_once(c
                      r"be made: .* reads a student's parameter", message), message
     assert "Write the value itself there (a seed of its own)" in message, message
     assert "(1 problem;" in message and "DeclarationError" not in message, message
+
+
+def test_a_setup_cell_with_an_ipython_magic_still_binds_its_imports(course):
+    """``%matplotlib inline`` above the setup cell's imports: the cell is not Python as written,
+    but its imports are what the answers use; the check of the names the answers use must
+    not call them undefined."""
+    name = list_problem_sets(Course(course))[0]
+
+    def magic(nb):
+        setup = next(c for c in nb.cells if c.cell_type == "code" and "import" in c.source)
+        setup.source = "%matplotlib inline\n" + setup.source
+    _edit(course, name, magic)
+    ps = ProblemSet(name, Course(course))
+    assert [p for p in gate_problems(ps) if "which no cell of the notebook defines" in str(p)] == []
