@@ -245,6 +245,26 @@ def _is_class(reference: str) -> bool:
         return False
 
 
+def _argument_problem(question: Autograded) -> None:
+    """Refuse a case giving an argument the reference has no parameter for (a name of the
+    author's own for it), naming the reference's parameters."""
+    try:
+        parameters = inspect.signature(resolve(question.reference)).parameters
+    except Exception:  # noqa: BLE001 - a reference that cannot be found is named by _outputs
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    for case, inputs in question.cases.items():
+        given = [n.strip() for key in inputs for n in key.split(",")]
+        unknown = [n for n in given if n not in parameters]
+        if unknown:
+            raise QuestionError(
+                f"the case {case!r} gives {', '.join(map(repr, unknown))}, which "
+                f"{question.reference} has no parameter for: name the case's arguments after "
+                f"its parameters ({', '.join(parameters)}); nothing was changed"
+            )
+
+
 def _outputs(question: Autograded, visible: dict) -> list[str]:
     """One name per value the reference returns on the visible case's inputs."""
     from autograder.checks.declaration import declared_cases
@@ -259,6 +279,7 @@ def _outputs(question: Autograded, visible: dict) -> list[str]:
             "author's guide, The keys of a declaration); nothing was changed"
         )
 
+    _argument_problem(question)
     probe = {"cells": [_cell("code", test_id(question.function, VISIBLE), "", check=visible)]}
     try:
         inputs = case_inputs(declared_cases(probe), next(iter(visible["cases"])))

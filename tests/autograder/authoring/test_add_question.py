@@ -312,3 +312,21 @@ def test_an_answer_copied_from_a_reference_that_uses_its_module_s_helper_is_refu
     assert [p for p in found if p.startswith(
         f"{name}.ipynb, cell `poisson_fit`: its reference answer uses {names}, which no cell of "
         "the notebook defines")], found
+
+
+def test_a_case_naming_an_argument_the_reference_lacks_names_its_parameters(course, capsys):
+    """A case's argument named in the author's own words (``"values"`` for ``x``): it stopped
+    with Python's "TypeError: weighted_mean() got an unexpected keyword argument"."""
+    name = _smallest(course)
+    with (course / "checks" / f"{name}.py").open("a", encoding="utf-8") as module:
+        module.write(REFERENCE)
+    original = _path(course, name).read_bytes()
+    renamed = [c.replace('{"x":', '{"values":', 1) for c in CASES]
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--function",
+                 "weighted_mean", "--reference", f"course.checks.{name}:weighted_mean",
+                 *[a for case in renamed for a in ("--case", case)]]) == 2
+    err = capsys.readouterr().err
+    assert (f"the case 'wmean' gives 'values', which course.checks.{name}:weighted_mean has no "
+            "parameter for: name the case's arguments after its parameters (x, w)") in err, err
+    assert "unexpected keyword" not in err
+    assert _path(course, name).read_bytes() == original
