@@ -330,3 +330,23 @@ def test_a_case_naming_an_argument_the_reference_lacks_names_its_parameters(cour
             "parameter for: name the case's arguments after its parameters (x, w)") in err, err
     assert "unexpected keyword" not in err
     assert _path(course, name).read_bytes() == original
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    (["--written", "why it works"], "--written 'why it works' is not a Python name"),
+    (["--function", "fit-lda"], "--function 'fit-lda' is not a Python name"),
+    (["--written", "w", "--at", "0"], "--at 0: questions are numbered from 1"),
+    (["--written", "w", "--title", " "], "--title is empty"),
+], ids=["a grade_id with spaces", "a function with a hyphen", "question 0", "no title"])
+def test_names_and_numbers_a_notebook_cannot_hold_are_refused(course, capsys, option, said):
+    """Before: a grade_id with spaces stopped with nbformat's validation traceback; a function
+    `fit-lda` was written as ``def fit-lda(x):`` (release then asked to define `fit`); ``--at 0``
+    added the question last; an empty title was written as the heading."""
+    name = _smallest(course)
+    original = _path(course, name).read_bytes()
+    cases = [a for case in CASES for a in ("--case", case)]
+    extra = ["--reference", "solutions.mle:gaussian_mle", *cases] if "--function" in option else []
+    title = [] if "--title" in option else ["--title", "t"]
+    assert main(["add-question", name, "--course", str(course), *title, *option, *extra]) == 2
+    assert said in capsys.readouterr().err
+    assert _path(course, name).read_bytes() == original
