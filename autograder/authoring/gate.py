@@ -1081,7 +1081,8 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
     the same inputs; for a case checked in Python, which names no reference, the same inputs as
     a visible case of its question): the student already saw that case pass or fail, so it
-    gives no new evidence and its weight rewards the visible test twice."""
+    gives no new evidence and its weight rewards the visible test twice. A hidden case identical
+    to an earlier hidden one (a case pasted, its seed left as it was) counts one test twice."""
     try:
         found = declarations(ps.source)
     except DeclarationError:
@@ -1094,35 +1095,52 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
         if (inputs := _generated(case)) is not None
     ]
     out = []
+    earlier: list[tuple[str, object, dict]] = []
     for gid, declaration in found.items():
         if test_kind(gid) != HIDDEN:
             continue
         for name, case in declaration.cases.items():
             inputs = _generated(case)
-            same = [
-                (seen, visible.name)
-                for seen, visible, given in shown
-                if inputs is not None
-                and (
-                    _same_case(case, inputs, visible, given)
-                    if case.reference
-                    else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
-                )
-            ]
-            out += [
-                Problem(
-                    f"{ps.notebook_name}, cell `{gid}`, case {name!r}",
-                    f"it is identical to the visible case {visible!r} of `{seen}` (the same "
-                    "reference on the same inputs, compared alike), so it gives no evidence a "
-                    "student has not already seen: a wrong answer there loses twice, a right "
-                    "one is never tested beyond it",
-                    "Give it inputs the visible case does not cover (another seed, size, or an "
-                    "edge such as ties or one class) in the cell's course.check, or remove it, "
-                    "its weight and its record(...) line.",
-                )
-                for seen, visible in same[:1]
-            ]
+            if inputs is None:
+                continue
+            seen = _first_same(gid, case, inputs, shown)
+            if seen:
+                out.append(_repeat(ps, gid, name, "visible", *seen))
+            elif seen := _first_same(gid, case, inputs, earlier):
+                out.append(_repeat(ps, gid, name, "hidden", *seen))
+            earlier.append((gid, case, inputs))
     return out
+
+
+def _first_same(gid: str, case, inputs: Mapping, others) -> tuple[str, str] | None:
+    """``(cell, case)`` of the first of ``others`` (``(cell, case, inputs)``) that asks the same
+    of a student as ``case`` of ``gid``, or None."""
+    for seen, other, given in others:
+        if (
+            _same_case(case, inputs, other, given)
+            if case.reference
+            else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
+        ):
+            return seen, other.name
+    return None
+
+
+def _repeat(ps: ProblemSet, gid: str, name: str, kind: str, seen: str, other: str) -> Problem:
+    """The problem of the case ``name`` of ``gid`` identical to the ``kind`` case ``other``."""
+    what = (
+        "it gives no evidence a student has not already seen: a wrong answer there loses "
+        "twice, a right one is never tested beyond it"
+        if kind == "visible"
+        else "the same test counts twice and a second one is never made"
+    )
+    return Problem(
+        f"{ps.notebook_name}, cell `{gid}`, case {name!r}",
+        f"it is identical to the {kind} case {other!r} of `{seen}` (the same reference on the "
+        f"same inputs, compared alike), so {what}",
+        f"Give it inputs the {kind} case does not cover (another seed, size, or an edge such as "
+        "ties or one class) in the cell's course.check, or remove it, its weight and its "
+        "record(...) line.",
+    )
 
 
 def _generated(case) -> dict | None:

@@ -1403,3 +1403,25 @@ def test_a_setup_cell_with_an_ipython_magic_still_binds_its_imports(course):
     _edit(course, name, magic)
     ps = ProblemSet(name, Course(course))
     assert [p for p in gate_problems(ps) if "which no cell of the notebook defines" in str(p)] == []
+
+
+def test_a_hidden_case_pasted_from_another_hidden_case_is_refused(course):
+    """A hidden case copied from the one above it to make a second test, its seed left as it
+    was: the same test counted twice. It was released."""
+    import copy
+
+    name, gid, case = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    [line] = [ln for ln in cell.source.splitlines()
+              if re.search(rf"record\(\s*['\"]{case}['\"]", ln)]
+    cell.metadata.course.check.cases["pasted"] = copy.deepcopy(
+        cell.metadata.course.check.cases[case])
+    cell.metadata.course.check.weights["pasted"] = 1
+    cell.source = cell.source.replace(line, line + "\n" + line.replace(case, "pasted"), 1)
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    first, second = sorted(["pasted", case])  # the metadata is written with its keys sorted
+    assert (f"{name}.ipynb, cell `{gid}`, case {second!r}: it is identical to the hidden case "
+            f"{first!r} of `{gid}`") in message, message
+    assert "Give it inputs the hidden case does not cover" in message, message
