@@ -177,11 +177,16 @@ def variant_problems(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
 
 def graded_problems(ps: ProblemSet) -> list[str]:
     """Both steps on ``ps`` (on each of :func:`sample_variants`), in a scratch folder: every
-    problem, each named with its variant, or none."""
+    problem, each named with its variant (a problem said in the same words for several
+    students, with the first one's), or none."""
     found: list[str] = []
+    said: set[str] = set()
     for sample in sample_variants(ps):
         label = variant_label(sample)
-        found += [p + label for p in _sample_problems(sample)]
+        for problem in _sample_problems(sample):
+            if problem not in said:  # the same words for another student: said once
+                said.add(problem)
+                found.append(problem + label)
     return found
 
 

@@ -1425,3 +1425,24 @@ def test_a_hidden_case_pasted_from_another_hidden_case_is_refused(course):
     assert (f"{name}.ipynb, cell `{gid}`, case {second!r}: it is identical to the hidden case "
             f"{first!r} of `{gid}`") in message, message
     assert "Give it inputs the hidden case does not cover" in message, message
+
+
+@pytest.mark.slow
+def test_a_problem_the_sample_students_share_is_said_once(course):
+    """A problem set with per-student variants is graded on several sample students: a visible
+    assertion the reference fails (the same words for every student) was said once per sample,
+    the lines differing only in "(the variant ...)"."""
+    name, gid = next(
+        (n, _gid(c)) for n in list_problem_sets(Course(course))
+        if ProblemSet(n, Course(course)).variants is not None
+        for c in nbformat.read(_path(course, n), as_version=4).cells
+        if _gid(c).endswith("_visible") and "assert np.allclose(" in c.source
+        and "V[" not in c.source)
+
+    def wrong(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.source = cell.source.replace("assert np.allclose(", "assert not np.allclose(", 1)
+    _edit(course, name, wrong)
+    message = _refused(course, name)
+    lines = [ln for ln in message.splitlines() if f"cell `{gid}`: the reference scored" in ln]
+    assert len(lines) == 1 and "(the variant {" in lines[0], message
