@@ -39,7 +39,9 @@ from coursedata.naming import HIDDEN, VISIBLE, test_id
 
 __all__ = ["Autograded", "Written", "QuestionError", "add_question", "renumber"]
 
-_HEADING = re.compile(r"^##\s+Question\s+(\d+)\b")
+#: A question's heading, on any line of its cell (problem set 4 opens a part and its first
+#: question in one cell: "## Part A — ...", then "## Question 1 — ...").
+_HEADING = re.compile(r"^##\s+Question\s+(\d+)\b", re.M)
 _MENTION = re.compile(
     r"(\b[Qq]uestions\s+)(\d+(?:(?:\s*[–—-]\s*|\s*,\s*|\s+(?:and|or|to)\s+)\d+)*)\b"
     r"|(\b[Qq]uestion\s+|\(Q)(\d+)\b"
@@ -110,7 +112,7 @@ def _headings(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
     """``[(cell index, question number)]`` of the ``## Question N`` headings, in order."""
     out = []
     for i, cell in enumerate(nb.cells):
-        m = _HEADING.match(cell.source.lstrip()) if cell.cell_type == "markdown" else None
+        m = _HEADING.search(cell.source) if cell.cell_type == "markdown" else None
         if m:
             out.append((i, int(m[1])))
     return out
@@ -177,6 +179,17 @@ def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
             )
 
 
+def _renumber_rules(nb: nbformat.NotebookNode, start: int) -> None:
+    """Renumber the questions the rules' statements name (metadata ``course.rules``: the
+    problem set's and each answer's), which the header repeats word for word."""
+    rules = nb.metadata.get("course", {}).get("rules")
+    if not isinstance(rules, dict):
+        return
+    for declared in [rules, *(rules.get("questions") or {}).values()]:
+        if isinstance(declared, dict) and isinstance(declared.get("statement"), str):
+            declared["statement"] = renumber(declared["statement"], start)
+
+
 def _header(nb: nbformat.NotebookNode, at: int, row: str, auto: float, hand: float) -> None:
     """Add ``row`` to the header's table as row ``at`` and the points to its Points line."""
     cell = nb.cells[0]
@@ -232,6 +245,26 @@ def _is_class(reference: str) -> bool:
         return False
 
 
+def _argument_problem(question: Autograded) -> None:
+    """Refuse a case giving an argument the reference has no parameter for (a name of the
+    author's own for it), naming the reference's parameters."""
+    try:
+        parameters = inspect.signature(resolve(question.reference)).parameters
+    except Exception:  # noqa: BLE001 - a reference that cannot be found is named by _outputs
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    for case, inputs in question.cases.items():
+        given = [n.strip() for key in inputs for n in key.split(",")]
+        unknown = [n for n in given if n not in parameters]
+        if unknown:
+            raise QuestionError(
+                f"the case {case!r} gives {', '.join(map(repr, unknown))}, which "
+                f"{question.reference} has no parameter for: name the case's arguments after "
+                f"its parameters ({', '.join(parameters)}); nothing was changed"
+            )
+
+
 def _outputs(question: Autograded, visible: dict) -> list[str]:
     """One name per value the reference returns on the visible case's inputs."""
     from autograder.checks.declaration import declared_cases
@@ -246,6 +279,7 @@ def _outputs(question: Autograded, visible: dict) -> list[str]:
             "author's guide, The keys of a declaration); nothing was changed"
         )
 
+    _argument_problem(question)
     probe = {"cells": [_cell("code", test_id(question.function, VISIBLE), "", check=visible)]}
     try:
         inputs = case_inputs(declared_cases(probe), next(iter(visible["cases"])))
@@ -388,6 +422,7 @@ def add_question(
     except DeclarationError as exc:
         raise QuestionError(f"the question's cases cannot be declared: {exc}") from None
     _renumber_notebook(nb, at)
+    _renumber_rules(nb, at)
     _header(nb, at, row, auto, hand)
     nb.cells[index:index] = cells
     rubric = course.rubric(name)

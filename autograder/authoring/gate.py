@@ -13,6 +13,9 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
   moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
   purpose ends with :data:`GIVEN`) is a solution line students would read;
+- **names** (:func:`unbound_problems`): a reference answer that uses a name no cell defines
+  (a helper of the reference's module, copied with its body by ``add-question``) raises
+  NameError on every case;
 - **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
   with the locked cells' imports, and the declared reference functions' own imports) must be
   allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
@@ -80,6 +83,7 @@ __all__ = [
     "released_cell",
     "rule_problems",
     "reference_problems",
+    "unbound_problems",
     "repeat_problems",
     "scheme_problems",
     "weight_problems",
@@ -384,6 +388,75 @@ def _answer_problems(
     return out
 
 
+def _names_bound(tree: ast.AST) -> set[str]:
+    """Every name ``tree`` binds anywhere: definitions, parameters, imports, assignments,
+    loop and ``except ... as`` names."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            out.update(node.names)
+    return out | set(_imports(tree))
+
+
+def _parsed(cell: nbformat.NotebookNode) -> ast.AST | None:
+    """The cell's code, its IPython lines (``%magic``, ``!command``) left out; None when it is
+    not Python."""
+    lines = cell.source.splitlines()
+    code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
+
+
+def unbound_problems(ps: ProblemSet) -> list[Problem]:
+    """Names a reference answer calls or reads that no cell of the notebook binds and Python
+    does not provide (a helper of the reference's module, copied with its body by
+    ``add-question``): the notebook's own answer raises NameError on every case."""
+    import builtins
+
+    trees = [
+        (i, c, t)
+        for i, c in enumerate(ps.source.cells)
+        if c.cell_type == "code"
+        if (t := _parsed(c)) is not None
+    ]
+    bound = set(dir(builtins)).union(*(_names_bound(t) for _, _, t in trees))
+    out = []
+    for index, cell, tree in trees:
+        if not nbgrader_meta(cell).get("solution"):
+            continue
+        missing = sorted(
+            {
+                n.id
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            }
+            - bound
+        )
+        if missing:
+            names = ", ".join(f"`{n}`" for n in missing)
+            out.append(
+                Problem(
+                    f"{ps.notebook_name}, {_label(cell, index)}",
+                    f"its reference answer uses {names}, which no cell of the notebook defines, "
+                    "so it raises NameError on every case (a helper of the reference's module "
+                    "does not come with its body)",
+                    f"Write the answer without {names} (numpy's own calls), or define "
+                    f"{'it' if len(missing) == 1 else 'them'} in the answer cell.",
+                )
+            )
+    return out
+
+
 def _syntax_error(source: str) -> str | None:
     """Why ``source`` is not Python (its first error and the line), or None."""
     try:
@@ -515,7 +588,10 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
         recorded = set()
         for name, case in cases.items():
             where = f"{nb}, cell `{case.cell}`, case {name!r}"
-            problem = _run_reference(where, name, case, cases, folder)
+            try:
+                problem = _run_reference(where, name, case, cases, folder)
+            except DeclarationError:
+                continue  # named by validate.declared_problems; no check can grade the case
             if problem is None:
                 recorded.add(name)
             else:
@@ -526,14 +602,17 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
 
 
 def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem | None:
-    """Call the reference of ``case`` on its inputs and record the result in ``folder``."""
+    """Call the reference of ``case`` on its inputs and record the result in ``folder``.
+
+    Raises
+    ------
+    DeclarationError
+        The reference or the inputs cannot be had (named by ``validate.declared_problems``).
+    """
     if case.reference is None:
         return None
-    try:
-        reference = reference_of(case)
-        inputs = case_inputs(cases, name)
-    except DeclarationError:
-        return None  # named by validate.declared_problems
+    reference = reference_of(case)  # a DeclarationError is the caller's to pass over
+    inputs = case_inputs(cases, name)
     if inspect.isclass(reference):
         return Problem(
             where,
@@ -1002,7 +1081,8 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
     """Hidden cases identical to a visible one (the same reference, outputs and comparison, on
     the same inputs; for a case checked in Python, which names no reference, the same inputs as
     a visible case of its question): the student already saw that case pass or fail, so it
-    gives no new evidence and its weight rewards the visible test twice."""
+    gives no new evidence and its weight rewards the visible test twice. A hidden case identical
+    to an earlier hidden one (a case pasted, its seed left as it was) counts one test twice."""
     try:
         found = declarations(ps.source)
     except DeclarationError:
@@ -1015,35 +1095,52 @@ def repeat_problems(ps: ProblemSet) -> list[Problem]:
         if (inputs := _generated(case)) is not None
     ]
     out = []
+    earlier: list[tuple[str, object, dict]] = []
     for gid, declaration in found.items():
         if test_kind(gid) != HIDDEN:
             continue
         for name, case in declaration.cases.items():
             inputs = _generated(case)
-            same = [
-                (seen, visible.name)
-                for seen, visible, given in shown
-                if inputs is not None
-                and (
-                    _same_case(case, inputs, visible, given)
-                    if case.reference
-                    else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
-                )
-            ]
-            out += [
-                Problem(
-                    f"{ps.notebook_name}, cell `{gid}`, case {name!r}",
-                    f"it is identical to the visible case {visible!r} of `{seen}` (the same "
-                    "reference on the same inputs, compared alike), so it gives no evidence a "
-                    "student has not already seen: a wrong answer there loses twice, a right "
-                    "one is never tested beyond it",
-                    "Give it inputs the visible case does not cover (another seed, size, or an "
-                    "edge such as ties or one class) in the cell's course.check, or remove it, "
-                    "its weight and its record(...) line.",
-                )
-                for seen, visible in same[:1]
-            ]
+            if inputs is None:
+                continue
+            seen = _first_same(gid, case, inputs, shown)
+            if seen:
+                out.append(_repeat(ps, gid, name, "visible", *seen))
+            elif seen := _first_same(gid, case, inputs, earlier):
+                out.append(_repeat(ps, gid, name, "hidden", *seen))
+            earlier.append((gid, case, inputs))
     return out
+
+
+def _first_same(gid: str, case, inputs: Mapping, others) -> tuple[str, str] | None:
+    """``(cell, case)`` of the first of ``others`` (``(cell, case, inputs)``) that asks the same
+    of a student as ``case`` of ``gid``, or None."""
+    for seen, other, given in others:
+        if (
+            _same_case(case, inputs, other, given)
+            if case.reference
+            else question_of(seen) == question_of(gid) and _same_inputs(inputs, given)
+        ):
+            return seen, other.name
+    return None
+
+
+def _repeat(ps: ProblemSet, gid: str, name: str, kind: str, seen: str, other: str) -> Problem:
+    """The problem of the case ``name`` of ``gid`` identical to the ``kind`` case ``other``."""
+    what = (
+        "it gives no evidence a student has not already seen: a wrong answer there loses "
+        "twice, a right one is never tested beyond it"
+        if kind == "visible"
+        else "the same test counts twice and a second one is never made"
+    )
+    return Problem(
+        f"{ps.notebook_name}, cell `{gid}`, case {name!r}",
+        f"it is identical to the {kind} case {other!r} of `{seen}` (the same reference on the "
+        f"same inputs, compared alike), so {what}",
+        f"Give it inputs the {kind} case does not cover (another seed, size, or an edge such as "
+        "ties or one class) in the cell's course.check, or remove it, its weight and its "
+        "record(...) line.",
+    )
 
 
 def _generated(case) -> dict | None:
@@ -1152,6 +1249,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     return [
         *placeholder,
         *marker_problems(ps),
+        *unbound_problems(ps),
         *rule_problems(ps),
         *weight_problems(ps),
         *repeat_problems(ps),

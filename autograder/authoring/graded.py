@@ -6,7 +6,9 @@ Two steps of the author's self-check (:mod:`autograder.authoring.selfcheck`) tha
 - the reference answers (the source notebook as it is) must earn every autograded point: a
   visible test that asserts something false, a declared reference that disagrees with the
   notebook's own solution, a tolerance tighter than an iterative answer settles to, an answer
-  renamed after its checks were written, all cost the reference points here;
+  renamed after its checks were written, all cost the reference points here; a case on which
+  the answer raises or returns NaN while it answers the cell's other cases is named, with its
+  inputs as the fix (:func:`_case_faults`);
 - generic wrong answers (NaN, infinite, constant, rescaled, shifted, negated values of every
   graded function) must lose their points, and the declared equivalent forms keep them: a
   tolerance so loose that a wrong answer passes is found here
@@ -23,6 +25,8 @@ import json
 import secrets
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from autograder.grading.problemset import ProblemSet
 from autograder.status import Status
@@ -63,6 +67,56 @@ def _once(message: str) -> str:
     return "; ".join(dict.fromkeys(message.split("; ")))
 
 
+def _answer_fault(case, results: Path) -> str | None:
+    """What the notebook's answer recorded for ``case`` in ``results`` that no check can pass:
+    an error it raised, or NaN in an output (the gate refuses a reference that returns NaN)."""
+    error = results / f"{case.name}.error.json"
+    if error.is_file():
+        return f"raises {json.loads(error.read_text()).get('type', 'an error')}"
+    saved = results / f"{case.name}.npz"
+    if not saved.is_file():
+        return None
+    with np.load(saved) as z:
+        values = [z[k] for k in sorted(z.files, key=lambda k: (len(k), k))]
+    names = [o.name for o in case.outputs] or ["its value"]
+    nan = [
+        repr(name)
+        for name, value in zip(names, values, strict=False)
+        if value.dtype.kind in "fc" and np.isnan(value).any()
+    ]
+    return f"returns NaN for {', '.join(nan)}" if nan else None
+
+
+def _case_faults(ps: ProblemSet, gid: str, results: Path, scored: str) -> list[str]:
+    """A problem for each case of the cell ``gid`` on which the notebook's answer raised or
+    returned NaN while it answered the cell's other cases: the case's inputs are where the
+    answer is undefined (an empty class, a component with no responsibility), so they are
+    what to change. Empty when no case stands out so (every case failing is the answer's
+    fault, named as a whole)."""
+    from autograder.checks.declaration import DeclarationError, declarations
+    from autograder.checks.record_calls import record_calls
+
+    try:
+        found = declarations(ps.source)
+    except DeclarationError:
+        return []
+    cases = {c: case for d in found.values() for c, case in d.cases.items()}
+    scored_cases = [cases[c] for c in (found[gid].scored if gid in found else []) if c in cases]
+    faults = {c.name: f for c in scored_cases if (f := _answer_fault(c, results))}
+    if not faults or len(faults) == len(scored_cases):
+        return []
+    functions = {r.case: r.function for r in record_calls(ps.source)}
+    return [
+        f"{ps.notebook_name}, cell `{gid}`, case {name!r}: the notebook's answer "
+        f"`{functions.get(name, 'its function')}` {fault} on this case's inputs"
+        + (f" (the reference `{cases[name].reference}` does not)" if cases[name].reference else "")
+        + f", so the reference scored {scored}. Change the case's inputs in the course.check "
+        f"of `{cases[name].cell}` (the answer is undefined on them, as for a class or a component "
+        "with no data), or make the solution cell handle them."
+        for name, fault in faults.items()
+    ]
+
+
 def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
     """Grade the source notebook (the reference answers) in ``work``: a problem for every
     autograded cell that does not earn all its points, and the points earned, in words."""
@@ -76,14 +130,18 @@ def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
         if ps.course.checks_module(ps.name).is_file()
         else ""
     )
-    problems = [
-        f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
-        f"{s.max_points:g} ({_once(s.error.strip().splitlines()[-1] if s.error else s.message)})"
-        f". Fix the reference answer (its solution cell), its course.check{checks}, or the "
-        "reference in solutions/."
+    failed = [
+        _case_faults(ps, s.grade_id, work / "results", f"{s.points:g} of {s.max_points:g}")
+        or [
+            f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
+            f"{s.max_points:g} ({_once(s.error.strip().splitlines()[-1] if s.error else s.message)})"
+            f". Fix the reference answer (its solution cell), its course.check{checks}, or the "
+            "reference in solutions/."
+        ]
         for s in auto
         if s.points != s.max_points
     ]
+    problems = [line for lines in failed for line in lines]
     if result.status in (Status.CRASHED, Status.TIMEOUT, Status.INVALID, Status.MISSING_ANSWER):
         problems.append(
             f"the reference notebook ended '{result.status}': "
@@ -119,11 +177,16 @@ def variant_problems(ps: ProblemSet, results: Path, scratch: Path) -> list[str]:
 
 def graded_problems(ps: ProblemSet) -> list[str]:
     """Both steps on ``ps`` (on each of :func:`sample_variants`), in a scratch folder: every
-    problem, each named with its variant, or none."""
+    problem, each named with its variant (a problem said in the same words for several
+    students, with the first one's), or none."""
     found: list[str] = []
+    said: set[str] = set()
     for sample in sample_variants(ps):
         label = variant_label(sample)
-        found += [p + label for p in _sample_problems(sample)]
+        for problem in _sample_problems(sample):
+            if problem not in said:  # the same words for another student: said once
+                said.add(problem)
+                found.append(problem + label)
     return found
 
 

@@ -8,12 +8,13 @@ the cell or case and what to change:
 - **cases**: every ``record("case", f, **inputs("<name>", "case"))`` of a graded cell records a
   case under the name of the inputs it passes, of its own problem set; every case a Python check
   reads is recorded, and every case recorded for a Python check is read (a typo in a case name
-  would otherwise cost every correct student the cell's points); the declared checks' own faults
-  (a case declared but not recorded, an input that cannot be made, ...) come from
-  :func:`autograder.checks.inventory.problems`;
+  would otherwise cost every correct student the cell's points); every function a ``record``
+  line calls is defined (an answer renamed after its tests is named at its cell); the declared
+  checks' own faults (a case declared but not recorded, an input that cannot be made, ...)
+  come from :func:`autograder.checks.inventory.problems`;
 - **points**: the points the text states (the header's ``**Points:** A autograded + H graded by
   hand = T``, the table's rows, each ``## Question N — ... (P points)`` heading) agree with the
-  cells' nbgrader metadata;
+  cells' nbgrader metadata, and the headings are numbered 1, 2, 3, ... in order;
 - **marking scheme**: every written answer has its section
   ``## `grade_id` — P points`` in ``<course>/rubrics/<name>.md``, with the cell's points;
 - the cells' nbgrader metadata is checked before these by ``release``
@@ -285,6 +286,81 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
     return out
 
 
+def _defined(cell: nbformat.NotebookNode | None) -> list[str]:
+    """The top-level functions and classes a code cell defines (none when it does not parse)."""
+    try:
+        tree = ast.parse(cell.source if cell else "")
+    except SyntaxError:
+        return []
+    return [
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+
+
+def _bound(cell: nbformat.NotebookNode) -> set[str]:
+    """Every name a code cell binds: definitions, imports, assignments (none if it does not
+    parse)."""
+    try:
+        tree = ast.parse(cell.source)
+    except SyntaxError:
+        return set()
+    out = set(_defined(cell))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out |= {(a.asname or a.name).partition(".")[0] for a in node.names}
+    return out
+
+
+def undefined_problems(ps: ProblemSet) -> list[Problem]:
+    """Functions the ``record(...)`` lines call that no cell defines (an answer renamed after
+    its tests were written), or that only a later cell defines (a test cell moved above its
+    answer): named once each, before grading fails every test that calls them."""
+    code = [(i, c) for i, c in enumerate(ps.source.cells) if c.cell_type == "code"]
+    first: dict[str, int] = {}
+    for index, cell in reversed(code):
+        first |= dict.fromkeys(_bound(cell), index)
+    answers = {
+        nbgrader_meta(c).get("grade_id"): c for _, c in code if nbgrader_meta(c).get("solution")
+    }
+    out = []
+    for function in dict.fromkeys(r.function for r in record_calls(ps.source)):
+        if function in first:
+            continue
+        cell = answers.get(function)
+        instead = _defined(cell)
+        out.append(
+            Problem(
+                f"{ps.notebook_name}, cell `{function}`" if cell else ps.notebook_name,
+                f"the tests record `{function}`, which no cell defines"
+                + (f" (its answer cell defines `{'`, `'.join(instead)}`)" if instead else ""),
+                f"Rename `{instead[0]}` back to `{function}` there."
+                if len(instead) == 1
+                else f"Define `{function}` in the answer cell `{function}`.",
+            )
+        )
+    grade_ids = {i: nbgrader_meta(c).get("grade_id", "") for i, c in code}
+    late = {
+        (index, r.function)
+        for index, gid in grade_ids.items()
+        for r in record_calls(ps.source)
+        if r.grade_id == gid and first.get(r.function, -1) > index
+    }
+    return out + [
+        Problem(
+            f"{ps.notebook_name}, cell `{grade_ids[index]}`",
+            f"it records `{function}`, which is defined only below it (cell "
+            f"`{grade_ids[first[function]] or first[function] + 1}`), so the test runs before "
+            "the answer exists",
+            f"Move `{grade_ids[index]}` below the cell that defines `{function}`.",
+        )
+        for index, function in sorted(late)
+    ]
+
+
 def declared_problems(ps: ProblemSet) -> list[Problem]:
     """The declared checks' faults (:func:`autograder.checks.inventory.problems`): a case
     recorded but declared nowhere, declared but never recorded, scored but never recorded, a
@@ -307,6 +383,12 @@ def _declared_hint(message: str) -> str:
             'Give each argument once; a key naming several ("X, y") names one argument '
             "per value its generator returns, in order (autograder/checks/declaration.py)."
         )
+    tolerance = re.search(r"its ([ar]tol) is .*, not a number of 0 or more", message)
+    if tolerance:
+        return (
+            f'Write it as a JSON number, without quotes ("{tolerance[1]}": 1e-09), in the '
+            "cell's course.check."
+        )
     reference = re.search(r"reference '([\w.]+):(\w*)'", message)
     if reference:
         return (
@@ -322,6 +404,12 @@ def _declared_hint(message: str) -> str:
         return (
             "Give weights only to cases declared in the question's visible or hidden cell, each "
             "a positive number (relative: a case's share of the hidden cell's points)."
+        )
+    if "reads a student's parameter" in message:
+        return (
+            "Write the value itself there (a seed of its own), or give the problem set "
+            "variants (course.variants in the notebook's metadata: the author's guide, "
+            "Giving every student their own numbers)."
         )
     if "cannot be made" in message:
         return (
@@ -395,10 +483,10 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
             )
         )
     questions = question_points(ps)
-    for line in intro.splitlines():
-        row = _ROW.match(line.strip())
-        if not row:
-            continue
+    rows = [row for line in intro.splitlines() if (row := _ROW.match(line.strip()))]
+    gap = _numbering_problem(ps, [int(r["n"]) for r in rows])
+    out += gap
+    for row in rows if not gap else []:
         n, stated = int(row["n"]), float(row["points"])
         if n not in questions:
             out.append(
@@ -449,6 +537,31 @@ def points_problems(ps: ProblemSet) -> list[Problem]:
                 )
             )
     return out
+
+
+def _heading_numbers(ps: ProblemSet) -> list[int]:
+    """The numbers of the ``## Question N`` headings, in the notebook's order."""
+    text = "\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown")
+    return [int(n) for n in re.findall(r"(?m)^##\s+Question\s+(\d+)\b", text)]
+
+
+def _numbering_problem(ps: ProblemSet, rows: list[int]) -> list[Problem]:
+    """Question headings not numbered 1, 2, 3, ... in order (a number skipped or repeated by
+    hand): named once, with the renumbering, rather than as the table's rows each missing a
+    heading."""
+    numbers = _heading_numbers(ps)
+    wanted = list(range(1, len(numbers) + 1))
+    if numbers == wanted:
+        return []
+    moves = ", ".join(f"## Question {n} → {w}" for n, w in zip(numbers, wanted) if n != w)
+    table = " (as the table does)" if sorted(rows) == wanted else ""
+    return [
+        Problem(
+            f"{ps.notebook_name}, the ## Question headings",
+            f"they are numbered {', '.join(map(str, numbers))}, not 1 to {len(numbers)} in order",
+            f"Number them 1 to {len(numbers)}{table}: {moves}.",
+        )
+    ]
 
 
 def _unread_heading(text: str, gid: str) -> str:
@@ -531,6 +644,7 @@ def grading_problems(ps: ProblemSet, checks: Mapping[str, Callable] | None = Non
         *case_problems(ps, checks, declared),
         *declared_problems(ps),
         *order_problems(ps),
+        *undefined_problems(ps),
     ]
 
 

@@ -432,6 +432,10 @@ def _output(entry, defaults: dict, where: str) -> Output:
             f"{where}: unknown comparison {merged['compare']!r}; "
             f"choose one of {', '.join(COMPARISONS)}"
         )
+    for key in ("rtol", "atol"):
+        value = merged.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise DeclarationError(f"{where}: its {key} is {value!r}, not a number of 0 or more")
     return Output(**merged)
 
 

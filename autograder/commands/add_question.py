@@ -10,6 +10,7 @@ added, 2 when it cannot be (nothing is written).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -66,7 +67,29 @@ def add_parser(sub):
     return add
 
 
+def _names_problem(args) -> None:
+    """Refuse what would make a notebook that is not valid: a grade_id or function that is no
+    Python name (nbgrader's ids, ``def NAME(``), an empty title, a number below 1."""
+    for option, value in (("--function", args.function), ("--written", args.written)):
+        if value is not None and not (value.isidentifier() and value.isascii()):
+            meant = re.sub(r"\W+", "_", value).strip("_") or "answer"
+            raise QuestionError(
+                f"{option} {value!r} is not a Python name: write it with letters, digits and "
+                f"underscores ({meant}, say)"
+            )
+    if not args.title.strip():
+        raise QuestionError("--title is empty: give the question's title")
+    if args.at is not None and args.at < 1:
+        raise QuestionError(f"--at {args.at}: questions are numbered from 1")
+
+
 def _question(args) -> Autograded | Written:
+    _names_problem(args)
+    if any(not p > 0 for p in args.points or []):
+        raise QuestionError(
+            f"--points {' '.join(f'{p:g}' for p in args.points)}: give each graded cell points "
+            "above 0 (a cell worth 0 counts for nothing)"
+        )
     if args.written:
         return Written(args.written, args.title, *(args.points or [])[:1])
     if not args.reference:
@@ -80,6 +103,11 @@ def _question(args) -> Autograded | Written:
             raise QuestionError(f"--case {given!r}: the inputs are not JSON ({exc})") from None
         if not isinstance(inputs, dict):
             raise QuestionError(f"--case {given!r}: write NAME={{argument: input, ...}}")
+        if name.strip() in cases:
+            raise QuestionError(
+                f"--case {given!r}: the name {name.strip()!r} is given to an earlier --case too; "
+                "give each case a name of its own"
+            )
         cases[name.strip()] = inputs
     points = args.points or [1, 2]
     if len(points) != 2:

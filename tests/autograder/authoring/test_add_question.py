@@ -204,3 +204,149 @@ def test_a_class_as_the_reference_is_named_as_one(course, capsys):
     assert '"fitted"' in err and "takes no arguments" not in err
     assert path.read_bytes() == original
 
+
+
+def test_two_cases_of_one_name_are_named_as_such(course, capsys):
+    """Two ``--case`` of one name (the second pasted from the first, its inputs changed): the
+    second replaced the first, and the command said "give at least two cases"."""
+    name = _smallest(course)
+    path = course / "source" / name / f"{name}.ipynb"
+    original = path.read_bytes()
+    first = CASES[0].partition("=")[0]
+    twice = [CASES[0], first + "=" + CASES[1].partition("=")[2]]
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--function",
+                 "weighted_mean", "--reference", "solutions.mle:gaussian_mle",
+                 *[a for case in twice for a in ("--case", case)]]) == 2
+    err = capsys.readouterr().err
+    assert f"the name {first!r} is given to an earlier --case too" in err, err
+    assert "at least two cases" not in err, err
+    assert path.read_bytes() == original
+
+
+def _path(course: Path, name: str) -> Path:
+    return course / "source" / name / f"{name}.ipynb"
+
+
+def test_a_question_whose_heading_follows_a_part_s_heading_in_its_cell_is_found(course, capsys):
+    """A problem set that opens a part and its first question in one cell ("## Part B ...",
+    then "## Question 3 ..."): ``--at 3`` answered "there is no question 3: give --at between 1
+    and 12 (the questions are numbered 1 to 11)"."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        inner = [int(m[1]) for c in nb.cells if c.cell_type == "markdown"
+                 for m in [re.search(r"(?m)^## Question (\d+)", c.source)]
+                 if m and not c.source.lstrip().startswith("## Question")]
+        if inner:
+            break
+    else:
+        raise AssertionError("no question heading follows another heading in its cell")
+    at = inner[-1]
+    before = re.findall(r"(?m)^## Question \d+ — (.*)$", "\n".join(
+        c.source for c in nb.cells if c.cell_type == "markdown"))
+    assert main(["add-question", name, "--course", str(course), "--at", str(at), "--title",
+                 "Why it works", "--written", "why_it_works"]) == 0, capsys.readouterr().err
+    after = re.findall(r"(?m)^## Question (\d+) — (.*)$", "\n".join(
+        c.source for c in nbformat.read(_path(course, name), as_version=4).cells
+        if c.cell_type == "markdown"))
+    assert [int(n) for n, _ in after] == list(range(1, len(before) + 2))
+    assert [t for _, t in after] == [*before[:at - 1], "Why it works (2 points, graded by hand)",
+                                     *before[at - 1:]]
+
+
+def test_the_questions_the_rules_name_are_renumbered_with_the_header(course):
+    """A rules statement that names a question ("Question 5 asks you to write the log-sum-exp
+    trick"), repeated word for word in the header: the header was renumbered and the declared
+    statement not, so ``release`` refused the problem set ("the instructions do not say the
+    declared rule ... word for word")."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        statement = nb.metadata.get("course", {}).get("rules", {}).get("statement", "")
+        named = [int(n) for n in re.findall(r"Question (\d+)", statement)]
+        first = [int(m[1]) for c in nb.cells if c.cell_type == "markdown"
+                 if (m := re.match(r"## Question (\d+)", c.source.lstrip()))]
+        at = min((n for n in first if named and n <= min(named)), default=None)
+        if at:
+            break
+    else:
+        raise AssertionError("no rules statement names a question")
+    assert main(["add-question", name, "--course", str(course), "--at", str(at), "--title",
+                 "Why it works", "--written", "why_it_works"]) == 0
+    ps = ProblemSet(name, Course(course))
+    moved = ps.source.metadata.course.rules.statement
+    assert [int(n) for n in re.findall(r"Question (\d+)", moved)] == [n + 1 for n in named]
+    assert declaration_problems(ps) == []
+
+
+def test_a_question_worth_no_points_is_refused(course, capsys):
+    """``--points 0``: the question was written, and only ``release`` refused its cell."""
+    name = _smallest(course)
+    original = _path(course, name).read_bytes()
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--written",
+                 "why_it_works", "--points", "0"]) == 2
+    assert "--points 0: give each graded cell points above 0" in capsys.readouterr().err
+    assert _path(course, name).read_bytes() == original
+
+
+def test_an_answer_copied_from_a_reference_that_uses_its_module_s_helper_is_refused(course):
+    """The guide's example (``--reference solutions.mle:poisson_mle``) added to a problem set:
+    the answer's body, copied from the reference, calls a helper of ``solutions.mle`` that the
+    notebook does not define. ``release`` answered with the reference losing every point to a
+    NameError, once per cell and per sample student, and "Fix ... the check in ...". The gate
+    names the helper at the answer cell."""
+    import solutions.mle as module
+
+    name = _smallest(course)
+    assert main(["add-question", name, "--course", str(course), "--title", "The Poisson rate",
+                 "--function", "poisson_fit", "--reference", "solutions.mle:poisson_mle",
+                 "--case", 'rate={"x": {"poisson": {"seed": 71, "n": 40, "lam": 3.5}}}',
+                 "--case", 'rate_big={"x": {"poisson": {"seed": 72, "n": 400, "lam": 250}}}'
+                 ]) == 0
+    ps = ProblemSet(name, Course(course))
+    [answer] = [c for c in ps.source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "poisson_fit"]
+    body = answer.source.split("### BEGIN SOLUTION")[1]
+    helpers = sorted(n for n in re.findall(r"\b(_\w+)\(", body) if callable(vars(module).get(n)))
+    assert helpers, "the guide's example reference calls no helper of its module"
+    found = [str(p) for p in gate_problems(ps)]
+    names = ", ".join(f"`{n}`" for n in helpers)
+    assert [p for p in found if p.startswith(
+        f"{name}.ipynb, cell `poisson_fit`: its reference answer uses {names}, which no cell of "
+        "the notebook defines")], found
+
+
+def test_a_case_naming_an_argument_the_reference_lacks_names_its_parameters(course, capsys):
+    """A case's argument named in the author's own words (``"values"`` for ``x``): it stopped
+    with Python's "TypeError: weighted_mean() got an unexpected keyword argument"."""
+    name = _smallest(course)
+    with (course / "checks" / f"{name}.py").open("a", encoding="utf-8") as module:
+        module.write(REFERENCE)
+    original = _path(course, name).read_bytes()
+    renamed = [c.replace('{"x":', '{"values":', 1) for c in CASES]
+    assert main(["add-question", name, "--course", str(course), "--title", "t", "--function",
+                 "weighted_mean", "--reference", f"course.checks.{name}:weighted_mean",
+                 *[a for case in renamed for a in ("--case", case)]]) == 2
+    err = capsys.readouterr().err
+    assert (f"the case 'wmean' gives 'values', which course.checks.{name}:weighted_mean has no "
+            "parameter for: name the case's arguments after its parameters (x, w)") in err, err
+    assert "unexpected keyword" not in err
+    assert _path(course, name).read_bytes() == original
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    (["--written", "why it works"], "--written 'why it works' is not a Python name"),
+    (["--function", "fit-lda"], "--function 'fit-lda' is not a Python name"),
+    (["--written", "w", "--at", "0"], "--at 0: questions are numbered from 1"),
+    (["--written", "w", "--title", " "], "--title is empty"),
+], ids=["a grade_id with spaces", "a function with a hyphen", "question 0", "no title"])
+def test_names_and_numbers_a_notebook_cannot_hold_are_refused(course, capsys, option, said):
+    """Before: a grade_id with spaces stopped with nbformat's validation traceback; a function
+    `fit-lda` was written as ``def fit-lda(x):`` (release then asked to define `fit`); ``--at 0``
+    added the question last; an empty title was written as the heading."""
+    name = _smallest(course)
+    original = _path(course, name).read_bytes()
+    cases = [a for case in CASES for a in ("--case", case)]
+    extra = ["--reference", "solutions.mle:gaussian_mle", *cases] if "--function" in option else []
+    title = [] if "--title" in option else ["--title", "t"]
+    assert main(["add-question", name, "--course", str(course), *title, *option, *extra]) == 2
+    assert said in capsys.readouterr().err
+    assert _path(course, name).read_bytes() == original

@@ -675,10 +675,11 @@ def test_a_solution_that_disagrees_with_the_reference_is_refused(course):
     assert re.search(rf"cell `{gid}_(visible|hidden)`: the reference scored", message), message
 
 
-@pytest.mark.slow
 def test_an_answer_renamed_after_its_checks_is_refused(course):
     """The answer function renamed in its solution cell (after ``add-question`` wrote the checks
-    that call it): every test of it fails on the reference."""
+    that call it): named once, at its answer cell, with the name the tests record and the one it
+    has now, before grading fails every test of it (and of the answers that call it) with "your
+    function was not run" seven times over."""
     name, cell = _simple_answer(course)
     gid = _gid(cell)
     function = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
@@ -686,12 +687,11 @@ def test_an_answer_renamed_after_its_checks_is_refused(course):
         next(c for c in nb.cells if _gid(c) == gid), "source",
         cell.source.replace(f"def {function}(", f"def {function}_v2(", 1)))
     message = _refused(course, name)
-    assert re.search(rf"cell `{function}_visible`: the reference scored 0 of", message), message
-    for line in message.splitlines():  # each reason once, no checks module that is not there
-        reasons = line.partition(" of ")[2].partition(" (")[2].rpartition("). Fix")[0].split("; ")
-        assert len(reasons) == len(set(reasons)), line
-    if not (course / "checks" / f"{name}.py").is_file():
-        assert f"checks/{name}.py" not in message, message
+    assert "(1 problem;" in message, message
+    assert (f"{name}.ipynb, cell `{gid}`: the tests record `{function}`, which no cell defines "
+            f"(its answer cell defines `{function}_v2`). Rename `{function}_v2` back to "
+            f"`{function}` there.") in message, message
+    assert "the reference scored" not in message and "checks/" not in message, message
 
 
 @pytest.mark.slow
@@ -1236,3 +1236,213 @@ def test_a_tolerance_another_kernel_breaks_is_refused(course, tmp_path, monkeypa
     message = _refused(course, name)
     assert re.search(rf"{where}\(rtol {rtol:g}, atol 0\) is tighter than the reference itself "
                      r"holds: with its inputs changed by rounding", message), (move, rtol, message)
+
+
+def _case_with_shares(course: Path):
+    """``(problem set, hidden cell, its weighted case, the argument drawn as shares)``: a case
+    of a ``_hidden`` cell one of whose arguments is drawn from a Dirichlet (rows of shares, one
+    column per component or class, as responsibilities are)."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            check = cell.metadata.get("course", {}).get("check", {})
+            if not _gid(cell).endswith("_hidden"):
+                continue
+            for case in [c for c in check.get("cases", {}) if c in check.get("weights", {})]:
+                spec = check.cases[case]
+                for argument, given in spec.get("args", spec).items():
+                    if isinstance(given, dict) and "dirichlet" in given:
+                        return name, _gid(cell), case, argument
+    raise AssertionError("no hidden case draws an argument from a Dirichlet")
+
+
+@pytest.mark.slow
+def test_a_hidden_case_the_notebook_s_answer_returns_nan_on_names_the_case(course):
+    """A hidden case whose shares leave a component with no data (every row all in the first
+    column: an empty component), so the notebook's answer divides by zero and returns NaN where
+    the reference, which guards the division, does not. It was refused naming the cell alone
+    and a checks module the problem set does not have; the case and its inputs are the fix."""
+    name, gid, case, argument = _case_with_shares(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    spec = json.loads(json.dumps(cell.metadata.course.check.cases[case]))
+    args = spec.get("args", spec)
+    draw = args[argument]["dirichlet"]
+    components = len(draw["alpha"])
+    args[argument] = [[1.0] + [0.0] * (components - 1)] * draw["n"]
+    [line] = [ln for ln in cell.source.splitlines() if re.search(rf"record\(\s*['\"]{case}['\"]",
+                                                                   ln)]
+
+    def add(nb):
+        [target] = [c for c in nb.cells if _gid(c) == gid]
+        target.metadata.course.check.cases["empty_component"] = spec
+        target.metadata.course.check.weights["empty_component"] = 1
+        target.source = target.source.replace(
+            line, line + "\n" + line.replace(case, "empty_component"), 1)
+    _edit(course, name, add)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, cell `{gid}`, case 'empty_component': the notebook's "
+                     r"answer `\w+` returns NaN for '[^']+'.* on this case's inputs", message), message
+    assert f"Change the case's inputs in the course.check of `{gid}`" in message, message
+    if not (course / "checks" / f"{name}.py").is_file():
+        assert f"checks/{name}.py" not in message, message
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["with a table", "without a table"])
+def test_headings_renumbered_with_a_number_skipped_are_named_with_the_renumbering(course, table):
+    """The last two ``## Question N`` headings renumbered by hand one too high (the table left
+    as it was): the headings skip a number. With a points table in the header it was named as
+    the table's row with no heading, to remove; without one it was released. The headings are
+    what to renumber (as the table has them, when there is one)."""
+    name = next(n for n in list_problem_sets(Course(course))
+                if _has_table(nbformat.read(_path(course, n), as_version=4)) == table
+                and len(_headings(nbformat.read(_path(course, n), as_version=4))) >= 3)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    cells = _headings(nb)
+    for cell in cells[-2:]:
+        cell.source = re.sub(r"^(\s*##\s+Question\s+)(\d+)",
+                             lambda m: f"{m[1]}{int(m[2]) + 1}", cell.source, count=1)
+    nbformat.write(nb, _path(course, name))
+    count = len(cells)
+    numbers = [*range(1, count - 1), count, count + 1]
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, the ## Question headings: they are numbered "
+            f"{', '.join(map(str, numbers))}, not 1 to {count} in order. Number them 1 to "
+            f"{count}{' (as the table does)' if table else ''}: ## Question {count} → "
+            f"{count - 1}, ## Question {count + 1} → {count}.") in message, message
+    assert "Remove the row" not in message, message
+
+
+def _headings(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "markdown"
+            and re.match(r"\s*##\s+Question\s+\d+", c.source)]
+
+
+def _has_table(nb) -> bool:
+    """Whether the header has a points table (rows ``| N | ... | P |``)."""
+    return bool(re.search(r"(?m)^\|\s*\d+\s*\|", nb.cells[0].source))
+
+
+def test_a_tolerance_written_as_text_is_named_with_its_cell(course):
+    """``"rtol": "1e-9"`` (the number quoted in a hand edit of the metadata): the gate stopped
+    with a raw TypeError from comparing text with a number, and exit status 1."""
+    name, gid = _first_declared(course, "rtol")
+    _set_check(course, name, gid, rtol="1e-9")
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, course\.check: .*{gid}, case '\w+': its rtol is '1e-9', "
+                     r"not a number of 0 or more\. Write it as a JSON number, without quotes "
+                     r"\(\"rtol\": 1e-09\)", message), message
+
+
+def test_a_test_cell_dragged_above_its_answer_is_named_with_the_move(course):
+    """A visible test cell dragged above its answer cell in Jupyter: its tests run before the
+    function exists. It was refused as "the reference scored 0 of 1 (your function was not
+    run ...). Fix the reference answer ..., its course.check, or the reference in solutions/",
+    none of which is the fix."""
+    name, cell = _simple_answer(course)
+    gid = _gid(cell)
+    function = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+    visible = naming.test_id(gid, naming.VISIBLE)
+
+    def drag(nb):
+        ids = [_gid(c) for c in nb.cells]
+        answer, test = ids.index(gid), ids.index(visible)
+        nb.cells.insert(answer, nb.cells.pop(test))
+    _edit(course, name, drag)
+    message = _refused(course, name)
+    assert (f"{name}.ipynb, cell `{visible}`: it records `{function}`, which is defined only "
+            f"below it (cell `{gid}`), so the test runs before the answer exists. Move "
+            f"`{visible}` below the cell that defines `{function}`.") in message, message
+    assert "the reference scored" not in message, message
+
+
+def _seeded(spec) -> dict | None:
+    """The parameters of the first generator of a case's inputs that takes a seed, or None."""
+    for value in spec.get("args", spec).values():
+        params = next(iter(value.values()), None) if isinstance(value, dict) else None
+        if isinstance(params, dict) and "seed" in params:
+            return params
+    return None
+
+
+def test_a_student_s_parameter_in_a_problem_set_without_variants_is_named_once(course):
+    """A hidden case's seed written ``{"variant": "seed"}`` (copied from a problem set with
+    variants) in one without: named once, with the two fixes. It was named a second time as "the
+    reference's own answers ... score 0% (DeclarationError ...)", with the fix to make the
+    declaration agree with its reference's outputs."""
+    for name in list_problem_sets(Course(course)):
+        if ProblemSet(name, Course(course)).variants is not None:
+            continue
+        nb = nbformat.read(_path(course, name), as_version=4)
+        found = [(_gid(c), case, params) for c in nb.cells if _gid(c).endswith("_hidden")
+                 for case, spec in c.metadata.get("course", {}).get("check", {}).get(
+                     "cases", {}).items() if (params := _seeded(spec)) is not None]
+        if found:
+            break
+    else:
+        raise AssertionError("no problem set without variants draws a hidden case with a seed")
+    gid, case, params = found[0]
+    params["seed"] = {"variant": "seed"}
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, course\.check: {gid}: the inputs of case '{case}' cannot "
+                     r"be made: .* reads a student's parameter", message), message
+    assert "Write the value itself there (a seed of its own)" in message, message
+    assert "(1 problem;" in message and "DeclarationError" not in message, message
+
+
+def test_a_setup_cell_with_an_ipython_magic_still_binds_its_imports(course):
+    """``%matplotlib inline`` above the setup cell's imports: the cell is not Python as written,
+    but its imports are what the answers use; the check of the names the answers use must
+    not call them undefined."""
+    name = list_problem_sets(Course(course))[0]
+
+    def magic(nb):
+        setup = next(c for c in nb.cells if c.cell_type == "code" and "import" in c.source)
+        setup.source = "%matplotlib inline\n" + setup.source
+    _edit(course, name, magic)
+    ps = ProblemSet(name, Course(course))
+    assert [p for p in gate_problems(ps) if "which no cell of the notebook defines" in str(p)] == []
+
+
+def test_a_hidden_case_pasted_from_another_hidden_case_is_refused(course):
+    """A hidden case copied from the one above it to make a second test, its seed left as it
+    was: the same test counted twice. It was released."""
+    import copy
+
+    name, gid, case = _weighted_hidden(course)
+    nb = nbformat.read(_path(course, name), as_version=4)
+    [cell] = [c for c in nb.cells if _gid(c) == gid]
+    [line] = [ln for ln in cell.source.splitlines()
+              if re.search(rf"record\(\s*['\"]{case}['\"]", ln)]
+    cell.metadata.course.check.cases["pasted"] = copy.deepcopy(
+        cell.metadata.course.check.cases[case])
+    cell.metadata.course.check.weights["pasted"] = 1
+    cell.source = cell.source.replace(line, line + "\n" + line.replace(case, "pasted"), 1)
+    nbformat.write(nb, _path(course, name))
+    message = _refused(course, name)
+    first, second = sorted(["pasted", case])  # the metadata is written with its keys sorted
+    assert (f"{name}.ipynb, cell `{gid}`, case {second!r}: it is identical to the hidden case "
+            f"{first!r} of `{gid}`") in message, message
+    assert "Give it inputs the hidden case does not cover" in message, message
+
+
+@pytest.mark.slow
+def test_a_problem_the_sample_students_share_is_said_once(course):
+    """A problem set with per-student variants is graded on several sample students: a visible
+    assertion the reference fails (the same words for every student) was said once per sample,
+    the lines differing only in "(the variant ...)"."""
+    name, gid = next(
+        (n, _gid(c)) for n in list_problem_sets(Course(course))
+        if ProblemSet(n, Course(course)).variants is not None
+        for c in nbformat.read(_path(course, n), as_version=4).cells
+        if _gid(c).endswith("_visible") and "assert np.allclose(" in c.source
+        and "V[" not in c.source)
+
+    def wrong(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.source = cell.source.replace("assert np.allclose(", "assert not np.allclose(", 1)
+    _edit(course, name, wrong)
+    message = _refused(course, name)
+    lines = [ln for ln in message.splitlines() if f"cell `{gid}`: the reference scored" in ln]
+    assert len(lines) == 1 and "(the variant {" in lines[0], message
