@@ -797,6 +797,32 @@ def test_a_canvas_gradebook_name_on_the_roster_is_warned_of(course, tmp_path):
     assert f"({sub.student_id!r}" in warning and "graded on other numbers" in warning
 
 
+def test_a_name_without_a_latin_letter_on_the_roster_is_warned_of(course, tmp_path):
+    """Canvas keeps a name's Unicode letters in the download's file names (canvas-lms
+    ``lib/content_zipper.rb``, ``sanitize_file_name``: ``[[:word:]]`` stays), and so does Moodle
+    (``clean_filename`` keeps letters); the grader's id of a student whose name has no letter it
+    spells in ASCII is the LMS's id alone (the oracle, read by the grader's intake). The
+    guide's line for that student (``<name>-<id>``) is another identity, so the release warns
+    of it, naming the id the grader gives."""
+    from autograder.authoring.release import roster_warnings
+    from autograder.intake.collect import collect_submissions
+
+    ps = ProblemSet(NAME, Course(course))
+    canvas, moodle = tmp_path / "canvas", tmp_path / "moodle"
+    (moodle / _moodle_folder("Иван Иванов", 202)).mkdir(parents=True)
+    canvas.mkdir()
+    (canvas / canvas_file("Иванов, Иван", 201, 9001, f"{NAME}.ipynb")).write_bytes(
+        _signed(ps, "ивановиван-201"))
+    (moodle / _moodle_folder("Иван Иванов", 202) / f"{NAME}.ipynb").write_bytes(
+        _signed(ps, "Иван Иванов-202"))
+    for download, line in ((canvas, "ивановиван-201"), (moodle, "Иван Иванов-202")):
+        [sub] = collect_submissions(download, f"{NAME}.ipynb").submissions
+        assert identity(line) != identity(sub.student_id)  # the mistake: another's numbers
+        [warning] = roster_warnings(ps, [line, "hoppergrace-103"])
+        assert f"'{line}' names the student by letters" in warning, warning
+        assert sub.student_id in warning and "graded on other numbers" in warning
+
+
 def _entered(data: bytes) -> str:
     """The identity cell's source of a notebook."""
     return _cell(nbformat.reads(data.decode(), 4), IDENTITY_CELL).source
