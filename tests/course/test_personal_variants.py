@@ -42,7 +42,7 @@ from autograder.checks.personal import (
 from autograder.course import Course
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade
-from autograder.grading.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.record import load_records
 from autograder.run.task import GradingOptions, grade_task
 from autograder.sandbox import sandbox_available, warm
@@ -821,6 +821,21 @@ def test_a_name_without_a_latin_letter_on_the_roster_is_warned_of(course, tmp_pa
         [warning] = roster_warnings(ps, [line, "hoppergrace-103"])
         assert f"'{line}' names the student by letters" in warning, warning
         assert sub.student_id in warning and "graded on other numbers" in warning
+
+
+@pytest.mark.slow
+def test_a_roster_given_for_a_problem_set_without_variants_is_said_unused(course, capsys):
+    """An instructor who releases a problem set without variants with ``--roster`` (thinking
+    every problem set gives each student their numbers) is told its roster was not used; the
+    problem set with variants says nothing of the kind."""
+    from autograder.authoring.release import release
+
+    plain = next(n for n in list_problem_sets(course)
+                 if ProblemSet(n, Course(course)).variants is None)
+    release(plain, course, roster=STUDENTS, validate=False)
+    assert f"note: {plain} has no per-student variants" in capsys.readouterr().err
+    release(NAME, course, roster=STUDENTS, validate=False)
+    assert "has no per-student variants" not in capsys.readouterr().err
 
 
 def _entered(data: bytes) -> str:
