@@ -170,6 +170,7 @@ def release(
             f"{', '.join(list_problem_sets(course))}"
         )
     source = ProblemSet(name, Course(course))
+    unused = roster is not None and source.variants is None  # a roster it has no use for
     roster = list(roster) if roster is not None else _students(db_url, course)
     table = variant_table(source, roster, new_secret=new_secret)
     for warning in roster_warnings(source, roster):
@@ -208,6 +209,13 @@ def release(
         shutil.rmtree(scratch, ignore_errors=True)
     if table is not None and not roster:
         print(_practice_note(name), file=sys.stderr)
+    if unused:
+        print(
+            f"note: {name} has no per-student variants (no course.variants in its source "
+            "notebook's metadata): every student gets the same notebook, and the roster was not "
+            "used for it",
+            file=sys.stderr,
+        )
     return folder
 
 

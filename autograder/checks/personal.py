@@ -347,7 +347,9 @@ def roster_problems(roster: list[str]) -> list[str]:
     whose student would be flagged and graded on another's numbers; a Canvas id written with
     the sortable name as Canvas's gradebook shows it (``Hopper, Grace-103``, where the download
     and grades.csv write ``hoppergrace-103``); two lines of one identity;
-    a line with nothing to compare (:func:`coursedata.variants.identity`)."""
+    a line with nothing to compare (:func:`coursedata.variants.identity`); an LMS id whose
+    name has no letter the grader spells in ASCII (``ивановиван-201``, where the grader gives
+    ``user-201``)."""
     found: list[str] = []
     seen: dict[str, str] = {}
     for line in roster:
@@ -369,10 +371,31 @@ def roster_problems(roster: list[str]) -> list[str]:
                 f"names the student; Moodle's full name has no comma): this student would be "
                 f"graded on other numbers than their notebook's, and flagged"
             )
+        elif number := _unspelt_number(text):
+            found.append(
+                f"{text!r} names the student by letters the grader cannot spell in ASCII, so it "
+                f"names them by the LMS's id alone (user-{number} on Canvas, participant-{number} "
+                "on Moodle, as grades.csv names the student): write that here and tell the "
+                "student; as written, this student would be graded on other numbers than their "
+                "notebook's, and flagged"
+            )
         elif key in seen:
             found.append(f"{text!r} is {seen[key]!r} again (one identity, {key!r})")
         seen.setdefault(key, text)
     return found
+
+
+def _unspelt_number(line: str) -> str | None:
+    """The LMS's number of ``line`` when it is an LMS id (``<name>-<number>``) whose name has
+    letters, none of which :func:`coursedata.variants.identity` keeps (Cyrillic, Greek,
+    Chinese...): the grader's id of that student is ``user-<number>`` or
+    ``participant-<number>`` (:func:`autograder.intake.lms.lms_student`), the line's identity
+    ``<number>``; else None."""
+    found = LMS_ID.search(line)
+    if found is None:
+        return None
+    name = line[: found.start()]
+    return found[0].lstrip("-") if any(c.isalpha() for c in name) and not identity(name) else None
 
 
 def identity_problem(notebook, student: str) -> str | None:

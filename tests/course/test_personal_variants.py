@@ -42,7 +42,7 @@ from autograder.checks.personal import (
 from autograder.course import Course
 from autograder.grading.executors import local_executor
 from autograder.grading.pipeline import grade
-from autograder.grading.problemset import ProblemSet
+from autograder.grading.problemset import ProblemSet, list_problem_sets
 from autograder.grading.record import load_records
 from autograder.run.task import GradingOptions, grade_task
 from autograder.sandbox import sandbox_available, warm
@@ -795,6 +795,47 @@ def test_a_canvas_gradebook_name_on_the_roster_is_warned_of(course, tmp_path):
     [warning] = roster_warnings(ps, [line, "Ada Lovelace-201"])
     assert f"'{line}' reads as Canvas's sortable name" in warning, warning
     assert f"({sub.student_id!r}" in warning and "graded on other numbers" in warning
+
+
+def test_a_name_without_a_latin_letter_on_the_roster_is_warned_of(course, tmp_path):
+    """Canvas keeps a name's Unicode letters in the download's file names (canvas-lms
+    ``lib/content_zipper.rb``, ``sanitize_file_name``: ``[[:word:]]`` stays), and so does Moodle
+    (``clean_filename`` keeps letters); the grader's id of a student whose name has no letter it
+    spells in ASCII is the LMS's id alone (the oracle, read by the grader's intake). The
+    guide's line for that student (``<name>-<id>``) is another identity, so the release warns
+    of it, naming the id the grader gives."""
+    from autograder.authoring.release import roster_warnings
+    from autograder.intake.collect import collect_submissions
+
+    ps = ProblemSet(NAME, Course(course))
+    canvas, moodle = tmp_path / "canvas", tmp_path / "moodle"
+    (moodle / _moodle_folder("Иван Иванов", 202)).mkdir(parents=True)
+    canvas.mkdir()
+    (canvas / canvas_file("Иванов, Иван", 201, 9001, f"{NAME}.ipynb")).write_bytes(
+        _signed(ps, "ивановиван-201"))
+    (moodle / _moodle_folder("Иван Иванов", 202) / f"{NAME}.ipynb").write_bytes(
+        _signed(ps, "Иван Иванов-202"))
+    for download, line in ((canvas, "ивановиван-201"), (moodle, "Иван Иванов-202")):
+        [sub] = collect_submissions(download, f"{NAME}.ipynb").submissions
+        assert identity(line) != identity(sub.student_id)  # the mistake: another's numbers
+        [warning] = roster_warnings(ps, [line, "hoppergrace-103"])
+        assert f"'{line}' names the student by letters" in warning, warning
+        assert sub.student_id in warning and "graded on other numbers" in warning
+
+
+@pytest.mark.slow
+def test_a_roster_given_for_a_problem_set_without_variants_is_said_unused(course, capsys):
+    """An instructor who releases a problem set without variants with ``--roster`` (thinking
+    every problem set gives each student their numbers) is told its roster was not used; the
+    problem set with variants says nothing of the kind."""
+    from autograder.authoring.release import release
+
+    plain = next(n for n in list_problem_sets(course)
+                 if ProblemSet(n, Course(course)).variants is None)
+    release(plain, course, roster=STUDENTS, validate=False)
+    assert f"note: {plain} has no per-student variants" in capsys.readouterr().err
+    release(NAME, course, roster=STUDENTS, validate=False)
+    assert "has no per-student variants" not in capsys.readouterr().err
 
 
 def _entered(data: bytes) -> str:
