@@ -92,11 +92,20 @@
 
   // A display formula wider than its column scrolls sideways: it stays a Tab stop, so that the
   // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable).
+  // Code too (a cell wider than its column at 200 % text). Checked again whenever such a box
+  // changes size, as text-only zoom after the page is shown makes more of them scroll.
+  const SCROLLERS = "div.math mjx-container, .math mjx-container[display], article pre";
+  const focusableIfScrolling = (c) => {
+    if (c.scrollWidth > c.clientWidth + 1 && c.getAttribute("tabindex") !== "0") {
+      c.setAttribute("tabindex", "0");
+    }
+  };
+
   const focusableWhenScrolling = () => {
-    document.querySelectorAll("div.math mjx-container, .math mjx-container[display]").forEach((c) => {
-      if (c.scrollWidth > c.clientWidth + 1 && !c.hasAttribute("tabindex")) {
-        c.setAttribute("tabindex", "0");
-      }
+    const watch = new ResizeObserver((entries) => entries.forEach((e) => focusableIfScrolling(e.target)));
+    document.querySelectorAll(SCROLLERS).forEach((c) => {
+      focusableIfScrolling(c);
+      watch.observe(c);
     });
   };
 
