@@ -766,3 +766,46 @@ def test_a_chapter_at_200_percent_text_cuts_no_word(browser, site, chapter):
     finally:
         context.close()
     assert cut == [], f"{chapter}: {len(cut)} texts cut at 200 %: {cut[:5]}"
+
+
+#: Every inline formula of the article drawn wider than its line (its mjx-math: MathJax's hidden
+#: assistive MathML overflows most formulas by a few pixels): whether the reader can still see all
+#: of it (its box scrolls rather than hiding what overflows), reach it by keyboard (a Tab stop) and
+#: hear what it is (a name).
+WIDER_JS = "el => el.querySelector('mjx-math')?.getBoundingClientRect().width > el.clientWidth + 1"
+WIDE_INLINE_FORMULAS_JS = f"""() => [...document.querySelectorAll('article span.math')]
+    .filter(el => el.checkVisibility() && ({WIDER_JS})(el))
+    .map(el => ({{what: el.textContent.trim().slice(0, 40),
+                  scrolls: ['auto', 'scroll'].includes(getComputedStyle(el).overflowX),
+                  stop: el.tabIndex === 0, named: !!el.getAttribute('aria-label')}}))"""
+
+#: The inline formulas that are Tab stops though they fit their line.
+IDLE_INLINE_STOPS_JS = f"""() => [...document.querySelectorAll('article span.math[tabindex]')]
+    .filter(el => !({WIDER_JS})(el)).map(el => el.textContent.slice(0, 40))"""
+
+
+@pytest.mark.parametrize("name", [BOOK_PAGES[0], *CHAPTERS])
+def test_at_200_percent_text_a_wide_inline_formula_scrolls_and_is_reached_by_keyboard(
+        browser, site, name):
+    """WCAG 1.4.4 and 2.1.1: with the text at 200 % (set after the page is shown, as a reader
+    does) an inline formula wider than its line was cut by pydata-sphinx-theme's
+    ``span.math {overflow: hidden}`` (chapter 1's Overview showed X = QSU^T as "X = QS"; MathJax
+    3.2 breaks no inline formula: https://docs.mathjax.org/en/v3.2/output/linebreaks.html). It
+    scrolls in its line instead, as a named Tab stop, so axe finds no scrollable region the
+    keyboard cannot reach; back at 100 % a formula that fits is no Tab stop again."""
+    context, page = _open(browser, f"{site}{name}.html")
+    try:
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        page.wait_for_timeout(300)
+        wide = page.evaluate(WIDE_INLINE_FORMULAS_JS)
+        unreachable = [v for v in axe_violations(page, ["wcag2a", "wcag21a", "best-practice"])
+                       if v["id"] == "scrollable-region-focusable"]
+        page.evaluate("document.documentElement.style.fontSize = ''")
+        page.wait_for_timeout(300)
+        idle = page.evaluate(IDLE_INLINE_STOPS_JS)
+    finally:
+        context.close()
+    lost = [f for f in wide if not (f["scrolls"] and f["stop"] and f["named"])]
+    assert lost == [], f"{name}: {len(lost)} of {len(wide)} wide inline formulas: {lost[:3]}"
+    assert unreachable == [], unreachable
+    assert idle == [], f"{name}: inline formulas that fit but are Tab stops: {idle[:3]}"

@@ -14,6 +14,8 @@
  *   a pressed-or-not button before the article's first formula puts them back in, so that the
  *   keyboard reaches each formula and MathJax's menu on it (its explorer reads a formula's parts
  *   with the arrow keys once activated there).
+ * - An inline formula wider than its line (at 200 % text) scrolls in its line, as a Tab stop,
+ *   instead of being cut; one that fits is no Tab stop.
  * - The sidebar's part captions are no headings (the theme's role=heading put six level-2
  *   headings before the page's title): each names its list of links.
  */
@@ -90,11 +92,59 @@
 
   // A display formula wider than its column scrolls sideways: it stays a Tab stop, so that the
   // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable).
+  // Code too (a cell wider than its column at 200 % text). Checked again whenever such a box
+  // changes size, as text-only zoom after the page is shown makes more of them scroll.
+  const SCROLLERS = "div.math mjx-container, .math mjx-container[display], article pre";
+  const focusableIfScrolling = (c) => {
+    if (c.scrollWidth > c.clientWidth + 1 && c.getAttribute("tabindex") !== "0") {
+      c.setAttribute("tabindex", "0");
+    }
+  };
+
   const focusableWhenScrolling = () => {
-    document.querySelectorAll("div.math mjx-container, .math mjx-container[display]").forEach((c) => {
-      if (c.scrollWidth > c.clientWidth + 1 && !c.hasAttribute("tabindex")) {
-        c.setAttribute("tabindex", "0");
-      }
+    const watch = new ResizeObserver((entries) => entries.forEach((e) => focusableIfScrolling(e.target)));
+    document.querySelectorAll(SCROLLERS).forEach((c) => {
+      focusableIfScrolling(c);
+      watch.observe(c);
+    });
+  };
+
+  // An inline formula wider than its line (at 200 % text, WCAG 1.4.4) is cut by the theme's
+  // span.math {overflow: hidden}, and MathJax 3 breaks no inline formula: that one, and only
+  // that one, scrolls sideways in its line instead, as a named Tab stop the keyboard can scroll
+  // (WCAG 2.1.1; axe's scrollable-region-focusable). A formula that fits stays out of the tab
+  // order. Checked again whenever a formula's box changes size (window, zoom, text size).
+  const INLINE_SCROLLS = "course-math-scrolls";
+  // The formula as drawn (mjx-math), not the span's scrollWidth: MathJax's assistive MathML,
+  // hidden and absolutely placed, is a few pixels wider than most formulas.
+  const drawnWider = (span) => {
+    const drawn = span.querySelector("mjx-math");
+    return !!drawn && drawn.getBoundingClientRect().width > span.clientWidth + 1;
+  };
+
+  const scrollWhenWider = (span) => {
+    const wider = drawnWider(span);
+    if (wider === span.classList.contains(INLINE_SCROLLS)) return;
+    span.classList.toggle(INLINE_SCROLLS, wider);
+    if (wider) {
+      span.setAttribute("tabindex", "0");
+      span.setAttribute("role", "group");
+      span.setAttribute("aria-label", "Formula wider than its line, scrolls sideways");
+    } else {
+      ["tabindex", "role", "aria-label"].forEach((name) => span.removeAttribute(name));
+    }
+  };
+
+  const inlineFormulasScrollWhenWider = () => {
+    const spans = document.querySelectorAll("article span.math");
+    const watch = new ResizeObserver((entries) => {
+      entries.forEach((e) => scrollWhenWider(e.target.closest("span.math")));
+    });
+    spans.forEach((span) => {
+      scrollWhenWider(span);
+      watch.observe(span);
+      const formula = span.querySelector("mjx-container");
+      if (formula) watch.observe(formula);
     });
   };
 
@@ -132,6 +182,7 @@
     window.MathJax?.startup?.promise?.then(() => {
       speechToMathml();
       focusableWhenScrolling();
+      inlineFormulasScrollWhenWider();
       offerExplorer();
     });
   });
