@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from autograder.intake.lms import LmsInfo, spreadsheet_rows, spreadsheet_text
+from autograder.intake.lms import LmsInfo, spreadsheet
 
 __all__ = [
     "FILE_TIME",
@@ -126,10 +126,10 @@ def read_groups(
     what of it cannot be read, in words: a file whose header names the export's columns but that
     is not read as one, a member whose user id is not a Canvas user id (a spreadsheet that
     showed it as a number in its own way). The export saved again by a spreadsheet is read too
-    (:func:`autograder.intake.lms.spreadsheet_rows`: its code page, ``;`` or a tab)."""
-    rows = spreadsheet_rows(data)
-    header = spreadsheet_text(data).partition("\n")[0].lower()
-    titles = {(title or "").strip().lower(): title for title in (rows[0] if rows else {})}
+    (:func:`autograder.intake.lms.spreadsheet`: its code page, ``;`` or a tab)."""
+    sheet = spreadsheet(data)
+    rows, header = sheet.rows, sheet.header.lower()
+    titles = {title.strip().lower(): title for title in sheet.titles}
     if not rows or not set(_COLUMNS) <= set(titles):
         if "canvas_user_id" not in header and "group_name" not in header:
             return None, []

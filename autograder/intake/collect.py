@@ -64,7 +64,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -419,17 +419,7 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
                 f"the archive {str(path)!r} is damaged beyond reading its list of "
                 f"files ({exc}); download it again"
             ) from None
-        for info in sorted(archive.infolist(), key=lambda i: i.filename):
-            if info.is_dir():
-                continue
-            name = _member_name(info)
-            if _unsafe(name):
-                notes.append(
-                    f"{name}: refused, an archive member whose path is "
-                    f"absolute or leaves the archive"
-                )
-                continue
-            parts = PurePosixPath(name.replace("\\", "/")).parts
+        for info, name, parts in _members(archive, "", notes):
             mtime = _zip_time(info)
             if mtime is None:
                 notes.append(
@@ -457,19 +447,53 @@ def _entries(path: Path, notes: list[str]) -> list[_Entry]:
             f"the submissions {str(path)!r} must be a folder or a .zip archive; "
             f"this file is neither"
         )
-    kept = []
-    for entry in entries:
-        if (
-            entry.parts[-1].startswith(".")
-            or entry.parts[-1].lower() in _JUNK_FILES
-            or any(p in _JUNK for p in entry.parts)
-        ):
-            notes.append(f"{entry.where}: ignored, a system or editor file")
-        else:
-            kept.append(entry)
     if not entries:
         raise ValueError(f"the submissions {str(path)!r} hold no files")
-    return kept
+    return _without_junk(entries, notes)
+
+
+def _members(
+    archive: zipfile.ZipFile, where: str, notes: list[str]
+) -> Iterator[tuple[zipfile.ZipInfo, str, tuple[str, ...]]]:
+    """Each file of ``archive`` that may be read, in name order: its member, its name (with
+    ``/`` between folders, whichever the zipper wrote) and its path's components. A member whose
+    path is absolute or leaves the archive is refused and noted (``where`` is the archive's own
+    place, or "" for the class's download)."""
+    for info in sorted(archive.infolist(), key=lambda i: i.filename):
+        if info.is_dir():
+            continue
+        name = _member_name(info)
+        if _unsafe(name):
+            _note(
+                notes,
+                f"{where}{name}: refused, an archive member whose path is absolute or "
+                f"leaves the archive",
+            )
+            continue
+        parts = PurePosixPath(name.replace("\\", "/")).parts
+        yield info, "/".join(parts), parts
+
+
+def _junk(parts: tuple[str, ...]) -> bool:
+    """True for a file a system or an editor leaves: a dot file, a file manager's
+    (:data:`_JUNK_FILES`), or one in a folder of :data:`_JUNK`. A dot folder is kept: a
+    clone's ``.git`` is read (:mod:`autograder.intake.github`)."""
+    name = parts[-1]
+    return name.startswith(".") or name.lower() in _JUNK_FILES or any(p in _JUNK for p in parts)
+
+
+def _without_junk(entries: list[_Entry], notes: list[str]) -> list[_Entry]:
+    """``entries`` without the system and editor files (:func:`_junk`), each noted."""
+    for entry in entries:
+        if _junk(entry.parts):
+            _note(notes, f"{entry.where}: ignored, a system or editor file")
+    return [e for e in entries if not _junk(e.parts)]
+
+
+def _note(notes: list[str], note: str) -> None:
+    """Add ``note`` once (a group's zip is opened for each of its members)."""
+    if note not in notes:
+        notes.append(note)
 
 
 def _archive_and_beside(entries: list[_Entry]) -> tuple[_Entry | None, list[_Entry]]:
@@ -1081,24 +1105,21 @@ def _unzipped(files: list[_Entry], notes: list[str]) -> list[_Entry]:
             notes.append(f"{file.where}: not opened, {exc}")
             opened.append(file)
             continue
-        inside = [
-            _Entry(
-                (*file.parts, *PurePosixPath(name).parts),
-                info.file_size,
-                file.mtime,
-                functools.partial(archive.open, info),
-                f"{file.where}/{name}",
-                file.lms or _lms_info(file),
-                None,
-            )
-            for info in archive.infolist()
-            if not info.is_dir()
-            and not _unsafe(name := _member_name(info))
-            and not any(p.startswith(".") or p in _JUNK for p in PurePosixPath(name).parts)
-        ]
-        note = f"{file.where}: a zip the student handed in, opened: {len(inside)} file(s)"
-        if note not in notes:  # a group's zip, opened for each member
-            notes.append(note)
+        inside = _without_junk(
+            [
+                _Entry(
+                    (*file.parts, *parts),
+                    info.file_size,
+                    file.mtime,
+                    functools.partial(archive.open, info),
+                    f"{file.where}/{name}",
+                    file.lms or _lms_info(file),
+                )
+                for info, name, parts in _members(archive, f"{file.where}/", notes)
+            ],
+            notes,
+        )
+        _note(notes, f"{file.where}: a zip the student handed in, opened: {len(inside)} file(s)")
         opened += inside
     return opened
 

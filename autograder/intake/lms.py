@@ -48,7 +48,8 @@ __all__ = [
     "Reader",
     "Platform",
     "slug",
-    "spreadsheet_rows",
+    "spreadsheet",
+    "Spreadsheet",
     "spreadsheet_text",
     "zone",
 ]
@@ -354,14 +355,27 @@ def spreadsheet_text(data: bytes | None) -> str:
         return data.decode("cp1252", errors="replace")
 
 
-def spreadsheet_rows(data: bytes | None) -> list[dict[str, str]] | None:
-    """The rows of a CSV file (:func:`spreadsheet_text`) by its header's titles, the delimiter
-    being the one of ``,``, ``;`` (Excel where ``,`` is the decimal mark) and a tab that the
-    header line holds most of; None when it is not CSV."""
+@dataclass(frozen=True)
+class Spreadsheet:
+    """A CSV file as :func:`spreadsheet` reads it: its first line, its titles and its rows by
+    title (None when it is not CSV)."""
+
+    header: str
+    titles: tuple[str, ...]
+    rows: list[dict[str, str]] | None
+
+
+def spreadsheet(data: bytes | None) -> Spreadsheet:
+    """A CSV file (:func:`spreadsheet_text`) read by its header's titles, the delimiter being the
+    one of ``,``, ``;`` (Excel where ``,`` is the decimal mark) and a tab that the header line
+    holds most of."""
     text = spreadsheet_text(data)
     header = text.partition("\n")[0]
     delimiter = max(",;\t", key=header.count)
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     try:
-        return list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+        rows = list(reader)
+        titles = tuple(reader.fieldnames or ())
     except csv.Error:
-        return None
+        return Spreadsheet(header, (), None)
+    return Spreadsheet(header, titles, rows)

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from autograder.intake.lms import LmsInfo, spreadsheet_rows
+from autograder.intake.lms import LmsInfo, spreadsheet
 
 __all__ = [
     "FILE_TIME",
@@ -137,8 +137,8 @@ def read_teams(
     in every row (``col_recordid``), the second the full name (the order of the columns in a
     download), and the group's column the names of the groups whose ``folders`` the download
     holds (``col_team``). The worksheet, which Moodle means to be edited in a spreadsheet, is
-    read as one saves it again too (:func:`autograder.intake.lms.spreadsheet_rows`)."""
-    rows = spreadsheet_rows(data)  # as Moodle wrote it, or saved again by a spreadsheet
+    read as one saves it again too (:func:`autograder.intake.lms.spreadsheet`)."""
+    rows = spreadsheet(data).rows  # as Moodle wrote it, or saved again by a spreadsheet
     columns = _columns(rows or [], folders)
     if not rows or columns is None:
         return None

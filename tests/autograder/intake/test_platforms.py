@@ -1441,6 +1441,26 @@ def test_a_zip_a_student_handed_in_is_opened(tmp_path, folder):
     assert not found.unmatched and not found.lost
 
 
+def test_a_students_zip_is_read_as_strictly_as_the_class_download(tmp_path):
+    """A student's zip is listed by the rules of the class's own download: a member that climbs
+    out of the archive was dropped without a word, Windows Explorer's ``Thumbs.db`` counted as
+    one of the student's files, and a Windows zipper's ``\\`` in a path was kept in a file's
+    name. The oracle is the same members in the class's download, read by the same rules."""
+    members = {f"ps1\\{NB}": b"jane", "../escape.txt": b"x", "ps1/Thumbs.db": b"junk"}
+    folder = "Jane Doe_101_assignsubmission_file"
+    theirs = _zip(tmp_path / "ps1.zip", members)
+    found = collect_submissions(_zip(tmp_path / "d.zip", {f"{folder}/ps1.zip":
+                                                          theirs.read_bytes()}), NB)
+    (sub,) = found.submissions
+    assert sub.data == b"jane" and sub.origin.endswith(f"ps1/{NB}"), found.notes
+    oracle = collect_submissions(_zip(tmp_path / "o.zip", members), NB)
+    for said in ("../escape.txt: refused", "Thumbs.db: ignored"):
+        assert any(said in n for n in oracle.notes), oracle.notes
+        assert any(n.startswith(f"{folder}/ps1.zip/") and said in n for n in found.notes), (
+            found.notes)
+    assert any("opened: 1 file(s)" in n for n in found.notes), found.notes
+
+
 def test_a_moodle_worksheet_in_another_language_gives_each_member(tmp_path):
     """A German site's team download and grading worksheet. ``gradingtable.php`` titles the
     columns with language strings (``get_string('recordid', 'assign')``, ``get_string(
