@@ -62,6 +62,8 @@ WANTED = ("memory", "pids", "cpu")
 _V1 = WANTED
 _PERIOD_US = 100_000
 _LEAF = "grader-leaf"
+#: What a controller limits for all of a submission's processes together.
+_WHAT = {"cpu": "CPU time", "memory": "memory", "pids": "number of processes"}
 _counter = itertools.count()
 _lock = threading.Lock()
 #: The controllers this process enabled, by folder (given back once its last group is gone).
@@ -93,14 +95,10 @@ class Unified:
     own : Path
         The grader's own cgroup (a folder under ``mount``; ``mount`` itself where the grader's
         cgroup lies outside what is mounted).
-    is_root : bool
-        Whether ``mount`` is the hierarchy's root cgroup (no ``cgroup.type`` file), which the
-        no-internal-process rule exempts.
     """
 
     mount: Path
     own: Path
-    is_root: bool
 
     def offered(self) -> set[str]:
         """The controllers the grader's own group may enable for its children."""
@@ -141,7 +139,7 @@ def unified(mount: Path) -> Unified | None:
             relative = os.path.relpath(path, mounted)
             if not relative.startswith(".."):
                 own = mount / relative if relative != "." else mount
-    return Unified(mount, own, not (mount / "cgroup.type").exists())
+    return Unified(mount, own)
 
 
 def available(at: Path | None = None, need: Iterable[str] = WANTED) -> tuple[str | None, str]:
@@ -164,7 +162,11 @@ def available(at: Path | None = None, need: Iterable[str] = WANTED) -> tuple[str
             return None, f"{where} is not writable by the grader (neither root nor delegated)"
         lacking = need - tree.offered()
         if lacking:
-            return None, f"{where} lacks {', '.join(sorted(lacking))}"
+            what = ", ".join(_WHAT[c] for c in sorted(lacking))
+            return (
+                None,
+                f"{where} lacks {', '.join(sorted(lacking))}: {what} not limited per submission",
+            )
         return "v2", where
     if os.geteuid() != 0:
         return None, "the grader is not root and there is no cgroup v2 subtree delegated to it"
@@ -185,11 +187,12 @@ def _move_into_leaf(folder: Path) -> None:
             continue
 
 
-def enable(folder: Path, controllers: Iterable[str], is_root: bool = False) -> None:
+def enable(folder: Path, controllers: Iterable[str], into_leaf: bool = False) -> None:
     """Enable ``controllers`` for the children of ``folder`` (those not enabled already).
 
-    Where the kernel refuses with ``EBUSY`` (a non-root cgroup with processes of its own), they
-    move into a leaf and the write is made again. No controller to enable is no write at all.
+    Where the kernel refuses with ``EBUSY`` (a non-root cgroup with processes of its own) and
+    ``into_leaf`` allows it (``folder`` is the grader's own group), its processes move into a
+    leaf and the write is made again. No controller to enable is no write at all.
     """
     missing = set(controllers) - set(_words(folder / "cgroup.subtree_control"))
     if not missing:
@@ -198,7 +201,7 @@ def enable(folder: Path, controllers: Iterable[str], is_root: bool = False) -> N
     try:
         (folder / "cgroup.subtree_control").write_text(line)
     except OSError as exc:
-        if exc.errno != errno.EBUSY or is_root:
+        if exc.errno != errno.EBUSY or not into_leaf:
             raise
         _move_into_leaf(folder)
         (folder / "cgroup.subtree_control").write_text(line)
@@ -239,7 +242,7 @@ def prepare(tree: Unified, need: Iterable[str] = WANTED) -> Path:
         chain = [f for f in reversed(chain) if f == tree.mount or tree.mount in f.parents]
     for folder in chain:
         wanted = need & set(_words(folder / "cgroup.controllers"))
-        enable(folder, wanted, is_root=folder == tree.mount and tree.is_root)
+        enable(folder, wanted, into_leaf=folder == tree.own)
     parent = tree.own / f"grader-{os.getpid()}"
     _way.update([*chain, parent])
     parent.mkdir(exist_ok=True)
