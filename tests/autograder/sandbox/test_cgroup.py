@@ -91,10 +91,10 @@ def _sleeper() -> Iterator[subprocess.Popen[bytes]]:
 
 
 def test_the_mount_lacks_exactly_the_controllers_its_cgroup_controllers_does_not_list(mount):
-    """``available`` names the controllers missing from the grader's group's
-    ``cgroup.controllers`` (here the root: ``/proc/self/cgroup`` says ``0::/``), no more."""
-    assert _where(os.getpid()) == "/"
-    offered = _words(mount / "cgroup.controllers")
+    """``available`` names the controllers missing from the ``cgroup.controllers`` of the group
+    the kernel says the grader is in (``/proc/self/cgroup``), no more."""
+    own = mount / _where(os.getpid()).lstrip("/")
+    offered = _words(own / "cgroup.controllers")
     lacking = sorted(set(cgroup.WANTED) - offered)
     version, why = cgroup.available(mount)
     if lacking:
@@ -108,7 +108,8 @@ def test_the_mount_lacks_exactly_the_controllers_its_cgroup_controllers_does_not
 def test_a_group_holds_a_real_process_and_goes_with_its_parent(mount):
     """A group made with what the mount offers holds a process (the kernel places it there),
     and its removal takes the grader's parent folder with it."""
-    need = [c for c in cgroup.WANTED if c in _words(mount / "cgroup.controllers")]
+    own = mount / _where(os.getpid()).lstrip("/")
+    need = [c for c in cgroup.WANTED if c in _words(own / "cgroup.controllers")]
     group = cgroup.Group.create(64, 10, at=mount, need=need)
     assert group is not None and group.version == "v2"
     (folder,) = group.folders
@@ -125,10 +126,11 @@ def test_a_group_holds_a_real_process_and_goes_with_its_parent(mount):
 
 
 def test_a_grader_in_a_group_with_processes_moves_into_a_leaf_to_enable_controllers(mount):
-    """The container's case: the grader's own group is not the root and holds the grader. With
+    """The container's case: the grader's own group is not the root and holds processes (here
+    a ``sleep`` stands for the grader). With
     any controller the mount offers, the kernel refuses to enable it there (``EBUSY``) until the
     grader moves into a leaf; the submissions' parent then has it (top-down), and all of it is
-    given back and removed afterwards. With none, enabling is no write at all."""
+    given back and removed afterwards (the fixture checks). With none, enabling is no write."""
     offered = _words(mount / "cgroup.controllers")
     own = mount / f"grader-own-{os.getpid()}"
     own.mkdir()
