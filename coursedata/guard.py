@@ -55,6 +55,8 @@ _TRUSTED = object()
 _IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
 # importlib.util's file, or its name when the interpreter runs it frozen
 _UTIL = (os.path.join(os.path.dirname(importlib.__file__), "util.py"), "<frozen importlib.util>")
+#: The endings of a module's code: an extension module's (longest first), source, bytecode.
+_CODE = tuple(sorted(importlib.machinery.all_suffixes(), key=len, reverse=True))
 _MACHINERY = ("<frozen importlib", "<frozen zipimport", _IMPORTLIB,
               os.path.join(os.path.dirname(os.__file__), "runpy.py"),
               os.path.join(os.path.dirname(os.__file__), "pkgutil.py"))
@@ -223,9 +225,41 @@ class Guard:
             frame.f_code.co_filename in _UTIL
 
     # -- refusing -------------------------------------------------------------------------------
-    def check_import(self, name: str, route: str) -> None:
-        """Raise :class:`ForbiddenModule` if the student's code asks for ``name``."""
-        frame, whose = self.requester(sys._getframe(2))
+    def student_below(self, frame: FrameType | None):
+        """The innermost frame of the student's code from ``frame`` outward and whose it is,
+        when no import is under way (an import's files are the import checks' business), else
+        ``(None, _TRUSTED)``.
+
+        A forbidden module's compiled or source file read or mapped on the student's behalf
+        (``shutil.copy``, ``ctypes.CDLL``: the standard library's code, itself trusted) is the
+        student's request, wherever the call went through."""
+        found = None
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name.startswith(_MACHINERY):
+                return None, _TRUSTED
+            if found is None and self.classify(name) is not _TRUSTED:
+                found = frame
+            frame = frame.f_back
+        return (found, self.classify(found.f_code.co_filename)) if found else (None, _TRUSTED)
+
+    def forbidden_code(self, path) -> str | None:
+        """The module whose code ``path`` is (followed through any link), where it is a
+        forbidden module's (:meth:`_locate`), else None."""
+        if not self._places or isinstance(path, int):
+            return None
+        try:
+            real = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError, OSError):
+            return None
+        if real.startswith(self._places) and real.endswith(_CODE):
+            return _module_name(real)
+        return None
+
+    def check_import(self, name: str, route: str, asked=None) -> None:
+        """Raise :class:`ForbiddenModule` if the student's code asks for ``name`` (``asked``:
+        the frame that asks and whose it is, default :meth:`requester`)."""
+        frame, whose = asked or self.requester(sys._getframe(2))
         if whose is _TRUSTED:
             return
         policy = self.policy(whose)
@@ -357,12 +391,22 @@ class Guard:
                     getattr(code, "co_name", None) == "<module>":
                 self.check_import(_module_name(name), "module code run by hand")
             return
+        if event in ("open", "ctypes.dlopen"):
+            # a forbidden module's code copied, linked to or loaded by hand
+            module = self.forbidden_code(args[0]) if args else None
+            if module is not None:
+                self.check_import(module, "its file read or loaded by hand",
+                                  self.student_below(sys._getframe(1)))
+            return
         if event != "import":
             return
         self.ensure_first()
         name = args[0]
         if isinstance(name, str) and self.touches(name):
             self.check_import(name, "import statement")
+        elif len(args) > 1 and (module := self.forbidden_code(args[1])) is not None:
+            # a forbidden module's compiled code loaded under another name
+            self.check_import(module, f"its file loaded as {name}")
 
     def install(self, shell=None) -> None:
         purged = self.purge()
@@ -400,9 +444,10 @@ def _holds(path: str, source) -> bool:
 
 def _module_name(path: str) -> str:
     """A module's dotted name from its file below ``site-packages`` (for messages and rules)."""
+    stem = next((path[: -len(s)] for s in _CODE if path.endswith(s)), path)
     for root in sorted(sys.path, key=len, reverse=True):
         if root and path.startswith(os.path.join(root, "")):
-            parts = os.path.relpath(path, root)[:-3].split(os.sep)
+            parts = os.path.relpath(stem, root).split(os.sep)
             return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
     return path
 

@@ -533,6 +533,18 @@ def test_the_release_refuses_instructions_that_disagree_with_the_declaration():
         assert key in problem, (key, problem)
 
 
+#: The attack's own route to a compiled module: its file, found next to NumPy's, no import.
+SITE = '''import importlib.util, os, numpy
+def compiled(*package):
+    folder = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), *package)
+    for here, _, files in sorted(os.walk(folder)):
+        for name in sorted(files):
+            if name.endswith(".so"):
+                return os.path.join(here, name)
+def load(path):  # under an allowed package's name, its own last part (its PyInit_ function)
+    name = "numpy.linalg." + os.path.basename(path).split(".")[0]
+    return importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path))
+'''
 GETTING_AROUND = {
     "a loader called by hand": '''
 import importlib.machinery, importlib.util
@@ -556,14 +568,36 @@ sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Finder"]
 importlib.import_module("scipy.stats")
 ''',
     "exec of text": 'exec("import sklearn.svm")',
+    "a compiled module loaded under an allowed name": SITE + '''
+load(compiled("sklearn"))
+''',
+    "a compiled module copied, then loaded": SITE + '''
+import shutil
+shutil.copyfile(compiled("scipy", "stats"), "borrowed.so")  # in the test's own folder
+''',
+    "a compiled module linked to, then loaded": SITE + '''
+os.symlink(compiled("sklearn"), "linked.so")
+load(os.path.abspath("linked.so"))
+''',
+    "a compiled module's library opened with ctypes": SITE + '''
+import ctypes
+ctypes.CDLL(compiled("scipy", "stats"))
+''',
 }
+#: The same route to an allowed module's compiled code, which the rules leave alone.
+ALLOWED_BY_HAND = SITE + '''
+print("LOADED", type(load(compiled("numpy", "random"))).__name__)
+'''
 
 
 @pytest.mark.slow
 def test_the_guard_holds_against_ways_around_it(tmp_path):
     """In a kernel (here a local one; the sandbox starts the same), each way around the finder is
     refused all the same: the audit hook, which nothing removes, sees the import or the module's
-    code about to run, and puts the finder back, noting it was taken."""
+    code about to run, and puts the finder back, noting it was taken. A forbidden module's
+    compiled code, which runs no Python code to see, is refused by its file, whatever name it
+    is loaded under, however it is reached (a copy, a link, ``ctypes``); an allowed module's
+    loaded the same way is not."""
     import os
 
     from nbclient import NotebookClient
@@ -572,7 +606,8 @@ def test_the_guard_holds_against_ways_around_it(tmp_path):
 
     rules = Rules.from_dict({"forbid": ["sklearn", "scipy.stats"], "statement": "no"})
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(code) for code in GETTING_AROUND.values()]
+    nb.cells = [nbformat.v4.new_code_cell(code)
+                for code in [*GETTING_AROUND.values(), ALLOWED_BY_HAND]]
     log = tmp_path / "log.jsonl"
     env = {**os.environ, **kernel_config(rules, [], {}, str(log))}
     NotebookClient(nb, kernel_name="python3", extra_arguments=[KERNEL_ARGUMENT],
@@ -580,6 +615,7 @@ def test_the_guard_holds_against_ways_around_it(tmp_path):
     for (how, _), cell in zip(GETTING_AROUND.items(), nb.cells):
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert errors and errors[0].ename == "ForbiddenModule", (how, cell.outputs)
+    assert [o.get("text") for o in nb.cells[-1].outputs] == ["LOADED module\n"]
     entries = read_log(log)
     assert sum(e["event"] == "refused" for e in entries) >= len(GETTING_AROUND)
     assert any(e["event"] == "tampered" for e in entries)
