@@ -373,9 +373,11 @@ def _timing(records: list[Record], top: int = 10) -> str:
             )
         parts.append(
             f"<details open><summary>The {len(slow)} slowest submissions</summary>"
-            + scrolling(f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
-                        f"{heads}</tr>{''.join(rows)}</table>",
-                        "Time of the slowest submissions per step")
+            + scrolling(
+                f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
+                f"{heads}</tr>{''.join(rows)}</table>",
+                "Time of the slowest submissions per step",
+            )
             + "</details>"
         )
     stopped = [r for r in records if r.status.stopped]

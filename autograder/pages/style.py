@@ -23,7 +23,8 @@ CSP = (
 )
 
 #: The style every page shares (at 320 CSS pixels no page scrolls sideways, WCAG 1.4.10: a long
-#: word breaks, a wide image shrinks, a table too wide for the window scrolls in its own box); a page may add its own after it (:func:`page`'s ``style``).
+#: word breaks, a wide image shrinks, a table too wide for the window scrolls in its own box,
+#: :func:`scrolling`); a page may add its own after it (:func:`page`'s ``style``).
 STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.4rem;
@@ -67,8 +68,10 @@ def scrolling(table: str, name: str) -> str:
     name : str
         What the table holds (plain text, escaped here), unique on the page: the region's name.
     """
-    return (f"<div class='scrolls' role='region' tabindex='0' aria-label='{html.escape(name)}'>"
-            f"{table}</div>")
+    return (
+        f"<div class='scrolls' role='region' tabindex='0' aria-label='{html.escape(name)}'>"
+        f"{table}</div>"
+    )
 
 
 def cell_title(grade_id: str, written: str = "") -> str:
