@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from autograder.grading.quoted import QuotedNumber
 from autograder.grading.record import Record, as_record
-from autograder.pages.style import cell_title, page
+from autograder.pages.style import cell_title, page, scrolling
 from autograder.status import RECORDED
 from coursedata.naming import question_of
 
@@ -373,8 +373,12 @@ def _timing(records: list[Record], top: int = 10) -> str:
             )
         parts.append(
             f"<details open><summary>The {len(slow)} slowest submissions</summary>"
-            f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
-            f"{heads}</tr>{''.join(rows)}</table></details>"
+            + scrolling(
+                f"<table><tr><th>student</th><th>status</th><th class='num'>in all</th>"
+                f"{heads}</tr>{''.join(rows)}</table>",
+                "Time of the slowest submissions per step",
+            )
+            + "</details>"
         )
     stopped = [r for r in records if r.status.stopped]
     if stopped:

@@ -14,7 +14,7 @@ import html
 
 from coursedata.naming import question_of, test_kind
 
-__all__ = ["CSP", "STYLE", "page", "cell_title"]
+__all__ = ["CSP", "STYLE", "page", "cell_title", "scrolling"]
 
 #: No scripts, frames, forms or requests; only the inline style and the report's own data image.
 CSP = (
@@ -22,12 +22,16 @@ CSP = (
     "style-src 'unsafe-inline'; img-src data:; form-action 'none'\">"
 )
 
-#: The style every page shares; a page may add its own after it (:func:`page`'s ``style``).
+#: The style every page shares (at 320 CSS pixels no page scrolls sideways, WCAG 1.4.10: a long
+#: word breaks, a wide image shrinks, a table too wide for the window scrolls in its own box,
+#: :func:`scrolling`); a page may add its own after it (:func:`page`'s ``style``).
 STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.4rem;
 text-align:left;vertical-align:top}.ok{color:#176b2c}.partial{color:#8a5a00}.bad{color:#a01c1c}
-.note{background:#fff6d6;padding:.6rem;border-radius:.3rem}</style>"""
+.note{background:#fff6d6;padding:.6rem;border-radius:.3rem}
+main{overflow-wrap:anywhere}pre{white-space:pre-wrap}img{max-width:100%;height:auto}
+.scrolls{overflow-x:auto}</style>"""
 
 
 def page(title: str, body: str, style: str = "") -> str:
@@ -47,6 +51,26 @@ def page(title: str, body: str, style: str = "") -> str:
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{CSP}"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{html.escape(title)}</title>{STYLE}{style}</head><body><main>{body}</main></body></html>"
+    )
+
+
+def scrolling(table: str, name: str) -> str:
+    """``table`` in a box that scrolls sideways when the window is narrower than the table.
+
+    The box is a named region the keyboard reaches, so that a keyboard user can scroll it too:
+    a data table may scroll in two dimensions under WCAG 1.4.10 (reflow), and axe's
+    scrollable-region-focusable asks for the Tab stop.
+
+    Parameters
+    ----------
+    table : str
+        The table's HTML.
+    name : str
+        What the table holds (plain text, escaped here), unique on the page: the region's name.
+    """
+    return (
+        f"<div class='scrolls' role='region' tabindex='0' aria-label='{html.escape(name)}'>"
+        f"{table}</div>"
     )
 
 

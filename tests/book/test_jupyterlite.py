@@ -14,6 +14,7 @@ goes anywhere else.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import re
@@ -416,11 +417,30 @@ LITE_AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22a
 EDITOR = ".jp-Notebook .cm-content[role=textbox]"
 
 
-def _open_all_cells(offline, html, app: str, path: str):
-    """A fresh context with ``path`` open in JupyterLite's ``app``, scrolled through until every
-    cell of the notebook's file is on the page (the notebook adds cells as they scroll in)."""
+#: JupyterLab's dark theme, as a site would set it in ``overrides.json``, which JupyterLite's build
+#: merges into ``jupyter-lite.json#/jupyter-config-data/settingsOverrides`` (JupyterLite's docs,
+#: howto/configure/settings: "Customizing Settings"; the cascade merges ``settingsOverrides`` per
+#: plugin: reference/config).
+DARK = {"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
+
+
+def _with_settings(route, overrides: dict) -> None:
+    """Serve the site's ``jupyter-lite.json`` with ``overrides`` added to its settings."""
+    config = json.loads(route.fetch().text())
+    data = config.setdefault("jupyter-config-data", {})
+    data["settingsOverrides"] = {**data.get("settingsOverrides", {}), **overrides}
+    route.fulfill(json=config)
+
+
+def _open_all_cells(offline, html, app: str, path: str, settings: dict | None = None):
+    """A fresh context with ``path`` open in JupyterLite's ``app`` (with the JupyterLab
+    ``settings`` overridden, if any), scrolled through until every cell of the notebook's file is
+    on the page (the notebook adds cells as they scroll in)."""
     cells = len(json.loads((html / "lite" / "files" / path).read_text())["cells"])
     context = offline["browser"].new_context(viewport={"width": 1280, "height": 900})
+    if settings:
+        context.route("**/lite/jupyter-lite.json",
+                      functools.partial(_with_settings, overrides=settings))
     page = context.new_page()
     page.goto(f"{offline['base']}lite/{app}/index.html?path={path}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
@@ -456,6 +476,36 @@ def test_accessibility_script_is_loaded_by_every_page_of_the_site(tmp_path):
     assert course_lite.A11Y_SERVED not in (site / "index.html").read_text()
 
 
+def _lite_axe(page) -> list[dict]:
+    """axe-core's violations of WCAG 2.0-2.2 A and AA on ``page``: rule, nodes, the first."""
+    from tests.book.test_accessibility import AXE
+
+    skip_unless(AXE.is_file(), f"{AXE} is missing (make test fetches axe-core from npm)")
+    page.add_script_tag(content=AXE.read_text())
+    return page.evaluate("""async (tags) => {
+        const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+                                                resultTypes: ['violations']});
+        return result.violations.map(v => ({id: v.id, nodes: v.nodes.length,
+            first: v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary}));
+    }""", LITE_AXE_TAGS)
+
+
+@pytest.mark.parametrize("app,path", [LITE_A11Y_PAGES[0], LITE_A11Y_PAGES[-1]])
+def test_notebook_pages_in_the_dark_theme_have_no_wcag_failure(offline, html, app, path):
+    """JupyterLab's dark theme, set as a site's ``overrides.json`` would: what the course adds
+    to the page (the keyboard note, the names of the editors' boxes, the figures' descriptions)
+    keeps its contrast there too."""
+    context, page = _open_all_cells(offline, html, app, path, settings=DARK)
+    try:
+        theme = page.evaluate("document.body.dataset.jpThemeName")
+        violations = _lite_axe(page)
+    finally:
+        context.close()
+    print(f"AXE lite/{app} {path} dark {json.dumps({v['id']: v['nodes'] for v in violations})}")
+    assert theme == "JupyterLab Dark", f"the dark theme was not applied: {theme!r}"
+    assert violations == [], violations
+
+
 @pytest.mark.parametrize("app,path", LITE_A11Y_PAGES)
 def test_notebook_pages_have_no_wcag_failure_and_named_editors(offline, html, app, path):
     """axe-core (the pinned package, as tests/book/test_accessibility.py runs it) with the rules of
@@ -463,19 +513,10 @@ def test_notebook_pages_have_no_wcag_failure_and_named_editors(offline, html, ap
     cell's editor (code cells' and the hidden ones of rendered text cells) is named by its number
     as the status bar counts it ("Cell N/M"), its kind and the section it is in, and is described
     by the note on leaving it."""
-    from tests.book.test_accessibility import AXE
-
-    skip_unless(AXE.is_file(), f"{AXE} is missing (make test fetches axe-core from npm)")
     nb = json.loads((html / "lite" / "files" / path).read_text())
     context, page = _open_all_cells(offline, html, app, path)
     try:
-        page.add_script_tag(content=AXE.read_text())
-        violations = page.evaluate("""async (tags) => {
-            const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
-                                                    resultTypes: ['violations']});
-            return result.violations.map(v => ({id: v.id, nodes: v.nodes.length,
-                first: v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary}));
-        }""", LITE_AXE_TAGS)
+        violations = _lite_axe(page)
         names = page.evaluate(f"""() => [...document.querySelectorAll('{EDITOR}')].map(e => [
             e.getAttribute('aria-label') || '', e.getAttribute('aria-describedby') || '',
             Number(e.closest('.jp-Cell').dataset.windowedListIndex) + 1])""")
