@@ -13,6 +13,8 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
   moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
   purpose ends with :data:`GIVEN`) is a solution line students would read;
+- **pairs** (:mod:`autograder.authoring.pairing`): an answer cell whose grade_id was changed
+  away from its tests' (``QUESTION_visible``, ``QUESTION_hidden``) is named with the tests it lost;
 - **names** (:func:`unbound_problems`): a reference answer that uses a name no cell defines
   (a helper of the reference's module, copied with its body by ``add-question``) raises
   NameError on every case;
@@ -57,6 +59,7 @@ import nbformat
 import numpy as np
 
 from autograder.authoring.loose import loose_tolerance
+from autograder.authoring.pairing import pairing_problems
 from autograder.authoring.validate import (
     VARIANTS_PLACEHOLDER,
     Problem,
@@ -1256,6 +1259,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     ps = sample_variants(ps)[0]
     return [
         *placeholder,
+        *pairing_problems(ps),
         *marker_problems(ps),
         *unbound_problems(ps),
         *rule_problems(ps),

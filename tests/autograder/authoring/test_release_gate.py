@@ -1454,3 +1454,29 @@ def test_a_problem_the_sample_students_share_is_said_once(course):
     message = _refused(course, name)
     lines = [ln for ln in message.splitlines() if f"cell `{gid}`: the reference scored" in ln]
     assert len(lines) == 1 and "(the variant {" in lines[0], message
+
+
+def test_an_answer_cell_whose_grade_id_is_changed_away_from_its_tests_is_refused(course):
+    """The answer cell's grade_id changed in the cell toolbar (its function unchanged): its tests
+    (``QUESTION_visible``/``_hidden``, :func:`coursedata.naming.question_of`) name a cell no
+    longer there. It was released; the gate names the cell, the tests it lost and both fixes."""
+    from coursedata.naming import question_of
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        tests = [_gid(c) for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+                 and not c.metadata.nbgrader.get("solution") and question_of(_gid(c)) != _gid(c)]
+        paired = [c for c in _answer_cells(nb) if any(question_of(t) == _gid(c) for t in tests)]
+        if paired:
+            break
+    else:
+        raise AssertionError("no answer cell of the course has tests")
+    gid = _gid(paired[0])
+    lost = [t for t in tests if question_of(t) == gid]
+    _edit(course, name, lambda nb: next(c for c in nb.cells if _gid(c) == gid)
+          .metadata.nbgrader.update(grade_id=f"{gid}_renamed"))
+    message = _refused(course, name)
+    names = ", ".join(f"`{t}`" for t in lost)
+    assert (f"{name}.ipynb, cell `{gid}_renamed`: no test cell belongs to it, and its tests "
+            f"{names} name the answer cell `{gid}`, which no cell is now") in message, message
+    assert f"Change its grade_id back to `{gid}`" in message, message
