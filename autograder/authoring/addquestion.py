@@ -209,6 +209,19 @@ def _header(nb: nbformat.NotebookNode, at: int, row: str, auto: float, hand: flo
     cell.source = "\n".join(lines)
 
 
+def _docstring(function, question: Autograded) -> str:
+    """The answer's docstring literal: the reference's, its doctests calling the question's
+    function, raw (``r\"\"\"``) when it holds a backslash (LaTeX), so it reads as written."""
+    doc = inspect.getdoc(function) or question.title
+    own = re.compile(rf"\b{re.escape(function.__name__)}(?=\()")
+    doc = "\n".join(
+        own.sub(question.function, line) if line.lstrip().startswith((">>>", "...")) else line
+        for line in doc.split("\n")
+    )
+    raw = "r" if "\\" in doc else ""
+    return f'{raw}"""{doc}\n"""'
+
+
 def _answer_source(question: Autograded) -> str:
     """The answer cell: the reference's parameters and docstring, its body between the
     markers."""
@@ -222,7 +235,7 @@ def _answer_source(question: Autograded) -> str:
         parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
         return_annotation=signature.empty,
     )
-    doc = textwrap.indent(f'"""{inspect.getdoc(function) or question.title}\n"""', "    ")
+    doc = textwrap.indent(_docstring(function, question), "    ")
     code = textwrap.indent(textwrap.dedent("\n".join(lines)), "    ")
     return (
         f"def {question.function}{plain}:\n{doc}\n    ### BEGIN SOLUTION\n{code}\n"

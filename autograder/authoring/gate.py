@@ -13,6 +13,8 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   a statement left in a stub's body beside ``raise NotImplementedError()`` (``END SOLUTION``
   moved up), or one above the stub that computes (``BEGIN SOLUTION`` moved down; a line given on
   purpose ends with :data:`GIVEN`) is a solution line students would read;
+- **pairs** (:mod:`autograder.authoring.pairing`): an answer cell whose grade_id was changed
+  away from its tests' (``QUESTION_visible``, ``QUESTION_hidden``) is named with the tests it lost;
 - **names** (:func:`unbound_problems`): a reference answer that uses a name no cell defines
   (a helper of the reference's module, copied with its body by ``add-question``) raises
   NameError on every case;
@@ -25,7 +27,8 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   (:func:`coursedata.grading.record`), and every check whose cases are all declared must give
   them full marks; a case whose inputs make the reference raise, a reference that is a class, and
   a tolerance that cannot hold across machines (zero, tighter than rounding, or not holding
-  :data:`MARGIN` times over the reference's move under rounding of its inputs) are refused;
+  :data:`MARGIN` times over the reference's move under rounding of its inputs) are refused, and
+  so is one so loose that a wrong answer passes (:mod:`autograder.authoring.loose`);
 - **repeats** (:func:`repeat_problems`): a hidden case identical to a visible one (the same
   reference on the same inputs) gives no new evidence and is refused;
 - **leaks** (:func:`leak_problems`): a number of the student's notebook (its text, or a line left
@@ -55,6 +58,8 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
+from autograder.authoring.loose import loose_tolerance
+from autograder.authoring.pairing import pairing_problems
 from autograder.authoring.validate import (
     VARIANTS_PLACEHOLDER,
     Problem,
@@ -699,6 +704,7 @@ def _tolerance_problems(
     than what the reference's own values move when its inputs move by rounding
     (:func:`_moved`)."""
     out = []
+    loose: set[tuple[str, str]] = set()  # (cell, output) named loose once, on its first case
     for gid, declaration in found.items():
         for name, case in declaration.cases.items():
             saved = Path(folder, f"{name}.npz")
@@ -710,6 +716,11 @@ def _tolerance_problems(
             for output, value, other in zip(case.outputs, values, moved or [None] * len(values)):
                 where = f"cell `{gid}`, case {name!r}, output {output.name!r}"
                 problem = _tolerance_problem(output, value)
+                too_loose = loose_tolerance(output, value, name) if not problem else None
+                if too_loose and (gid, output.name) not in loose:
+                    loose.add((gid, output.name))
+                    out.append(Problem(f"cell `{gid}`", *too_loose))
+                    continue
                 if problem:
                     out.append(
                         Problem(
@@ -1248,6 +1259,7 @@ def gate_problems(ps: ProblemSet) -> list[Problem]:
     ps = sample_variants(ps)[0]
     return [
         *placeholder,
+        *pairing_problems(ps),
         *marker_problems(ps),
         *unbound_problems(ps),
         *rule_problems(ps),

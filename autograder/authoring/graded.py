@@ -8,7 +8,8 @@ Two steps of the author's self-check (:mod:`autograder.authoring.selfcheck`) tha
   notebook's own solution, a tolerance tighter than an iterative answer settles to, an answer
   renamed after its checks were written, all cost the reference points here; a case on which
   the answer raises or returns NaN while it answers the cell's other cases is named, with its
-  inputs as the fix (:func:`_case_faults`);
+  inputs as the fix (:func:`_case_faults`), and so is a case on which a trusted Python check
+  raises computing its reference (:func:`_check_fault`);
 - generic wrong answers (NaN, infinite, constant, rescaled, shifted, negated values of every
   graded function) must lose their points, and the declared equivalent forms keep them: a
   tolerance so loose that a wrong answer passes is found here
@@ -22,8 +23,11 @@ variant's numbers (:func:`variant_label`).
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -117,13 +121,48 @@ def _case_faults(ps: ProblemSet, gid: str, results: Path, scored: str) -> list[s
     ]
 
 
+@contextmanager
+def _faults_unlogged() -> Iterator[None]:
+    """Grading without the log line of a trusted check's fault (:mod:`autograder.grading.scoring`
+    logs one, with its traceback, for the instructor grading a class): here each is a problem of
+    its own (:func:`_check_fault`), and the traceback would only bury it."""
+    from autograder.grading import scoring
+
+    logger = logging.getLogger(scoring.__name__)
+    was, logger.disabled = logger.disabled, True
+    try:
+        yield
+    finally:
+        logger.disabled = was
+
+
+def _check_fault(ps: ProblemSet, score) -> list[str]:
+    """The case on which a trusted check raised computing its reference (the case it read last,
+    :attr:`autograder.grading.scoring.CellScore.case`), named with its inputs as the fix; empty
+    when the check did not raise, or raised before it read any case."""
+    from autograder.checks.declaration import declared_cases
+
+    if not (score.error and score.case):
+        return []
+    error = score.error.strip().splitlines()[-1]
+    declared = declared_cases(ps.source).get(score.case)
+    cell = declared.cell if declared is not None else score.grade_id
+    return [
+        f"{ps.notebook_name}, case {score.case} of `{score.grade_id}`: the reference (its check "
+        f"in {ps.course.checks_label(ps.name)}) raises {error} on its inputs, so the case can "
+        f"never be passed. Change the case's inputs in the course.check of `{cell}` (a seed, a "
+        "size, a class that gets no point), or make the check's reference handle them."
+    ]
+
+
 def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
     """Grade the source notebook (the reference answers) in ``work``: a problem for every
     autograded cell that does not earn all its points, and the points earned, in words."""
     from autograder.grading.executors import local_executor
     from autograder.grading.pipeline import grade as grade_submission
 
-    result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
+    with _faults_unlogged():  # each is named below, with its case
+        result = grade_submission(ps, ps.path.read_bytes(), local_executor(), workdir=work)
     auto = [s for s in result.scores if s.points is not None]
     checks = (
         f", the check in {ps.course.checks_label(ps.name)}"
@@ -131,7 +170,8 @@ def reference_problems(ps: ProblemSet, work: Path) -> tuple[list[str], str]:
         else ""
     )
     failed = [
-        _case_faults(ps, s.grade_id, work / "results", f"{s.points:g} of {s.max_points:g}")
+        _check_fault(ps, s)
+        or _case_faults(ps, s.grade_id, work / "results", f"{s.points:g} of {s.max_points:g}")
         or [
             f"{ps.notebook_name}, cell `{s.grade_id}`: the reference scored {s.points:g} of "
             f"{s.max_points:g} ({_once(s.error.strip().splitlines()[-1] if s.error else s.message)})"

@@ -297,7 +297,7 @@ _KEYS = frozenset(
     {f.name for f in dataclasses.fields(Record) if f.name not in ("copies", "code")}
     | {"total", "max_auto", "max_manual"}
 )
-_SCORE_KEYS = frozenset({"grade_id", "points", "max_points", "message", "error"})
+_SCORE_KEYS = frozenset({"grade_id", "points", "max_points", "message", "error", "case"})
 
 
 def _number(value) -> float | None:
@@ -329,6 +329,7 @@ def _score(data: Mapping) -> CellScore:
         float(data["max_points"]),
         str(data.get("message", "")),
         data.get("error"),
+        data.get("case"),
     )
 
 

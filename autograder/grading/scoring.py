@@ -51,7 +51,8 @@ class CellScore:
     ``points`` is ``None`` for a cell graded by hand (a written answer). ``error`` is ``None``
     unless the trusted check itself failed (a fault of the grader, not of the student): then it
     holds the formatted traceback, for the instructor only, the cell scores 0.0 and ``message``
-    says only that the check could not run.
+    says only that the check could not run; ``case`` is then the case whose inputs or answer
+    the check read last (the one it was computing when it raised), if any.
     """
 
     grade_id: str
@@ -59,9 +60,14 @@ class CellScore:
     max_points: float
     message: str
     error: str | None = None
+    case: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The score as a record holds it (``case`` only when a check named one)."""
+        data = asdict(self)
+        if self.case is None:
+            del data["case"]
+        return data
 
 
 def check_coverage(problem_set: ProblemSet) -> None:
@@ -110,15 +116,22 @@ def failed_visible_cells(notebook) -> frozenset[str]:
 
 
 class _ReadingAnswers(Answers):
-    """The answers of ``answers`` (each file read once, there), noting the cases a check reads."""
+    """The answers of ``answers`` (each file read once, there), noting the cases a check reads
+    (``read``) and the case whose inputs or answer it read last (``last``)."""
 
     def __init__(self, answers: Answers):
         super().__init__(answers.problem_set, answers.results_dir, answers.declared)
         self.answers = answers
         self.read: set[str] = set()
+        self.last: str | None = None
+
+    def inputs(self, case: str) -> dict:
+        self.last = case
+        return self.answers.inputs(case)
 
     def get(self, case: str) -> tuple:
         self.read.add(case)
+        self.last = case
         return self.answers.get(case)
 
 
@@ -175,8 +188,8 @@ def score_results(
         if not cell.autograded:
             scores.append(CellScore(cell.grade_id, None, cell.points, "graded by hand"))
             continue
-        error = None
-        answers.read = set()
+        error = case = None
+        answers.read, answers.last = set(), None
         try:
             with bounded():
                 outcome = checks[cell.grade_id](answers)
@@ -184,7 +197,7 @@ def score_results(
         except AnswerUnavailable as exc:
             points, message = 0.0, str(exc)
         except Exception:  # noqa: BLE001 - a fault of the grader must not stop grading
-            error = traceback.format_exc()
+            error, case = traceback.format_exc(), answers.last
             log.error(
                 "check %s/%s failed (a grader fault):\n%s", problem_set.name, cell.grade_id, error
             )
@@ -194,5 +207,5 @@ def score_results(
         broken = sorted((answers.read | set(may_read.get(cell.grade_id, ()))) & tainted.keys())
         if error is None and broken:
             points, message = 0.0, tainted[broken[0]]
-        scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message, error))
+        scores.append(CellScore(cell.grade_id, round(points, 6), cell.points, message, error, case))
     return name_causes(scores, executed) if isinstance(executed, dict) else scores

@@ -350,3 +350,46 @@ def test_names_and_numbers_a_notebook_cannot_hold_are_refused(course, capsys, op
     assert main(["add-question", name, "--course", str(course), *title, *option, *extra]) == 2
     assert said in capsys.readouterr().err
     assert _path(course, name).read_bytes() == original
+
+
+#: A reference with LaTeX in a raw docstring and a doctest calling it by its own name.
+LATEX_REFERENCE = '''
+
+import numpy as np
+
+
+def wmean_latex(x, w):
+    r"""The weighted mean $\\frac{\\sum_i w_i x_i}{\\sum_i w_i}$.
+
+    >>> wmean_latex([1.0, 2.0], [1.0, 1.0])
+    1.5
+    """
+    x = np.asarray(x, dtype=float)
+    w = np.asarray(w, dtype=float)
+    return float(np.sum(w * x) / np.sum(w))
+'''
+
+
+def test_the_answer_s_docstring_reads_as_the_reference_s_with_the_question_s_name(course):
+    """A raw docstring (LaTeX's backslashes) copied as a plain one would read ``\\f`` as a form
+    feed; its doctest must call the student's function, not the reference. The oracle is Python:
+    the answer cell's docstring, compiled, equals the reference's with the name changed."""
+    import ast
+    import importlib
+    import inspect
+
+    name = _smallest(course)
+    with (course / "checks" / f"{name}.py").open("a", encoding="utf-8") as module:
+        module.write(LATEX_REFERENCE)
+    assert main(["add-question", name, "--course", str(course), "--title", "The weighted mean",
+                 "--function", "weighted_mean", "--reference",
+                 f"course.checks.{name}:wmean_latex",
+                 *[a for case in CASES for a in ("--case", case)]]) == 0
+    ps = ProblemSet(name, Course(course))
+    [answer] = [c for c in ps.source.cells if c.metadata.get("nbgrader", {}).get(
+        "grade_id") == "weighted_mean"]
+    [node] = ast.parse(answer.source.split("### BEGIN SOLUTION")[0].rstrip() + "\n    pass\n").body
+    Course(course).use_code()
+    reference = importlib.import_module(f"course.checks.{name}").wmean_latex
+    expected = inspect.getdoc(reference).replace(">>> wmean_latex(", ">>> weighted_mean(")
+    assert ast.get_docstring(node) == expected

@@ -694,15 +694,23 @@ def test_an_answer_renamed_after_its_checks_is_refused(course):
     assert "the reference scored" not in message and "checks/" not in message, message
 
 
-@pytest.mark.slow
 def test_absurdly_loose_tolerances_are_refused(course):
-    """rtol 1 and atol 1e6: a constant or rescaled answer would pass; generic wrong answers,
-    graded against the reference's results, must lose their points."""
+    """rtol 1 and atol 1e6: a constant or rescaled answer would pass. Named once per output, with
+    the tolerance and the one to give instead (it was twenty "tighten the check" lines naming no
+    tolerance, one per generic wrong answer and sample student)."""
     name, gid = _first_declared(course, "rtol")
     _set_check(course, name, gid, rtol=1.0, atol=1e6)
     message = _refused(course, name)
-    assert "tighten the check" in message and gid.removesuffix("_hidden").removesuffix(
-        "_visible") in message, message
+    nb = nbformat.read(_path(course, name), as_version=4)
+    outputs = {o.name for case in declarations(nb)[gid].cases.values() for o in case.outputs
+               if o.compare != "integer"}
+    assert outputs, gid
+    for output in outputs:
+        said = re.findall(rf"cell `{gid}`: rtol=1, atol=1e6 on output {re.escape(repr(output))} "
+                          r"accepts a wrong answer \([^)]+\)\. Tighten it to about rtol=1e-6",
+                          message)
+        assert len(said) == 1, message
+    assert "tighten the check" not in message, message
 
 
 # --- weights, the cells' metadata, NaN inputs, tolerances across machines ----------------------
@@ -1446,3 +1454,91 @@ def test_a_problem_the_sample_students_share_is_said_once(course):
     message = _refused(course, name)
     lines = [ln for ln in message.splitlines() if f"cell `{gid}`: the reference scored" in ln]
     assert len(lines) == 1 and "(the variant {" in lines[0], message
+
+
+def test_an_answer_cell_whose_grade_id_is_changed_away_from_its_tests_is_refused(course):
+    """The answer cell's grade_id changed in the cell toolbar (its function unchanged): its tests
+    (``QUESTION_visible``/``_hidden``, :func:`coursedata.naming.question_of`) name a cell no
+    longer there. It was released; the gate names the cell, the tests it lost and both fixes."""
+    from coursedata.naming import question_of
+
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        tests = [_gid(c) for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+                 and not c.metadata.nbgrader.get("solution") and question_of(_gid(c)) != _gid(c)]
+        paired = [c for c in _answer_cells(nb) if any(question_of(t) == _gid(c) for t in tests)]
+        if paired:
+            break
+    else:
+        raise AssertionError("no answer cell of the course has tests")
+    gid = _gid(paired[0])
+    lost = [t for t in tests if question_of(t) == gid]
+    _edit(course, name, lambda nb: next(c for c in nb.cells if _gid(c) == gid)
+          .metadata.nbgrader.update(grade_id=f"{gid}_renamed"))
+    message = _refused(course, name)
+    names = ", ".join(f"`{t}`" for t in lost)
+    assert (f"{name}.ipynb, cell `{gid}_renamed`: no test cell belongs to it, and its tests "
+            f"{names} name the answer cell `{gid}`, which no cell is now") in message, message
+    assert f"Change its grade_id back to `{gid}`" in message, message
+
+
+def _python_case_the_check_cannot_take(course: Path) -> tuple[str, str, str, dict, str]:
+    """``(problem set, its cell, case, inputs, error)``: the first case declared with inputs only
+    (a Python check of the problem set's ``CHECKS`` scores it) on which that check raises
+    computing its reference, once every array of the inputs is cut to no rows (as JSON, as the
+    notebook's metadata holds them). Found by calling the check here, on no answers."""
+    import tempfile
+
+    import numpy as np
+
+    from autograder.checks import load_checks
+    from autograder.checks.answers import Answers
+    from autograder.checks.declaration import declared_cases
+    from coursedata.results import AnswerUnavailable
+
+    code = Course(course)
+    for name in list_problem_sets(code):
+        code.use_code()
+        try:
+            checks = load_checks(name, code).CHECKS
+        except ModuleNotFoundError:
+            continue
+        nb = nbformat.read(_path(course, name), as_version=4)
+        cases = declared_cases(nb)
+        for case, spec in cases.items():
+            if spec.cell not in checks or spec.reference is not None:
+                continue
+            empty = {k: np.asarray(v)[:0].tolist() if np.ndim(v) else v
+                     for k, v in case_inputs(cases, case).items()}
+            given = {k: np.asarray(v) if isinstance(v, list) else v for k, v in empty.items()}
+
+            class Emptied(Answers):
+                def inputs(self, c, case=case, given=given):
+                    return dict(given) if c == case else super().inputs(c)
+            with tempfile.TemporaryDirectory() as folder:
+                try:
+                    checks[spec.cell](Emptied(name, folder, cases))
+                except AnswerUnavailable:
+                    continue
+                except Exception as exc:  # noqa: BLE001 - what the gate must name
+                    return name, spec.cell, case, empty, type(exc).__name__
+    raise AssertionError("every Python check takes its cases with no rows")
+
+
+def test_a_case_whose_inputs_make_a_python_check_raise_names_the_case(course, caplog, capsys):
+    """A hidden case scored by a Python check, its inputs degenerate: the check raises computing
+    the reference. The refusal named no case ("Fix the reference answer ...") under a grader
+    fault's traceback; now it names the case and its inputs as the fix, and no traceback."""
+    name, gid, case, empty, error = _python_case_the_check_cannot_take(course)
+
+    def edit(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.course.check.cases[case] = empty
+    _edit(course, name, edit)
+    message = _refused(course, name)
+    assert re.search(rf"{name}\.ipynb, case {case} of `{gid}`: the reference \(its check in "
+                     rf"[^)]+\) raises {error}: .* on its inputs, so the case can never be "
+                     rf"passed\. Change the case's inputs in the course\.check of `{gid}`",
+                     message), message
+    shown = caplog.text + capsys.readouterr().err
+    assert "Traceback" not in shown and "grader fault" not in shown, shown
