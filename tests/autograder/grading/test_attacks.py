@@ -219,12 +219,20 @@ print("WRITTEN", written)
 
 #: Issue 37, attack 4: twelve processes of 250 MB each held 3 GB at once under a 2 GB limit
 #: (a limit per process).
+#: Each child says when it holds its 250 MB; the count is taken once every child holds them or
+#: is gone (a busy machine starts twelve interpreters slowly), within the cell's time limit.
 MEMORY = """\
-import subprocess, sys, time
-HOLD = "import time; held = b'x' * (250 * 2**20); time.sleep(60)"
+import os, subprocess, sys, time
+HOLD = ("import os, time; held = b'x' * (250 * 2**20); "
+        "open(f'held-{{os.getpid()}}', 'w').close(); time.sleep(60)")
 children = [subprocess.Popen([sys.executable, "-c", HOLD]) for _ in range(12)]
-time.sleep(15)
-print("ALIVE", sum(c.poll() is None for c in children))
+def holding(c):
+    return os.path.exists(f"held-{{c.pid}}")
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and any(c.poll() is None and not holding(c) for c in children):
+    time.sleep(0.2)
+time.sleep(1)
+print("ALIVE", sum(c.poll() is None and holding(c) for c in children))
 for c in children:
     c.kill()
     c.wait()
