@@ -372,7 +372,7 @@ class Guard:
                 return None
         elif self.classify(caller.f_code.co_filename) is _TRUSTED:
             return None
-        return f"code of the student's claimed the file {name} (line {caller.f_lineno})"
+        return f"the student's code claimed the file {name} (line {caller.f_lineno})"
 
     def _audit(self, event: str, args) -> None:
         if event in ("compile", "code.__new__"):

@@ -14,6 +14,7 @@ The files come from untrusted code: they are loaded with ``allow_pickle=False`` 
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -23,7 +24,8 @@ import numpy as np
 from coursedata.compare import TOGETHER, Output, compare_output, together
 from coursedata.grading import CASE_NAME, INPUTS_FOLDER, MEMORY_MB
 
-__all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "called_with", "read", "unpack", "problems"]
+__all__ = ["AnswerUnavailable", "MAX_RESULT_BYTES", "NOT_REGULAR", "called_with", "read", "unpack",
+           "problems"]
 
 #: Recorded result files larger than this (bytes) are refused unread.
 MAX_RESULT_BYTES = 64 * 2**20
@@ -94,6 +96,22 @@ def _error(path: Path, inputs: Callable[[], Mapping[str, object]]) -> str:
     return f"your function raised {message}{_on_inputs(inputs)}{limit}"
 
 
+#: What an answer whose file is not a regular file (a named pipe, a link, a device) is said to be:
+#: such a file is never opened, nor a link followed.
+NOT_REGULAR = ("your function's result could not be read back (it is not a regular file); leave "
+               "the files the grader's tests write as they are")
+
+
+def _regular(path: Path) -> bool | None:
+    """Whether ``path`` is a regular file, not following a link; None where nothing is there."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+
+
 def read(results_dir, case: str,
          load: Callable[[Path], tuple[np.ndarray, ...]] | None = None,
          inputs: Callable[[], Mapping[str, object]] | None = None) -> tuple[np.ndarray, ...]:
@@ -116,6 +134,8 @@ def read(results_dir, case: str,
         raise ValueError(f"invalid case name {case!r}")
     data = Path(results_dir) / f"{case}.npz"
     error = Path(results_dir) / f"{case}.error.json"
+    if False in (_regular(data), _regular(error)):
+        raise AnswerUnavailable(NOT_REGULAR)
     if data.is_file() and data.stat().st_size <= MAX_RESULT_BYTES:
         try:
             return _real((load or _arrays)(data))

@@ -8,6 +8,7 @@ with a message for the student when an answer was not recorded, raised an error,
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 from autograder.checks.results_file import Limits, examine, load
 from coursedata.compare import your_shape
 from coursedata.grading import inputs
-from coursedata.results import MAX_RESULT_BYTES, AnswerUnavailable, read
+from coursedata.results import MAX_RESULT_BYTES, NOT_REGULAR, AnswerUnavailable, read
 from coursedata.results import unpack as unpack_values
 
 __all__ = ["AnswerUnavailable", "Answers", "MAX_RESULT_BYTES", "unpack", "scalar"]
@@ -34,12 +35,23 @@ class Answers:
     declared : dict, optional
         ``{case: Case}``, the cases declared in the source notebook
         (:func:`autograder.checks.declared.declared_cases`).
+    removed : iterable of str, optional
+        The names of the files of ``results_dir`` that were not regular files (a named pipe, a
+        link), removed after the run (:attr:`autograder.sandbox.ExecutionResult.removed_files`):
+        a case whose file was one of them could not be read back.
     """
 
-    def __init__(self, problem_set: str, results_dir, declared: dict | None = None):
+    def __init__(
+        self,
+        problem_set: str,
+        results_dir,
+        declared: dict | None = None,
+        removed: Iterable[str] = (),
+    ):
         self.problem_set = problem_set
         self.results_dir = Path(results_dir)
         self.declared = dict(declared or {})
+        self.removed = frozenset(removed)
         self._cache: dict[str, tuple] = {}
 
     def inputs(self, case: str) -> dict:
@@ -61,6 +73,8 @@ class Answers:
             With a message for the student: the function raised, was not run, or returned
             something that is not numeric.
         """
+        if self.removed & {f"{case}.npz", f"{case}.error.json"}:
+            raise AnswerUnavailable(NOT_REGULAR)
         if case not in self._cache:
             self._cache[case] = read(
                 self.results_dir,

@@ -47,6 +47,9 @@ def _error(cell) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
+#: What the kernel's guard refused when it raised ``ForgedCode`` (:mod:`coursedata.guard`).
+FORGED = "code may not claim another file's name (a library's or a test's)"
+
 #: The grader's words for a cell stopped at its time limit (:mod:`autograder.sandbox.kernel`).
 _LIMIT = re.compile(r"the cell did not finish within (\d{1,5}(?:\.\d{1,3})?) s")
 
@@ -80,6 +83,8 @@ def _describe(name: str, value: str, forbidden: tuple[str, ...] | None = None) -
             f"the cell did not finish within {limit.group(1)} s" if limit else "it ran out of time"
         )
         return f"was stopped: {said} (the time limit per cell)"
+    if name.rpartition(".")[2] == "ForgedCode":  # the guard's refusal, never its message
+        return f"was refused{where} by the problem set's rules: {FORGED}"
     if name == "ForbiddenModule":  # the rule itself is stated once, in the rules' note
         return f"stopped{where}: it imports {_module(value, forbidden)}, which the problem set's rules forbid"
     if "not available in the sandbox" in value:

@@ -52,7 +52,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 import nbformat
@@ -241,6 +241,13 @@ def fingerprint_code(g: Grading) -> Grading:
     return g
 
 
+def _removed(g: Grading, run: ExecutionResult) -> list[str]:
+    """The names of the files of the results folder that ``run``'s sandbox removed after it, as
+    not regular files (its paths are relative to the working folder)."""
+    folder = PurePosixPath(g.results.relative_to(g.workdir))
+    return [p.name for p in map(PurePosixPath, run.removed_files) if p.parent == folder]
+
+
 def execute(g: Grading) -> Grading:
     """Run the rebuilt notebook on the declared cases' inputs (written into
     :attr:`Grading.results` first); its hidden cells record the answers there (the rules' log
@@ -251,8 +258,8 @@ def execute(g: Grading) -> Grading:
     write_inputs(g.ps.source, g.results)  # the declared cases' inputs, for the hidden cells
     if g.ps.parameters is not None:  # the student's own numbers, for the notebook's setup
         write_parameters(g.ps.shown_parameters, g.results)
-    g.run = g.executor(nb, g.workdir, env)
-    g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source))
+    g.run = run = g.executor(nb, g.workdir, env)
+    g.answers = Answers(g.ps.name, g.results, declared_cases(g.ps.source), _removed(g, run))
     g.timings.update(g.run.timings)
     if g.run.message:
         g.notes.append(name_cells(g.run.message, nb, g.ps.solution_ids))

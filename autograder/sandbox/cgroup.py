@@ -7,7 +7,8 @@ their own as soon as its kernel is up, before any of its cells runs (what they s
 born in it), with:
 
 - memory: the configured ``memory_mb`` for all its processes together (and no swap beyond it);
-- processes: ``max_processes`` for all of them;
+- processes: ``max_processes`` for all of them (``RLIMIT_NPROC`` then stands above it:
+  the group's limit binds, and it counts what it refuses, which names the limit);
 - CPU: one CPU's worth of time at most (a quota), so that one submission's busy processes cannot
   starve another's kernel.
 

@@ -319,18 +319,23 @@ async def _run(
     log_path = tmp / "kernel.log"
     info_read = info_write = -1
     warm: _WarmKernelManager | None = None  # the kernel manager when the zygote forks the kernel
+    counted = group is not None and "pids" in group.controllers  # its limit binds: it counts
     if zygote is None:
         cold = dataclasses.replace(config, env={**config.env, **env})
         if config.container:
             cold = _library(_home(cold, tmp, uid), tmp)
-            argv = _container_argv(cold, uid, _kernel_env(cold), kernel_cmd, [workdir, tmp])
+            argv = _container_argv(
+                cold, uid, _kernel_env(cold), kernel_cmd, [workdir, tmp], counted
+            )
         else:
             info_read, info_write = os.pipe()  # bwrap reports the sandbox's first process here
-            argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd)
+            argv = _sandbox_argv(cold, workdir, tmp, uid, kernel_cmd, counted)
             argv[1:1] = ["--info-fd", str(info_write)]
         km = _SandboxKernelManager(_kernel_spec(argv, tmp), uid, **names)
     else:
-        request = warm_request(config, workdir, rundir, uid, _kernel_env(config, dict(env)))
+        request = warm_request(
+            config, workdir, rundir, uid, _kernel_env(config, dict(env)), counted
+        )
         km = warm = _WarmKernelManager(
             _kernel_spec(kernel_cmd, tmp),
             uid,

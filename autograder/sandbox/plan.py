@@ -166,11 +166,18 @@ def _kernel_env(config: SandboxConfig, extra: dict[str, str] | None = None) -> d
     }
 
 
-def _limits(config: SandboxConfig) -> dict[str, int]:
-    """The resource limits of every process of a kernel, by ``resource`` constant name."""
+#: How far ``RLIMIT_NPROC`` stands above ``max_processes`` where a control group limits the
+#: processes (its ``pids.max``): the group's limit binds, and the group counts what it refuses
+#: (``pids.events``), which ``RLIMIT_NPROC``'s refusals leave at 0.
+NPROC_ABOVE_GROUP = 16
+
+
+def _limits(config: SandboxConfig, counted: bool = False) -> dict[str, int]:
+    """The resource limits of every process of a kernel, by ``resource`` constant name;
+    ``counted``: a control group limits the processes to ``max_processes`` (and counts)."""
     return {
         "RLIMIT_AS": config.memory_mb * _MiB,
-        "RLIMIT_NPROC": config.max_processes,
+        "RLIMIT_NPROC": config.max_processes + (NPROC_ABOVE_GROUP if counted else 0),
         "RLIMIT_FSIZE": config.max_file_mb * _MiB,
         "RLIMIT_CORE": 0,
         "RLIMIT_CPU": int(2 * config.notebook_timeout_s + config.startup_timeout_s) + 10,
@@ -183,7 +190,7 @@ SHARED_WRITABLE = ("/tmp", "/var/tmp", "/run/lock", "/var/crash", "/dev/mqueue")
 
 
 def _start_step(
-    config: SandboxConfig, uid: int, writable: Iterable[Path] | None = None
+    config: SandboxConfig, uid: int, writable: Iterable[Path] | None = None, counted: bool = False
 ) -> list[str]:
     """The start-up step's command line (:data:`_START_STEP`), to which the kernel's is added.
 
@@ -192,7 +199,7 @@ def _start_step(
     ``writable`` (its working folder and its private folder), and ``/dev/shm`` is an empty tmpfs
     of ``config.tmp_mb``: without ``CAP_SYS_ADMIN`` (unshare and mount refused) it goes on
     without them, and :func:`~autograder.sandbox.execute.container_gaps` says so."""
-    limits = ",".join(f"{k}={int(v)}" for k, v in _limits(config).items())
+    limits = ",".join(f"{k}={int(v)}" for k, v in _limits(config, counted).items())
     shared = {}
     if writable is not None:
         shared = {
@@ -250,7 +257,12 @@ def _bwrap_argv(
 
 
 def _sandbox_argv(
-    config: SandboxConfig, workdir: Path, tmp: Path, uid: int, command: list[str]
+    config: SandboxConfig,
+    workdir: Path,
+    tmp: Path,
+    uid: int,
+    command: list[str],
+    counted: bool = False,
 ) -> list[str]:
     """The command line that runs ``command`` in the sandbox with the limits applied.
 
@@ -271,7 +283,7 @@ def _sandbox_argv(
         _kernel_env(config),
         workdir,
     )
-    return argv + ["--", *_start_step(config, uid), *command]
+    return argv + ["--", *_start_step(config, uid, counted=counted), *command]
 
 
 #: Capabilities the zygote of a root grader keeps: to build each submission's namespaces, mounts
@@ -310,6 +322,7 @@ def _container_argv(
     env: dict[str, str],
     command: list[str],
     writable: Iterable[Path] = (),
+    counted: bool = False,
 ) -> list[str]:
     """The command line that runs ``command`` in the container mode (no bubblewrap): a cleared
     environment (``env`` only), then the start-up step that takes the shared folders but
@@ -320,4 +333,4 @@ def _container_argv(
             "the container mode needs a root grader (to run the kernel as another user)"
         )
     cleared = [shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items())]
-    return [*cleared, *_start_step(config, uid, writable), *command]
+    return [*cleared, *_start_step(config, uid, writable, counted), *command]

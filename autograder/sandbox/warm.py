@@ -380,14 +380,20 @@ class _WarmKernelManager(_SandboxKernelManager):
 
 
 def warm_request(
-    config: SandboxConfig, workdir: Path, rundir: Path, uid: int, env: dict[str, str]
+    config: SandboxConfig,
+    workdir: Path,
+    rundir: Path,
+    uid: int,
+    env: dict[str, str],
+    counted: bool = False,
 ) -> dict:
-    """The zygote's request for one submission (the kernel's arguments are added at launch)."""
+    """The zygote's request for one submission (the kernel's arguments are added at launch);
+    ``counted``: a control group limits its processes (:func:`~autograder.sandbox.plan._limits`)."""
     return {
         "workdir": str(workdir),
         "run": str(rundir),
         "uid": uid,
         "env": env,
-        "limits": _limits(config),
+        "limits": _limits(config, counted),
         "tmp_bytes": config.tmp_mb * _MiB,
     }

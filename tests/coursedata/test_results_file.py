@@ -162,6 +162,31 @@ def test_json_nested_past_reading_is_the_students_answer_not_a_fault(tmp_path):
     assert read_log(log) == [{"event": "installed"}]
 
 
+@pytest.mark.parametrize("made", ["fifo", "device", "answer_elsewhere"])
+@pytest.mark.parametrize("suffix", [".npz", ".error.json"])
+def test_a_file_that_is_not_a_regular_file_is_never_opened(tmp_path, monkeypatch, made, suffix):
+    """A case's file replaced by a named pipe (opened for reading, it blocks), a link to a
+    device that never ends, or a link to a right answer recorded outside the results folder: the
+    answer could not be read back, as it is not a regular file; nothing is opened or followed."""
+    import os
+
+    from coursedata.results import AnswerUnavailable, read
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = tmp_path / "results"
+    folder.mkdir()
+    monkeypatch.setenv(RESULTS_ENV, str(elsewhere))
+    record("case", lambda: np.ones(3))
+    path = folder / f"case{suffix}"
+    if made == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero" if made == "device" else elsewhere / "case.npz", path)
+    with pytest.raises(AnswerUnavailable, match="not a regular file"):
+        read(folder, "case")
+
+
 def test_a_tuple_of_an_arrays_entries_is_that_array(tmp_path, monkeypatch):
     """A gradient returned as ``return d_a, d_b`` where the answer is one array of shape (2,):
     the grader lets the two members through and the reader stacks them (issue 36: a sequence

@@ -219,12 +219,20 @@ print("WRITTEN", written)
 
 #: Issue 37, attack 4: twelve processes of 250 MB each held 3 GB at once under a 2 GB limit
 #: (a limit per process).
+#: Each child says when it holds its 250 MB; the count is taken once every child holds them or
+#: is gone (a busy machine starts twelve interpreters slowly), within the cell's time limit.
 MEMORY = """\
-import subprocess, sys, time
-HOLD = "import time; held = b'x' * (250 * 2**20); time.sleep(60)"
+import os, subprocess, sys, time
+HOLD = ("import os, time; held = b'x' * (250 * 2**20); "
+        "open(f'held-{{os.getpid()}}', 'w').close(); time.sleep(60)")
 children = [subprocess.Popen([sys.executable, "-c", HOLD]) for _ in range(12)]
-time.sleep(15)
-print("ALIVE", sum(c.poll() is None for c in children))
+def holding(c):
+    return os.path.exists(f"held-{{c.pid}}")
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and any(c.poll() is None and not holding(c) for c in children):
+    time.sleep(0.2)
+time.sleep(1)
+print("ALIVE", sum(c.poll() is None and holding(c) for c in children))
 for c in children:
     c.kill()
     c.wait()
@@ -265,7 +273,30 @@ def {function}(*args, **kwargs):
 #: Two payloads of the same order of magnitude and their distinctive digits.
 PAYLOADS = {"echo": 314159.0, "echo_other": 271828.0}
 
+#: A thread bomb: threads past the limit of processes and threads are refused; the limit that
+#: refused them is named.
+THREADS = """\
+import threading, time
+for i in range(3000):
+    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+"""
+
+#: The first recorded case's results file replaced, after the hidden cells wrote it, by what is
+#: not a regular file: a named pipe (opened for reading, it blocks until someone writes), a link
+#: to a device that never ends, a link to a host file.
+NOT_REGULAR = {
+    "results_fifo": "os.mkfifo(path)",
+    "results_link_zero": "os.symlink('/dev/zero', path)",
+    "results_link_passwd": "os.symlink('/etc/passwd', path)",
+}
+_REPLACED = (
+    "import os\n"
+    "path = os.environ['GRADER_RESULTS_DIR'] + '/CASE.npz'\n"
+    "os.remove(path)\n"
+)
+
 OTHERS = {
+    "threads": (THREADS, None),
     "nested_folders": (NESTED, None),
     "memory": (MEMORY, None),
     "disk_fill": (FILL, None),
@@ -322,11 +353,15 @@ def {function}(*args, **kwargs):
     # a class of the student's named as the guard's refusal, naming an allowed package
     "forbidden_name": ("class ForbiddenModule(Exception):\n    pass\n\n\n"
                        "raise ForbiddenModule('zipfile is not allowed')\n", None),
-}
+    # a class of the student's named as the guard's refusal of forged code, with a message
+    "forged_name": ("class ForgedCode(PermissionError):\n    pass\n\n\n"
+                    "raise ForgedCode('zipfile claimed the file numpy')\n", None),
+} | {name: (_REPLACED + how + "\n", None) for name, how in NOT_REGULAR.items()}
 SHOWN_NOT = {
     "type_path": ["ma.core"],
     "counts": ["1234", "173", "signal 45", "running cell"],
     "forbidden_name": ["zipfile"],
+    "forged_name": ["zipfile", "claimed the file numpy"],
 }
 
 
@@ -361,6 +396,12 @@ EDITED = {
 def graded():
     """The control and every attack, each graded once in the warm sandbox, with the grader's
     peak allocation while grading it; and every folder the grader made for them."""
+    return grade_attacks()
+
+
+def grade_attacks(only: frozenset[str] | None = None):
+    """``(problem set, first case, {name: (grading, peak)}, folders made and warnings)`` for
+    the control and every attack (or those named in ``only``)."""
     ps = ProblemSet(PS)
     case, _ = _first_case(ps)
     # As the grader's workers do (autograder.run.task): the zygote preloads the course's imports
@@ -403,6 +444,7 @@ def graded():
             patch.setattr(tempfile, "mkdtemp", noted)
             submissions = {k: _submission(ps, *v) for k, v in sources.items()}
             submissions |= {k: edit(submissions["control"]) for k, edit in EDITED.items()}
+            submissions = {k: v for k, v in submissions.items() if only is None or k in only}
             for name, data in submissions.items():
                 tracemalloc.start()
                 try:
@@ -808,3 +850,64 @@ def test_no_text_of_the_students_choosing_reaches_the_feedback(graded, channel):
     for text in [MARK, *SHOWN_NOT.get(channel, [])]:
         assert not [m for m in shown if text in m], (text, shown)
         assert text not in page, text
+
+
+@require(cgroup.available()[0] is not None, f"no control groups: {cgroup.available()[1]}")
+def test_reaching_the_process_limit_is_named(graded):
+    """A thread bomb: the threads past the limit were refused by ``RLIMIT_NPROC`` before the
+    control group counted them, so the feedback said only that a cell raised RuntimeError. The
+    control group's limit binds (``RLIMIT_NPROC`` stands above it): the control's marks are kept
+    and a note names the limit."""
+    _, _, out, _ = graded
+    g, _ = out["threads"]
+    limit = SandboxConfig().max_processes
+    assert [(s.grade_id, s.points) for s in g.scores] == \
+        [(s.grade_id, s.points) for s in out["control"][0].scores]
+    assert [n for n in g.notes if f"limit of {limit} processes and threads" in n], g.notes
+
+
+def test_a_guard_refusal_is_named_in_the_graders_words(graded):
+    """A function whose code object claims NumPy's file: the kernel's guard refuses to make it
+    (``ForgedCode``), and the feedback said the cell "raised an exception of a class the code
+    defined". It says the problem set's rules refused it, and the guard's log, for a person,
+    says whose code claimed which file."""
+    from autograder.grading.conceal import OWN_CLASS
+
+    ps, _, out, _ = graded
+    g, _ = out["forged_file_name"]
+    _, function = _first_case(ps)
+    shown = g.notes + [s.message for s in g.scores if s.grade_id in _cells_of(ps, function)]
+    assert [m for m in shown if "refused by the problem set's rules" in m], shown
+    assert not [m for m in shown if OWN_CLASS in m], shown
+    assert [f for f in g.flags if "the student's code claimed the file" in f], g.flags
+
+
+def test_a_guard_refusal_is_stated_without_its_message():
+    """The guard's refusals are the kernel's report, which the student's code can raise itself
+    with any message: each is stated in the grader's words, its message never shown."""
+    from autograder.grading.diagnose import _describe
+
+    secret = "aGlkZGVuIHRlc3Rz"
+    for name in ("ForgedCode", "coursedata.guard.ForgedCode"):
+        said = _describe(name, f"{secret} claimed the file x: code may not pretend")
+        assert secret not in said and "refused by the problem set's rules" in said, said
+
+
+@pytest.mark.parametrize("replaced", sorted(NOT_REGULAR))
+def test_a_results_file_that_is_not_a_regular_file_is_named(graded, replaced):
+    """The first recorded case's results file replaced by a named pipe, or a link to
+    ``/dev/zero`` or to ``/etc/passwd``: the feedback said the function was not run. The cells
+    reading the case score 0 saying the result could not be read back, as it is not a regular
+    file; every other cell keeps its points, and the grading ends (a pipe is never opened)."""
+    ps, case, out, _ = graded
+    g, _ = out[replaced]
+    assert g.status != Status.GRADER_ERROR and g.grader_error is None, g.grader_error
+    reading = _cells_reading(ps, case)
+    control = {s.grade_id: s.points for s in out["control"][0].scores}
+    for s in g.scores:
+        if s.grade_id in reading:
+            assert s.points == 0.0, (s.grade_id, s.message)
+            assert "could not be read back" in s.message, s.message
+            assert "not a regular file" in s.message, s.message
+        else:
+            assert s.points == control[s.grade_id], (s.grade_id, s.message)
