@@ -8,7 +8,8 @@ set before NumPy is imported, makes this processor compute as another would (CON
 
 NumPy's own loops (``exp``, ``log``, sums) are compiled for several instruction sets too and pick
 the widest the processor has; ``NPY_DISABLE_CPU_FEATURES`` narrows them, so each choice also runs
-NumPy at a narrower level than the machine's (its baseline, or without AVX-512).
+NumPy at a narrower level than the machine's (its baseline, or without the widest vectors the
+processor has: AVX-512 where it has it, else AVX2).
 
 A kernel that needs an instruction set the processor lacks would stop the process at its first
 such instruction, so :func:`other_kernels` offers only kernels the processor can run, checks by
@@ -99,11 +100,19 @@ REPORT = ("import json, numpy, scipy.linalg, threadpoolctl\n"
 
 def numpy_features(narrower: str, enabled: list[str]) -> str:
     """The value of ``NPY_DISABLE_CPU_FEATURES`` that leaves NumPy at level ``narrower`` of the
-    ``enabled`` features: ``"baseline"`` (none beyond what every processor of the architecture
-    has) or ``"no-avx512"`` (the widest vectors off)."""
+    ``enabled`` features (listed narrowest first, as NumPy dispatches them): ``"baseline"`` (none
+    beyond what every processor of the architecture has) or ``"no-widest"`` (the widest vectors
+    this processor has off: every AVX-512 feature where there is one, else the widest feature).
+
+    >>> numpy_features("no-widest", ["X86_V3", "X86_V4", "AVX512_ICL"])
+    'X86_V4 AVX512_ICL'
+    >>> numpy_features("no-widest", ["X86_V3"])
+    'X86_V3'
+    """
     if narrower == "baseline":
         return " ".join(enabled)
-    return " ".join(f for f in enabled if "512" in f or f.endswith("_V4"))
+    widest = [f for f in enabled if "512" in f or f.endswith("_V4")]
+    return " ".join(widest or enabled[-1:])
 
 
 def reported(kernel: str | None, numpy_off: str = "") -> dict[str, list[str]]:
@@ -171,13 +180,13 @@ def choose(wanted: tuple[str, ...], avoid: set[tuple[str, ...]], numpy_level: st
 def other_kernels() -> list[Choice]:
     """The kernels the tests run under besides this process's (the one the book's build used):
     one per entry of :data:`WANTED`, the first with NumPy's loops at their baseline, the second
-    without AVX-512."""
+    without the widest vectors this processor has."""
     wanted = WANTED.get({"arm64": "aarch64"}.get(platform.machine(), platform.machine()))
     if wanted is None:
         raise RuntimeError(f"no OpenBLAS kernels are known for a {platform.machine()} processor")
     avoid = {tuple(reported(None)["openblas"])}
     chosen = []
-    for names, numpy_level in zip(wanted, ("baseline", "no-avx512")):
+    for names, numpy_level in zip(wanted, ("baseline", "no-widest")):
         choice = choose(names, avoid, numpy_level)
         avoid.add(choice.reports)
         chosen.append(choice)

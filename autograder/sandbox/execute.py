@@ -32,6 +32,7 @@ from autograder.sandbox.kernel import (
     _end_sandbox,
     _kernel_spec,
     _KernelStuck,
+    _open_kernel_process,
     _open_sandbox_process,
     _SandboxClient,
     _SandboxKernelManager,
@@ -284,6 +285,17 @@ def _open_way(paths: list[Path]) -> dict[Path, int]:
     return changed
 
 
+def _join_group(group: Group, pidfd: int | None) -> None:
+    """Move the process of ``pidfd`` (and those below it) into ``group``, then close ``pidfd``."""
+    if pidfd is None:
+        log.warning("could not move a submission into its control group: its kernel has ended")
+        return
+    try:
+        group.add(pidfd)
+    finally:
+        os.close(pidfd)
+
+
 async def _run(
     nb: nbformat.NotebookNode,
     workdir: Path,
@@ -387,6 +399,8 @@ async def _run(
             raise SandboxError(f"the sandboxed kernel did not start ({exc}): {log_tail}") from None
         if config.container:
             sandbox = None  # its end: every process of its user is killed
+            if group is not None:  # before any cell of the student's
+                _join_group(group, _open_kernel_process(km))
         elif warm is None:
             sandbox = _open_sandbox_process(info_read)
         else:

@@ -202,6 +202,18 @@ async def _wait_for_ready(kc, km, timeout: float) -> None:
             raise RuntimeError(f"the kernel did not reply within {timeout:g} s")
 
 
+def _open_kernel_process(km: AsyncKernelManager) -> int | None:
+    """A pidfd of the kernel process ``km`` started itself (the container mode's kernel, which no
+    sandbox process wraps); called while the kernel is known to be alive."""
+    pid = getattr(km.provisioner, "pid", None)
+    if not isinstance(pid, int):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
+
+
 def _open_sandbox_process(info_fd: int) -> int | None:
     """A pidfd of the sandbox's first process (pid 1 of its pid namespace), from bwrap's info.
 

@@ -4,7 +4,7 @@ Another processor's OpenBLAS kernel and NumPy loops round differently (:mod:`tes
 every chapter is executed again, hidden checks included, under two kernels other than this run's
 (one that every processor of the architecture runs, ``Prescott`` on x86-64, with NumPy's loops at
 their baseline; and one with wide vectors, ``Haswell`` where the processor has AVX2, with NumPy's
-loops without AVX-512), and every number the text quotes through ``glue`` is
+loops without the widest vectors the processor has), and every number the text quotes through ``glue`` is
 printed as the page prints it and compared with the default build's (fixture ``html``), and so is
 every code cell's printed output (cells tagged ``varies-by-machine``, a timing, excepted): a number
 that reads differently on another machine is a failure. The unit tests (``-m "not slow"``: the
