@@ -19,7 +19,7 @@ refusal is a :class:`~autograder.authoring.validate.Problem` naming the cell or 
   (a helper of the reference's module, copied with its body by ``add-question``) raises
   NameError on every case;
 - **rules** (:func:`rule_problems`): what the reference answers use (a solution cell's names,
-  with the locked cells' imports, and the declared reference functions' own imports) must be
+  with the given cells' imports, and the declared reference functions' own imports) must be
   allowed by the rules in force for that answer (:mod:`coursedata.rules`): otherwise the
   reference scores full marks and a student who writes the same loses the points;
 - **reference** (:func:`reference_problems`): the declared reference is called on every declared
@@ -517,11 +517,12 @@ def _uses(tree: ast.AST, names: Mapping[str, str]) -> Iterator[str]:
                 yield ".".join([names[chain[0]], *chain[1:]])
 
 
-def _locked_imports(ps: ProblemSet) -> dict[str, str]:
-    """What the locked code cells (the setup) import, ``{local name: dotted name}``."""
+def _given_imports(ps: ProblemSet) -> dict[str, str]:
+    """What the code cells given to the student (the setup, locked or not: every code cell but
+    the answers) import, ``{local name: dotted name}``: the reference answers run after them."""
     out: dict[str, str] = {}
     for cell in ps.source.cells:
-        if cell.cell_type == "code" and nbgrader_meta(cell).get("locked"):
+        if cell.cell_type == "code" and not nbgrader_meta(cell).get("solution"):
             try:
                 out |= _imports(ast.parse(cell.source))
             except SyntaxError:
@@ -552,7 +553,7 @@ def rule_problems(ps: ProblemSet) -> list[Problem]:
     forbid for their question."""
     if ps.rules is None:
         return []  # named by autograder.grading.rulebook.declaration_problems
-    locked = _locked_imports(ps)
+    given = _given_imports(ps)
     out = []
     for index, cell in enumerate(ps.source.cells):
         meta = nbgrader_meta(cell)
@@ -562,8 +563,8 @@ def rule_problems(ps: ProblemSet) -> list[Problem]:
             tree = ast.parse(cell.source)
         except SyntaxError:
             continue  # the markers' problem, named by marker_problems
-        for name, entry in _forbidden(ps, meta.get("grade_id", ""), _uses(tree, locked)).items():
-            origin = " (imported by a locked cell)" if name in locked.values() else ""
+        for name, entry in _forbidden(ps, meta.get("grade_id", ""), _uses(tree, given)).items():
+            origin = " (imported by a given cell)" if name in given.values() else ""
             out.append(
                 Problem(
                     f"{ps.notebook_name}, {_label(cell, index)}",

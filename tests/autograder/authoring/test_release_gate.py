@@ -286,10 +286,12 @@ def _locked_import_the_rules_allow(course: Path):
     raise AssertionError("no locked cell imports a name the rules allow")
 
 
-def test_a_rule_that_forbids_what_the_reference_uses_is_refused(course):
+@pytest.mark.parametrize("locked", [True, False])
+def test_a_rule_that_forbids_what_the_reference_uses_is_refused(course, locked):
     """The issue's case: the rules forbid the whole package while the locked setup cell imports
     one of its functions for the reference; the reference would score full marks and a student
-    who imports the same function would lose the points."""
+    who imports the same function would lose the points. The same with the setup cell left
+    unlocked (it was released: the reference 13 of 13, a student's own import 3)."""
     name, entry, imported = _locked_import_the_rules_allow(course)
     package = entry.split(".")[0]
     nb = nbformat.read(_path(course, name), as_version=4)
@@ -302,11 +304,14 @@ def test_a_rule_that_forbids_what_the_reference_uses_is_refused(course):
         rules.forbid = [*rules.forbid, package]
         rules.statement += f" No `{package}`."
         nb.cells[0].source += f"\n\n{rules.statement}"
+        for cell in nb.cells:
+            if f"import {imported}" in cell.source and not locked:
+                cell.metadata.nbgrader.locked = False
     _edit(course, name, forbid)
     message = _refused(course, name)
     for gid in users:
         assert (f"{name}.ipynb, cell `{gid}`: its reference answer uses `{entry}` (imported by "
-                f"a locked cell), which the rules forbid (`{package}`)") in message
+                f"a given cell), which the rules forbid (`{package}`)") in message
     assert f'Allow it where the rules are declared (metadata course.rules: "{entry}" in ' \
         "allow" in message
 
