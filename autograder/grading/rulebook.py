@@ -304,7 +304,7 @@ def judge(ps: ProblemSet, notebook: nbformat.NotebookNode, log: Path | None) -> 
                 function,
                 (
                     rule,
-                    f"the grading kernel refused to import {rule} for it{_line(entry)}",
+                    f"tried to import {rule}, which the grading kernel refused{_line(entry)}",
                 ),
             )
         covered = any(

@@ -112,10 +112,16 @@ class Unified:
 
 
 def _words(file: Path) -> list[str]:
+    """The words of a control file (``cgroup.controllers``, ``cgroup.procs``); none if unread."""
     try:
         return file.read_text().split()
     except OSError:
         return []
+
+
+def _words_lines(file: Path) -> list[str]:
+    """The lines of a control file that hold anything (``memory.events``, ``pids.events``)."""
+    return [line for line in file.read_text().splitlines() if line.strip()]
 
 
 def _mount_root(mount: Path) -> str | None:
@@ -283,10 +289,6 @@ def _events(file: Path) -> dict[str, int]:
         key, _, value = line.partition(" ")
         out[key] = int(value)
     return out
-
-
-def _words_lines(file: Path) -> list[str]:
-    return [line for line in file.read_text().splitlines() if line.strip()]
 
 
 @dataclass
