@@ -18,6 +18,7 @@ the guard was tampered with. A flag costs no points.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,12 +189,54 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
+def _closest(statement: str, text: str) -> tuple[int, str]:
+    """``(words in common, passage)``: the passage of ``text`` that reads most like
+    ``statement`` (the most words of it in order; of those, the one nearest its length, then
+    the one that starts or ends as it does)."""
+    said, words = statement.split(), text.split()
+    best, passage = (-1, 0, 0), ""
+    for size in range(max(1, len(said) - 5), len(said) + 6):
+        for start in range(max(1, len(words) - size + 1)):
+            window = words[start : start + size]
+            matcher = difflib.SequenceMatcher(None, said, window, autojunk=False)
+            ends = (window[0] == said[0]) + (window[-1] == said[-1])
+            score = (sum(b.size for b in matcher.get_matching_blocks()), -abs(size - len(said)), ends)
+            if score > best:
+                best, passage = score, " ".join(window)
+    return best[0], passage
+
+
+def _cell_label(nb: nbformat.NotebookNode, cell: nbformat.NotebookNode) -> str:
+    gid = _meta(cell).get("grade_id")
+    return f"cell `{gid}`" if gid else f"cell {nb.cells.index(cell) + 1}"
+
+
+def _unsaid(ps: ProblemSet, where: str | None, statement: str, cells: list) -> str:
+    """The rule ``statement`` (of the problem set, or of the answer ``where``) that the text of
+    ``cells`` does not say word for word: the cell closest to saying it, what it says there,
+    where the declared rule lives and the fix."""
+    closest = {id(c): _closest(statement, c.source) for c in cells}
+    cell = max(cells, key=lambda c: closest[id(c)][0])
+    label = _cell_label(ps.source, cell)
+    declared = "course.rules.statement" if where is None else (
+        f'course.rules.questions["{where}"].statement'
+    )
+    return (
+        f"{ps.notebook_name}, {label}: the instructions do not say the declared rule word for "
+        f"word: the cell says “{closest[id(cell)][1]}”, the notebook's metadata "
+        f"{declared} says “{statement}”. Make them say the same (edit the text of {label} or "
+        f"{declared} in the notebook's metadata)"
+    )
+
+
 def declaration_problems(ps: ProblemSet) -> list[str]:
     """What is wrong with ``ps``'s declared rules, in words (empty when nothing is).
 
     The source must declare rules (``metadata.course.rules``), its instructions (the first cell)
     must say the declaration's statement word for word and the statement must name every
-    forbidden entry in backticks; a question's own statement must be in the notebook's text.
+    forbidden entry in backticks; a question's own statement must be in the notebook's text. A
+    statement the text does not say is named at the cell closest to saying it, with what that
+    cell says (:func:`_unsaid`).
     """
     try:
         rules = ps.rules
@@ -207,17 +250,19 @@ def declaration_problems(ps: ProblemSet) -> list[str]:
         ]
     problems = []
     intro = _words(ps.source.cells[0].source) if ps.source.cells else ""
-    if _words(rules.statement) not in intro:
-        problems.append(
-            f"{ps.name}: the instructions do not say the declared rule "
-            f"“{rules.statement}” word for word"
-        )
-    text = _words("\n".join(c.source for c in ps.source.cells if c.cell_type == "markdown"))
+    if ps.source.cells and _words(rules.statement) not in intro:
+        problems.append(_unsaid(ps, None, rules.statement, ps.source.cells[:1]))
+    texts = [c for c in ps.source.cells if c.cell_type == "markdown"]
+    text = _words("\n".join(c.source for c in texts))
     for where, declared in [(None, rules)] + list(rules.questions.items()):
         if where is not None and where not in ps.solution_ids:
             problems.append(f"{ps.name}: rules for {where!r}, which is no answer cell")
         if where is not None and _words(declared.statement) not in text:
-            problems.append(f"{ps.name}: the text does not say the rule of {where!r}")
+            problems.append(
+                _unsaid(ps, where, declared.statement, texts)
+                if texts
+                else f"{ps.name}: the text does not say the rule of {where!r}"
+            )
         for entry in declared.forbid:
             if f"`{entry}`" not in declared.statement:
                 problems.append(f"{ps.name}: the rule's statement does not name `{entry}`")

@@ -1547,3 +1547,32 @@ def test_a_case_whose_inputs_make_a_python_check_raise_names_the_case(course, ca
                      message), message
     shown = caplog.text + capsys.readouterr().err
     assert "Traceback" not in shown and "grader fault" not in shown, shown
+
+
+def test_a_rule_reworded_in_the_text_alone_names_the_cell_the_declaration_and_the_fix(course):
+    """The rules' statement edited in the instructions but not in ``metadata.course.rules``: the
+    refusal named no cell and gave no fix. It names the instructions' cell, quotes what it says
+    now and where the declared rule lives, and says to make them the same."""
+    name = list_problem_sets(Course(course))[0]
+    nb = nbformat.read(_path(course, name), as_version=4)
+    statement = nb.metadata.course.rules.statement
+    *kept, last = statement.split()
+    reworded = " ".join([*kept, "REWORDED"])
+    first = nb.cells[0]
+    label = f"cell `{_gid(first)}`" if _gid(first) else "cell 1"
+    pattern = r"\s+".join(re.escape(w) for w in statement.split())
+    assert re.search(pattern, first.source), "the instructions state the rule"
+
+    def edit(nb):
+        nb.cells[0].source = re.sub(pattern, lambda m: reworded, nb.cells[0].source, count=1)
+    _edit(course, name, edit)
+    with pytest.raises(ValueError) as refused:
+        release(name, course, db_url=f"sqlite:///{course / 'gradebook.db'}",
+                url="https://example.org/kit/k.whl")
+    message = str(refused.value)
+    assert f"{name}.ipynb, {label}: the instructions do not say the declared rule" in message
+    assert f"the cell says “{reworded}”" in message, message
+    assert f"metadata course.rules.statement says “{statement}”" in message, message
+    assert (f"Make them say the same (edit the text of {label} or course.rules.statement in "
+            "the notebook's metadata)") in message, message
+    assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
