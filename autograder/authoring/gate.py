@@ -384,13 +384,28 @@ def _answer_problems(
         Problem(
             where,
             f"the student's cell keeps the solution line `{line.splitlines()[0]}`",
-            "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it), so that the "
-            "student's cell keeps only the signature, the docstring and what students are given "
-            f"(a line given on purpose above ### BEGIN SOLUTION ends with `{GIVEN}`).",
+            f"{_marker_move(source, line)}, so that the student's cell keeps only the "
+            "signature, the docstring and what students are given (a line given on purpose "
+            f"above ### BEGIN SOLUTION ends with `{GIVEN}`).",
         )
         for line in leaked
     ]
     return out
+
+
+def _marker_move(source: str, line: str) -> str:
+    """The marker to move so that the solution line ``line`` of the answer cell ``source`` is
+    cleared: BEGIN when the line stands above the cell's first ``### BEGIN SOLUTION`` (BEGIN was
+    moved down), END when it stands below its last ``### END SOLUTION`` (END was moved up)."""
+    lines = [ln.strip() for ln in source.splitlines()]
+    at = [i for i, ln in enumerate(lines) if ln == line.splitlines()[0].strip()]
+    begins = [i for i, ln in enumerate(lines) if "### BEGIN SOLUTION" in ln]
+    ends = [i for i, ln in enumerate(lines) if "### END SOLUTION" in ln]
+    if begins and any(i < begins[0] for i in at):
+        return "Move ### BEGIN SOLUTION above it"
+    if ends and any(i > ends[-1] for i in at):
+        return "Move ### END SOLUTION below it"
+    return "Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it)"
 
 
 def _names_bound(tree: ast.AST) -> set[str]:

@@ -181,7 +181,8 @@ def test_end_solution_moved_up_two_lines_is_refused(course):
     message = _refused(course, name)
     for line in leaked:
         assert (f"{name}.ipynb, cell `{gid}`: the student's cell keeps the solution line "
-                f"`{line}`. Move ### END SOLUTION below it") in message
+                f"`{line}`. Move ### END SOLUTION below it, so that") in message, message
+    assert "BEGIN SOLUTION above it" not in message, message  # BEGIN is where it was
 
 
 def _formula_first(course: Path):
@@ -234,8 +235,8 @@ def test_begin_solution_moved_down_below_a_formula_is_refused(course):
     _edit(course, name, move)
     message = _refused(course, name)
     assert (f"{name}.ipynb, cell `{gid}`: the student's cell keeps the solution line "
-            f"`{formula}`. Move ### END SOLUTION below it (or ### BEGIN SOLUTION above it)"
-            ) in message, message
+            f"`{formula}`. Move ### BEGIN SOLUTION above it, so that") in message, message
+    assert "Move ### END SOLUTION" not in message, message  # END is where it was
     shutil.copy(COURSE_DIR / "source" / name / f"{name}.ipynb", _path(course, name))
     _edit(course, name, lambda nb: move(nb, mark=True))
     ps = ProblemSet(name, Course(course))
