@@ -280,10 +280,22 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
                         else f"{', '.join(p for p in known if p in wanted - given)} is left out before "
                         "the last one given"
                     ),
-                    "Declare every parameter up to the last one given (a default as its value).",
+                    _argument_fix(given - set(known), [p for p in known if p not in given]),
                 )
             )
     return out
+
+
+def _argument_fix(unknown: set[str], missing: list[str]) -> str:
+    """What to change for a case whose inputs ``unknown`` are no parameter of the function (its
+    parameters ``missing`` not given): rename each to the parameter it is near, when one is."""
+    near = {u: m[0] for u in sorted(unknown) if (m := difflib.get_close_matches(u, missing, n=1))}
+    if near:
+        return (
+            ", ".join(f"Rename `{u}` to `{m}`" for u, m in near.items())
+            + " in the case's inputs (the course.check that declares the case)."
+        )
+    return "Declare every parameter up to the last one given (a default as its value)."
 
 
 def _defined(cell: nbformat.NotebookNode | None) -> list[str]:
@@ -404,6 +416,11 @@ def _declared_hint(message: str) -> str:
         return (
             "Give weights only to cases declared in the question's visible or hidden cell, each "
             "a positive number (relative: a case's share of the hidden cell's points)."
+        )
+    if "unknown comparison" in message:
+        return (
+            'Write "compare" as one of the known comparisons in the course.check that declares '
+            "it (coursedata/compare.py says what each compares)."
         )
     if "reads a student's parameter" in message:
         return (

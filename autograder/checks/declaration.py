@@ -99,6 +99,7 @@ grader's process; :func:`strip` removes it from a released notebook.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import io
 import json
@@ -428,9 +429,10 @@ def _output(entry, defaults: dict, where: str) -> Output:
         )
     merged = {k: v for k, v in defaults.items() if k in _COMPARE_KEYS} | spec
     if merged.get("compare", "close") not in COMPARISONS:
+        near = difflib.get_close_matches(str(merged["compare"]), COMPARISONS, n=1)
         raise DeclarationError(
-            f"{where}: unknown comparison {merged['compare']!r}; "
-            f"choose one of {', '.join(COMPARISONS)}"
+            f"{where}: unknown comparison {merged['compare']!r} (known: "
+            f"{', '.join(COMPARISONS)}{f'; did you mean {near[0]!r}?' if near else ''})"
         )
     for key in ("rtol", "atol"):
         value = merged.get(key, 0)

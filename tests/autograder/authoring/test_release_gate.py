@@ -1577,3 +1577,66 @@ def test_a_rule_reworded_in_the_text_alone_names_the_cell_the_declaration_and_th
     assert (f"Make them say the same (edit the text of {label} or course.rules.statement in "
             "the notebook's metadata)") in message, message
     assert (course / "release" / name / f"{name}.ipynb").read_bytes() == PUBLISHED
+
+
+def _first_with(course: Path, key: str):
+    """``(problem set, grade_id, the dict of its course.check holding key)``: the first
+    declaration (or one of its outputs or cases) stating ``key``."""
+    def walk(value):
+        if isinstance(value, dict):
+            if key in value:
+                yield value
+            for v in value.values():
+                yield from walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from walk(v)
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        for cell in nb.cells:
+            for found in walk(cell.metadata.get("course", {}).get("check", {})):
+                return name, _gid(cell), found
+    raise AssertionError(f"no declaration states {key!r}")
+
+
+def test_an_unknown_comparison_is_named_with_the_known_ones_and_the_near_one(course):
+    """A misspelt comparison ("logg" for "log") ended with advice about record(...) case
+    names; it names the comparisons there are and the one meant."""
+    from coursedata.compare import KINDS
+
+    name, gid, _ = _first_with(course, "compare")
+
+    def misspell(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        spec = next(d for d in [cell.metadata.course.check, *cell.metadata.course.check.get(
+            "outputs", [])] if isinstance(d, dict) and "compare" in d)
+        spec["compare"] += spec["compare"][-1]
+    meant = _first_with(course, "compare")[2]["compare"]
+    _edit(course, name, misspell)
+    message = _refused(course, name)
+    assert (f"unknown comparison {meant + meant[-1]!r} (known: {', '.join(KINDS)}; did you "
+            f"mean {meant!r}?)") in message, message
+    assert "record(" not in message, message
+
+
+def test_a_misspelt_case_argument_is_named_with_the_parameter_meant(course):
+    """A case's input ``respp`` where the function takes ``resp``: the near name is given."""
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        found = [(_gid(c), case, arg) for c in nb.cells
+                 for case, spec in c.metadata.get("course", {}).get("check", {}).get(
+                     "cases", {}).items()
+                 for arg in spec.get("args", spec) if arg.isidentifier() and len(arg) > 1]
+        if found:
+            gid, case, arg = found[0]
+            break
+
+    def misspell(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        spec = cell.metadata.course.check.cases[case]
+        args = spec.get("args", spec)
+        args[arg + arg[-1]] = args.pop(arg)
+    _edit(course, name, misspell)
+    message = _refused(course, name)
+    assert re.search(rf"case {case!r}: .*{arg + arg[-1]} is not one of its parameters\. "
+                     rf"Rename `{arg + arg[-1]}` to `{arg}`", message), message
