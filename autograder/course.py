@@ -102,9 +102,9 @@ class Course:
         return self.root / "checks" / f"{name}.py"
 
     def checks_label(self, name: str) -> str:
-        """How a message names the problem set's own Python: ``course/checks/NAME.py``, from the
-        course folder's name."""
-        return f"{self.root.name}/checks/{name}.py"
+        """How a message names the problem set's own Python: ``checks/NAME.py``, relative to the
+        course folder (as ``rubrics/NAME.md`` and ``NAME.ipynb`` are named)."""
+        return f"checks/{name}.py"
 
     def honest_module(self, name: str) -> Path:
         """Honest answers other than the reference: ``<course>/honest/NAME.py``."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import tempfile
 from collections.abc import Iterator
@@ -136,6 +137,17 @@ def _faults_unlogged() -> Iterator[None]:
         logger.disabled = was
 
 
+def _first_sentence(error: str) -> str:
+    """``Type: message`` (a traceback's last line) with the message's first sentence alone: what
+    follows its first ``;`` or ``.`` outside brackets is the exception's advice to its caller
+    ("give sigma explicitly"), not to the author whose case made it raise."""
+    kind, colon, message = error.partition(": ")
+    if not colon:
+        return error
+    first = re.split(r"[;.]\s+(?![^(\[]*[)\]])", message, maxsplit=1)[0]
+    return f"{kind}: {first}"
+
+
 def _check_fault(ps: ProblemSet, score) -> list[str]:
     """The case on which a trusted check raised computing its reference (the case it read last,
     :attr:`autograder.grading.scoring.CellScore.case`), named with its inputs as the fix; empty
@@ -144,7 +156,7 @@ def _check_fault(ps: ProblemSet, score) -> list[str]:
 
     if not (score.error and score.case):
         return []
-    error = score.error.strip().splitlines()[-1]
+    error = _first_sentence(score.error.strip().splitlines()[-1])
     declared = declared_cases(ps.source).get(score.case)
     cell = declared.cell if declared is not None else score.grade_id
     return [

@@ -1488,10 +1488,10 @@ def test_an_answer_cell_whose_grade_id_is_changed_away_from_its_tests_is_refused
     assert f"Change its grade_id back to `{gid}`" in message, message
 
 
-def _python_case_the_check_cannot_take(course: Path) -> tuple[str, str, str, dict, str]:
-    """``(problem set, its cell, case, inputs, error)``: the first case declared with inputs only
-    (a Python check of the problem set's ``CHECKS`` scores it) on which that check raises
-    computing its reference, once every array of the inputs is cut to no rows (as JSON, as the
+def _python_cases_the_check_cannot_take(course: Path, make) -> Iterator[tuple]:
+    """``(problem set, its cell, case, inputs, exception)`` for each case declared with inputs
+    only (a Python check of the problem set's ``CHECKS`` scores it) on which that check raises
+    computing its reference, once ``make`` changed every array of the inputs (as JSON, as the
     notebook's metadata holds them). Found by calling the check here, on no answers."""
     import tempfile
 
@@ -1514,20 +1514,28 @@ def _python_case_the_check_cannot_take(course: Path) -> tuple[str, str, str, dic
         for case, spec in cases.items():
             if spec.cell not in checks or spec.reference is not None:
                 continue
-            empty = {k: np.asarray(v)[:0].tolist() if np.ndim(v) else v
-                     for k, v in case_inputs(cases, case).items()}
-            given = {k: np.asarray(v) if isinstance(v, list) else v for k, v in empty.items()}
+            made = {k: make(np.asarray(v)).tolist() if np.ndim(v) else v
+                    for k, v in case_inputs(cases, case).items()}
+            given = {k: np.asarray(v) if isinstance(v, list) else v for k, v in made.items()}
 
-            class Emptied(Answers):
+            class Made(Answers):
                 def inputs(self, c, case=case, given=given):
                     return dict(given) if c == case else super().inputs(c)
             with tempfile.TemporaryDirectory() as folder:
                 try:
-                    checks[spec.cell](Emptied(name, folder, cases))
+                    checks[spec.cell](Made(name, folder, cases))
                 except AnswerUnavailable:
                     continue
                 except Exception as exc:  # noqa: BLE001 - what the gate must name
-                    return name, spec.cell, case, empty, type(exc).__name__
+                    yield name, spec.cell, case, made, exc
+
+
+def _python_case_the_check_cannot_take(course: Path) -> tuple[str, str, str, dict, str]:
+    """``(problem set, its cell, case, inputs, error)``: the first case on which a Python check
+    raises once every array of its inputs is cut to no rows."""
+    for name, gid, case, made, exc in _python_cases_the_check_cannot_take(
+            course, lambda a: a[:0]):
+        return name, gid, case, made, type(exc).__name__
     raise AssertionError("every Python check takes its cases with no rows")
 
 
@@ -1640,3 +1648,31 @@ def test_a_misspelt_case_argument_is_named_with_the_parameter_meant(course):
     message = _refused(course, name)
     assert re.search(rf"case {case!r}: .*{arg + arg[-1]} is not one of its parameters\. "
                      rf"Rename `{arg + arg[-1]}` to `{arg}`", message), message
+
+
+def test_a_python_check_s_exception_keeps_its_first_sentence_not_its_advice(course):
+    """The exception's own advice ("give sigma explicitly") is advice to its caller, not to the
+    author: the refusal keeps the exception's type and its first sentence. The case: the first
+    whose inputs, cut to no rows or made all ones, make a Python check raise with a message of
+    more than one clause (``;`` or ``.`` outside brackets)."""
+    import numpy as np
+
+    for make in (lambda a: a[:0], np.ones_like):
+        for name, gid, case, made, exc in _python_cases_the_check_cannot_take(course, make):
+            first, *rest = re.split(r"[;.]\s+(?![^(\[]*[)\]])", str(exc), maxsplit=1)
+            if rest:
+                break
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("no Python check raises with more than one clause")
+
+    def edit(nb):
+        [cell] = [c for c in nb.cells if _gid(c) == gid]
+        cell.metadata.course.check.cases[case] = made
+    _edit(course, name, edit)
+    message = _refused(course, name)
+    assert f"raises {type(exc).__name__}: {first} on its inputs" in message, message
+    assert rest[0] not in message, message
+    assert f"(its check in checks/{name}.py)" in message, message  # as rubrics/NAME.md is named

@@ -155,7 +155,7 @@ def test_a_graded_cell_without_a_check_is_refused(course):
     assert ("ps3_mle.ipynb, cell `poisson_mle_visible`: this autograded cell has no trusted "
             "check, so every student would get a grader error on it. Declare its check in the "
             "cell's metadata (course.check), or add `'poisson_mle_visible': <check function>` to "
-            "CHECKS in course/checks/ps3_mle.py" in message)
+            "CHECKS in checks/ps3_mle.py" in message)
     # ... and its point is in neither the header nor a question's heading.
     assert (f"the header's **Points:** line: it says {_num(auto)} autograded, the cells' "
             f"metadata {_num(auto + 1)}") in message
@@ -240,7 +240,7 @@ def test_a_check_that_reads_an_unrecorded_case_is_named():
     checks = dict(checks_for(ps))
     checks[gid] = lambda a: a.get(case[:-1])
     found = [str(p) for p in problems(ps, checks)]
-    assert found == [f"course/checks/{name}.py, check `{gid}`: it reads case {case[:-1]!r}, "
+    assert found == [f"checks/{name}.py, check `{gid}`: it reads case {case[:-1]!r}, "
                      "which no cell records, so it would take the points of every correct "
                      f"student. Record {case[:-1]!r} in the cell `{gid}` (did you mean "
                      f"`{case}`?), or read the case the cell records."]
