@@ -4,7 +4,8 @@
 question) of ``<course>/source/PS/PS.ipynb`` and renumbers the later questions everywhere the
 number appears: their ``## Question N`` headings, the header's table rows, their text cells'
 ``qN_text`` grade_ids (so feedback never names another question's cell), "question N" in the
-notebook's text and comments, and ``(QN)`` in the marking scheme. The header's ``**Points:**``
+notebook's text and in its code cells' strings and comments, and ``(QN)`` in the marking
+scheme. The header's ``**Points:**``
 line and table row get the new question's points.
 
 - An **autograded** question (:class:`Autograded`): its text, the answer cell (the reference's
@@ -24,8 +25,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import re
 import textwrap
+import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -172,11 +175,33 @@ def _renumber_notebook(nb: nbformat.NotebookNode, start: int) -> None:
                 cell["id"] = meta["grade_id"].replace("_", "-")
         if cell.cell_type == "markdown":
             cell.source = renumber(cell.source, start, rows=cell is nb.cells[0])
-        else:  # code: comments only ("# Question 5, part 3: ...")
-            cell.source = "\n".join(
-                renumber(line, start) if line.lstrip().startswith("#") else line
-                for line in cell.source.split("\n")
-            )
+        else:  # code: its strings and comments ("# Question 5, part 3", f"question 4: {x}")
+            cell.source = _renumber_code(cell.source, start)
+
+
+def _renumber_code(source: str, start: int) -> str:
+    """``source`` with :func:`renumber` applied to each of its strings and comments (a question
+    number is text there; the code's own numbers never move). Code that does not tokenize (an
+    IPython magic) has its comment lines renumbered alone."""
+    lines = io.StringIO(source).readlines()  # the lines tokenize numbers
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):  # IndentationError is a SyntaxError
+        return "".join(
+            renumber(line, start) if line.lstrip().startswith("#") else line for line in lines
+        )
+    text = {"STRING", "FSTRING_MIDDLE", "COMMENT"}  # FSTRING_MIDDLE: an f-string's text (3.12)
+    for tok in reversed(tokens):
+        if tokenize.tok_name[tok.type] not in text or tok.end[0] > len(lines):
+            continue
+        begin = offsets[tok.start[0] - 1] + tok.start[1]
+        end = offsets[tok.end[0] - 1] + tok.end[1]
+        if source[begin:end] == tok.string:  # 3.12 gives an f-string's "{{" as "{"
+            source = source[:begin] + renumber(tok.string, start) + source[end:]
+    return source
 
 
 def _renumber_rules(nb: nbformat.NotebookNode, start: int) -> None:

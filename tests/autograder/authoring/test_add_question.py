@@ -393,3 +393,27 @@ def test_the_answer_s_docstring_reads_as_the_reference_s_with_the_question_s_nam
     reference = importlib.import_module(f"course.checks.{name}").wmean_latex
     expected = inspect.getdoc(reference).replace(">>> wmean_latex(", ">>> weighted_mean(")
     assert ast.get_docstring(node) == expected
+
+
+def test_question_numbers_in_an_ungraded_code_cell_s_strings_and_comments_are_renumbered(course):
+    """"question 4" in an f-string of an ungraded code cell stayed 4 when a question was added
+    before it; the numbers are renumbered in the cell's strings and comments as in its text
+    (the same words decide), and no other number moves."""
+    name = _smallest(course)
+    last = max(_questions(course, name))
+    at = min(_questions(course, name))
+    path = course / "source" / name / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    code = (f'# Question {last}: a plot of the fit\n'
+            f'title = f"question {last}, {{4}} of the (Q{last}) steps"\n'
+            f"note = 'questions {at} and {last}'  # see question {last}\n"
+            f"steps = {last} + 4  # {last} steps, not a question\n")
+    nb.cells.append(nbformat.v4.new_code_cell(code))
+    nbformat.write(nb, path)
+    assert _add(course, name, at) == 0
+    cell = nbformat.read(path, as_version=4).cells[-1]
+    moved = last + 1
+    assert cell.source == (f'# Question {moved}: a plot of the fit\n'
+                           f'title = f"question {moved}, {{4}} of the (Q{moved}) steps"\n'
+                           f"note = 'questions {at + 1} and {moved}'  # see question {moved}\n"
+                           f"steps = {last} + 4  # {last} steps, not a question\n"), cell.source
