@@ -58,6 +58,7 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
+from autograder.authoring.inherited import said_once
 from autograder.authoring.loose import loose_tolerance
 from autograder.authoring.pairing import pairing_problems
 from autograder.authoring.validate import (
@@ -617,7 +618,7 @@ def reference_problems(ps: ProblemSet) -> list[Problem]:
                 recorded.add(name)
             else:
                 out.append(problem)
-        out += _tolerance_problems(found, cases, recorded, folder)
+        out += _tolerance_problems(ps, found, cases, recorded, folder)
         out += _graded_problems(ps, recorded, folder)
     return out
 
@@ -714,13 +715,18 @@ def _nan_problem(where: str, case, inputs: Mapping, result) -> Problem | None:
 
 
 def _tolerance_problems(
-    found: Mapping[str, Declaration], cases: Mapping, recorded: set[str], folder: str
+    ps: ProblemSet,
+    found: Mapping[str, Declaration],
+    cases: Mapping,
+    recorded: set[str],
+    folder: str,
 ) -> list[Problem]:
-    """Tolerances that are zero, tighter than rounding at the reference's values, or tighter
-    than what the reference's own values move when its inputs move by rounding
-    (:func:`_moved`)."""
-    out = []
-    loose: set[tuple[str, str]] = set()  # (cell, output) named loose once, on its first case
+    """Tolerances that are zero, tighter than rounding at the reference's values, so loose that
+    a wrong answer passes (each said once, for the cell that states the tolerance:
+    :func:`autograder.authoring.inherited.said_once`), or tighter than what the reference's own
+    values move when its inputs move by rounding (:func:`_moved`)."""
+    out, faults = [], []  # faults: (cell, case, output, kind, what, fix), said once below
+    loose: set[tuple[str, str]] = set()  # (cell, output) found loose, on its first case
     for gid, declaration in found.items():
         for name, case in declaration.cases.items():
             saved = Path(folder, f"{name}.npz")
@@ -730,25 +736,28 @@ def _tolerance_problems(
                 values = [z[k] for k in sorted(z.files, key=lambda k: (len(k), k))]
             moved = _moved(case, cases, name)
             for output, value, other in zip(case.outputs, values, moved or [None] * len(values)):
-                where = f"cell `{gid}`, case {name!r}, output {output.name!r}"
                 problem = _tolerance_problem(output, value)
-                too_loose = loose_tolerance(output, value, name) if not problem else None
-                if too_loose and (gid, output.name) not in loose:
-                    loose.add((gid, output.name))
-                    out.append(Problem(f"cell `{gid}`", *too_loose))
-                    continue
                 if problem:
-                    out.append(
-                        Problem(
-                            where,
-                            problem,
-                            f"Give it rtol of at least {ROUNDING:g} (1e-9 is usual) or an atol "
-                            "of the size of the values' rounding, in the cell's course.check.",
-                        )
-                    )
-                elif other is not None:
+                    kind = "zero" if "is zero" in problem else "rounding"
+                    faults.append((gid, name, output.name, kind, problem, ROUNDING_FIX))
+                    continue
+                if (gid, output.name) not in loose:
+                    too_loose = loose_tolerance(output, value, name)
+                    if too_loose:
+                        loose.add((gid, output.name))
+                        faults.append((gid, name, output.name, "loose", *too_loose))
+                        continue
+                if other is not None:
+                    where = f"cell `{gid}`, case {name!r}, output {output.name!r}"
                     out += _moved_problem(where, output, value, other)
-    return out
+    return said_once(ps.source, ps.notebook_name, faults) + out
+
+
+#: What to change for a tolerance that is zero or tighter than rounding.
+ROUNDING_FIX = (
+    f"Give it rtol of at least {ROUNDING:g} (1e-9 is usual) or an atol of the size of the "
+    "values' rounding, in the cell's course.check."
+)
 
 
 #: The relative change given to the declared inputs' non-integer numbers to see how far the

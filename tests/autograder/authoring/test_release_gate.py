@@ -478,9 +478,9 @@ def test_zero_tolerance_is_refused(course):
     name, gid = _first_declared(course, "rtol")
     _set_check(course, name, gid, rtol=0.0, atol=0.0)
     message = _refused(course, name)
-    assert re.search(rf"cell `{gid}`, case '\w+', output '[^']+': its tolerance is zero: a "
-                     r"correct answer computed in another order fails\. Give it rtol of at "
-                     r"least", message)
+    assert re.search(rf"cell `{gid}`, output '[^']+': its tolerance is zero: a correct answer "
+                     r"computed in another order fails \(on cases? '\w+'[^)]*\)\. Give it rtol "
+                     r"of at least", message), message
 
 
 def _case_the_reference_cannot_take(course: Path):
@@ -713,7 +713,8 @@ def test_absurdly_loose_tolerances_are_refused(course):
     assert outputs, gid
     for output in outputs:
         said = re.findall(rf"cell `{gid}`: rtol=1, atol=1e6 on output {re.escape(repr(output))} "
-                          r"accepts a wrong answer \([^)]+\)\. Tighten it to about rtol=1e-6",
+                          r"accepts a wrong answer \([^)]+\)(, and `\w+` inherits it)?\. "
+                          r"Tighten it to about rtol=1e-6",
                           message)
         assert len(said) == 1, message
     assert "tighten the check" not in message, message
@@ -1676,3 +1677,47 @@ def test_a_python_check_s_exception_keeps_its_first_sentence_not_its_advice(cour
     assert f"raises {type(exc).__name__}: {first} on its inputs" in message, message
     assert rest[0] not in message, message
     assert f"(its check in checks/{name}.py)" in message, message  # as rubrics/NAME.md is named
+
+
+def _inheriting_pair(course: Path):
+    """``(problem set, visible grade_id, hidden grade_id, outputs compared with a tolerance)``:
+    the first question whose hidden cell states no tolerance of its own (no rtol, atol or
+    outputs in its declaration or its cases), so it takes the visible cell's
+    (autograder/checks/declaration.py)."""
+    keys = {"rtol", "atol", "outputs"}
+    for name in list_problem_sets(Course(course)):
+        nb = nbformat.read(_path(course, name), as_version=4)
+        checks = {_gid(c): c.metadata.get("course", {}).get("check") for c in nb.cells}
+        found = declarations(nb)
+        for gid, check in checks.items():
+            hidden = naming.test_id(naming.question_of(gid), naming.HIDDEN)
+            if (naming.test_kind(gid) != naming.VISIBLE or not check or "reference" not in check
+                    or not checks.get(hidden) or keys & set(checks[hidden])
+                    or any(isinstance(s, dict) and "args" in s and keys & set(s)
+                           for s in checks[hidden].get("cases", {}).values())):
+                continue
+            outputs = {o.name for case in found[hidden].cases.values() for o in case.outputs
+                       if o.compare not in ("integer", "permutation")}
+            if outputs and found[hidden].cases:
+                return name, gid, hidden, outputs
+    raise AssertionError("no hidden cell inherits its visible cell's tolerance")
+
+
+@pytest.mark.parametrize("tolerance, said", [
+    ({"rtol": 1.0, "atol": 1e6}, r"rtol=1, atol=1e6 on output {output} accepts a wrong answer"),
+    ({"rtol": 0.0, "atol": 0.0}, r"output {output}: its tolerance is zero"),
+])
+def test_a_tolerance_the_hidden_cell_inherits_is_named_once_at_the_cell_that_states_it(
+        course, tolerance, said):
+    """A loose or zero tolerance written in the visible cell's declaration: one edit, which
+    gave lines for the hidden cell too ("... in the cell's course.check", where that cell states
+    none), one per case for a zero tolerance. Now one line per output, for the visible cell,
+    saying that the hidden cell inherits it."""
+    name, visible, hidden, outputs = _inheriting_pair(course)
+    _set_check(course, name, visible, **tolerance)
+    message = _refused(course, name)
+    named = [output for output in outputs for ln in message.splitlines()
+             if re.search(said.format(output=re.escape(repr(output))), ln)
+             and f"cell `{visible}`" in ln and f"`{hidden}` inherits it" in ln]
+    assert named and len(named) == len(set(named)), message  # each output once at most
+    assert not re.search(rf"cell `{hidden}`[^\n]*(is zero|accepts a wrong)", message), message
