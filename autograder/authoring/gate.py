@@ -58,7 +58,7 @@ from unittest.mock import patch
 import nbformat
 import numpy as np
 
-from autograder.authoring.inherited import said_once
+from autograder.authoring.inherited import Fault, said_once
 from autograder.authoring.loose import loose_tolerance
 from autograder.authoring.pairing import pairing_problems
 from autograder.authoring.validate import (
@@ -725,7 +725,8 @@ def _tolerance_problems(
     a wrong answer passes (each said once, for the cell that states the tolerance:
     :func:`autograder.authoring.inherited.said_once`), or tighter than what the reference's own
     values move when its inputs move by rounding (:func:`_moved`)."""
-    out, faults = [], []  # faults: (cell, case, output, kind, what, fix), said once below
+    out: list[Problem] = []
+    faults: list[Fault] = []  # said once below, for the cell that states the tolerance
     loose: set[tuple[str, str]] = set()  # (cell, output) found loose, on its first case
     for gid, declaration in found.items():
         for name, case in declaration.cases.items():
@@ -739,13 +740,13 @@ def _tolerance_problems(
                 problem = _tolerance_problem(output, value)
                 if problem:
                     kind = "zero" if "is zero" in problem else "rounding"
-                    faults.append((gid, name, output.name, kind, problem, ROUNDING_FIX))
+                    faults.append(Fault(gid, name, output.name, kind, problem, ROUNDING_FIX))
                     continue
                 if (gid, output.name) not in loose:
                     too_loose = loose_tolerance(output, value, name)
                     if too_loose:
                         loose.add((gid, output.name))
-                        faults.append((gid, name, output.name, "loose", *too_loose))
+                        faults.append(Fault(gid, name, output.name, "loose", *too_loose))
                         continue
                 if other is not None:
                     where = f"cell `{gid}`, case {name!r}, output {output.name!r}"

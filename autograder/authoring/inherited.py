@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import nbformat
 
@@ -45,6 +46,18 @@ def stating_cell(checks: Mapping[str, Mapping], gid: str, case: str) -> str:
     if test_kind(gid) == HIDDEN and not stated and visible in checks:
         return visible
     return gid
+
+
+class Fault(NamedTuple):
+    """A tolerance fault of ``kind`` (``"zero"``, ``"rounding"``, ``"loose"``) found on one case
+    of one cell, for one output: what is wrong and what to change."""
+
+    cell: str
+    case: str
+    output: str
+    kind: str
+    what: str
+    fix: str
 
 
 @dataclass
@@ -95,19 +108,14 @@ def _cases(names: list[str]) -> str:
     return ("case " if len(names) == 1 else "cases ") + ", ".join(repr(n) for n in names)
 
 
-def said_once(
-    nb: nbformat.NotebookNode, notebook: str, found: list[tuple[str, ...]]
-) -> list[Problem]:
-    """The problems of the notebook ``nb`` (named ``notebook``) from ``found``, ``(cell, case, output, kind, what, fix)`` for each case a tolerance fault of
-    ``kind`` (``"zero"``, ``"rounding"``, ``"loose"``) was found on, said once per cell that
-    states the tolerance, output and kind, in order (the first ``what`` and ``fix`` of each
-    group kept)."""
+def said_once(nb: nbformat.NotebookNode, notebook: str, found: list[Fault]) -> list[Problem]:
+    """The problems of the notebook ``nb`` (named ``notebook``) from the faults ``found``, said
+    once per cell that states the tolerance, output and kind, in order (the first ``what`` and
+    ``fix`` of each group kept)."""
     checks = _checks(nb)
     said: dict[tuple[str, str, str], Said] = {}
     for gid, case, output, kind, what, fix in found:
         cell = stating_cell(checks, gid, case)
-        one = said.setdefault(
-            (cell, output, kind), Said(cell, output, what, fix, kind != "loose")
-        )
+        one = said.setdefault((cell, output, kind), Said(cell, output, what, fix, kind != "loose"))
         one.cases.setdefault(gid, []).append(case)
     return [s.problem(notebook) for s in said.values()]

@@ -200,7 +200,11 @@ def _closest(statement: str, text: str) -> tuple[int, str]:
             window = words[start : start + size]
             matcher = difflib.SequenceMatcher(None, said, window, autojunk=False)
             ends = (window[0] == said[0]) + (window[-1] == said[-1])
-            score = (sum(b.size for b in matcher.get_matching_blocks()), -abs(size - len(said)), ends)
+            score = (
+                sum(b.size for b in matcher.get_matching_blocks()),
+                -abs(size - len(said)),
+                ends,
+            )
             if score > best:
                 best, passage = score, " ".join(window)
     return best[0], passage
@@ -218,8 +222,10 @@ def _unsaid(ps: ProblemSet, where: str | None, statement: str, cells: list) -> s
     closest = {id(c): _closest(statement, c.source) for c in cells}
     cell = max(cells, key=lambda c: closest[id(c)][0])
     label = _cell_label(ps.source, cell)
-    declared = "course.rules.statement" if where is None else (
-        f'course.rules.questions["{where}"].statement'
+    declared = (
+        "course.rules.statement"
+        if where is None
+        else (f'course.rules.questions["{where}"].statement')
     )
     return (
         f"{ps.notebook_name}, {label}: the instructions do not say the declared rule word for "

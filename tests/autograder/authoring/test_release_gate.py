@@ -1651,23 +1651,26 @@ def test_a_misspelt_case_argument_is_named_with_the_parameter_meant(course):
                      rf"Rename `{arg + arg[-1]}` to `{arg}`", message), message
 
 
+def _python_case_with_advice(course: Path) -> tuple:
+    """``(problem set, cell, case, inputs, exception, its first clause, the rest)``: the first
+    case whose inputs, cut to no rows or made all ones, make a Python check raise with a
+    message of more than one clause (``;`` or ``.`` outside brackets)."""
+    import numpy as np
+
+    for make in (lambda a: a[:0], np.ones_like):
+        for found in _python_cases_the_check_cannot_take(course, make):
+            first, *rest = re.split(r"[;.]\s+(?![^(\[]*[)\]])", str(found[-1]), maxsplit=1)
+            if rest:
+                return (*found, first, rest[0])
+    raise AssertionError("no Python check raises with more than one clause")
+
+
 def test_a_python_check_s_exception_keeps_its_first_sentence_not_its_advice(course):
     """The exception's own advice ("give sigma explicitly") is advice to its caller, not to the
     author: the refusal keeps the exception's type and its first sentence. The case: the first
     whose inputs, cut to no rows or made all ones, make a Python check raise with a message of
     more than one clause (``;`` or ``.`` outside brackets)."""
-    import numpy as np
-
-    for make in (lambda a: a[:0], np.ones_like):
-        for name, gid, case, made, exc in _python_cases_the_check_cannot_take(course, make):
-            first, *rest = re.split(r"[;.]\s+(?![^(\[]*[)\]])", str(exc), maxsplit=1)
-            if rest:
-                break
-        else:
-            continue
-        break
-    else:
-        raise AssertionError("no Python check raises with more than one clause")
+    name, gid, case, made, exc, first, rest = _python_case_with_advice(course)
 
     def edit(nb):
         [cell] = [c for c in nb.cells if _gid(c) == gid]
@@ -1675,7 +1678,7 @@ def test_a_python_check_s_exception_keeps_its_first_sentence_not_its_advice(cour
     _edit(course, name, edit)
     message = _refused(course, name)
     assert f"raises {type(exc).__name__}: {first} on its inputs" in message, message
-    assert rest[0] not in message, message
+    assert rest not in message, message
     assert f"(its check in checks/{name}.py)" in message, message  # as rubrics/NAME.md is named
 
 
