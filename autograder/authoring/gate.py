@@ -64,6 +64,7 @@ from autograder.authoring.pairing import pairing_problems
 from autograder.authoring.validate import (
     VARIANTS_PLACEHOLDER,
     Problem,
+    argument_fix,
     check_reads,
     nbgrader_meta,
 )
@@ -654,7 +655,8 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
             (f"its input {', '.join(f'`{k}`' for k in given)} holds NaN, and " if given else "")
             + f"the reference `{case.reference}` raises {type(exc).__name__}: {exc} on this "
             "case's inputs, so the case can never be passed",
-            "Change the case's inputs in the cell's course.check (a seed, a size, a class "
+            _renamed(reference, inputs)
+            or "Change the case's inputs in the cell's course.check (a seed, a size, a class "
             "that gets no point), or make the reference handle them.",
         )
     with patch.dict(os.environ, {RESULTS_ENV: folder}):
@@ -668,6 +670,18 @@ def _run_reference(where: str, name: str, case, cases, folder: str) -> Problem |
             "Return numbers or numeric arrays (a tuple of them for several outputs).",
         )
     return _nan_problem(where, case, inputs, result)
+
+
+def _renamed(reference, inputs: Mapping) -> str | None:
+    """The renaming of the case's inputs that the reference takes no parameter of (a misspelt
+    argument, ``respp`` for ``resp``), when each is near one of its parameters."""
+    try:
+        params = list(inspect.signature(reference).parameters)
+    except (TypeError, ValueError):
+        return None
+    unknown = set(inputs) - set(params)
+    fix = argument_fix(unknown, [p for p in params if p not in inputs]) if unknown else ""
+    return fix if fix.startswith("Rename") else None
 
 
 def _outputs_of(case, result) -> list:

@@ -280,13 +280,13 @@ def order_problems(ps: ProblemSet) -> list[Problem]:
                         else f"{', '.join(p for p in known if p in wanted - given)} is left out before "
                         "the last one given"
                     ),
-                    _argument_fix(given - set(known), [p for p in known if p not in given]),
+                    argument_fix(given - set(known), [p for p in known if p not in given]),
                 )
             )
     return out
 
 
-def _argument_fix(unknown: set[str], missing: list[str]) -> str:
+def argument_fix(unknown: set[str], missing: list[str]) -> str:
     """What to change for a case whose inputs ``unknown`` are no parameter of the function (its
     parameters ``missing`` not given): rename each to the parameter it is near, when one is."""
     near = {u: m[0] for u in sorted(unknown) if (m := difflib.get_close_matches(u, missing, n=1))}

@@ -1650,6 +1650,8 @@ def test_a_misspelt_case_argument_is_named_with_the_parameter_meant(course):
     message = _refused(course, name)
     assert re.search(rf"case {case!r}: .*{arg + arg[-1]} is not one of its parameters\. "
                      rf"Rename `{arg + arg[-1]}` to `{arg}`", message), message
+    said = [ln for ln in message.splitlines() if f"case {case!r}" in ln]
+    assert all(f"Rename `{arg + arg[-1]}` to `{arg}`" in ln for ln in said), said
 
 
 def _python_case_with_advice(course: Path) -> tuple:
