@@ -92,6 +92,15 @@ _NO_REFERENCE = ("The chapter's code calls the course's reference package `solut
                  "`ModuleNotFoundError`; read their results on the book's page.")
 
 
+#: JupyterLab's settings for the site, which the build merges into ``jupyter-lite.json``'s
+#: ``settingsOverrides`` (JupyterLite's docs: howto/configure/settings, "Customizing Settings").
+#: The notebooks follow the reader's light or dark system setting, as the book's pages do (the
+#: theme's default mode, "auto"): JupyterLab's ``adaptive-theme`` (schema
+#: ``@jupyterlab/apputils-extension/themes.json``: "Synchronize visual styling theme with system
+#: settings"), between JupyterLab Light and JupyterLab Dark.
+SETTINGS_OVERRIDES = {"@jupyterlab/apputils-extension:themes": {"adaptive-theme": True}}
+
+
 def lite_link(path: str) -> str:
     """Site-relative address that opens ``path`` (a file of the JupyterLite contents)."""
     return f"{LITE_APP}?path={path}"
@@ -236,6 +245,7 @@ def _prepare(app, config) -> None:
         "jupyter-config-data": {"appName": config.html_title or config.project,
                                 "disabledExtensions": DISABLED_EXTENSIONS,
                                 "litePluginSettings": {PLUGIN: settings}}}, indent=1))
+    (lite_dir / "overrides.json").write_text(json.dumps(SETTINGS_OVERRIDES, indent=1))
     (lite_dir / "jupyter_lite_config.json").write_text(json.dumps({
         "LiteBuildConfig": {"no_sourcemaps": True, "no_unused_shared_packages": True}}, indent=1))
 

@@ -14,7 +14,6 @@ goes anywhere else.
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import json
 import re
@@ -417,30 +416,13 @@ LITE_AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22a
 EDITOR = ".jp-Notebook .cm-content[role=textbox]"
 
 
-#: JupyterLab's dark theme, as a site would set it in ``overrides.json``, which JupyterLite's build
-#: merges into ``jupyter-lite.json#/jupyter-config-data/settingsOverrides`` (JupyterLite's docs,
-#: howto/configure/settings: "Customizing Settings"; the cascade merges ``settingsOverrides`` per
-#: plugin: reference/config).
-DARK = {"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
-
-
-def _with_settings(route, overrides: dict) -> None:
-    """Serve the site's ``jupyter-lite.json`` with ``overrides`` added to its settings."""
-    config = json.loads(route.fetch().text())
-    data = config.setdefault("jupyter-config-data", {})
-    data["settingsOverrides"] = {**data.get("settingsOverrides", {}), **overrides}
-    route.fulfill(json=config)
-
-
-def _open_all_cells(offline, html, app: str, path: str, settings: dict | None = None):
-    """A fresh context with ``path`` open in JupyterLite's ``app`` (with the JupyterLab
-    ``settings`` overridden, if any), scrolled through until every cell of the notebook's file is
-    on the page (the notebook adds cells as they scroll in)."""
+def _open_all_cells(offline, html, app: str, path: str, color_scheme: str = "light"):
+    """A fresh context with ``path`` open in JupyterLite's ``app`` (the reader's system set to
+    ``color_scheme``), scrolled through until every cell of the notebook's file is on the page
+    (the notebook adds cells as they scroll in)."""
     cells = len(json.loads((html / "lite" / "files" / path).read_text())["cells"])
-    context = offline["browser"].new_context(viewport={"width": 1280, "height": 900})
-    if settings:
-        context.route("**/lite/jupyter-lite.json",
-                      functools.partial(_with_settings, overrides=settings))
+    context = offline["browser"].new_context(viewport={"width": 1280, "height": 900},
+                                             color_scheme=color_scheme)
     page = context.new_page()
     page.goto(f"{offline['base']}lite/{app}/index.html?path={path}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
@@ -492,17 +474,21 @@ def _lite_axe(page) -> list[dict]:
 
 @pytest.mark.parametrize("app,path", [LITE_A11Y_PAGES[0], LITE_A11Y_PAGES[-1]])
 def test_notebook_pages_in_the_dark_theme_have_no_wcag_failure(offline, html, app, path):
-    """JupyterLab's dark theme, set as a site's ``overrides.json`` would: what the course adds
-    to the page (the keyboard note, the names of the editors' boxes, the figures' descriptions)
-    keeps its contrast there too."""
-    context, page = _open_all_cells(offline, html, app, path, settings=DARK)
+    """A reader whose system is set to dark gets the notebooks in JupyterLab Dark, as the book's
+    pages follow it (the site's settings, ``course_lite.SETTINGS_OVERRIDES``); what the course
+    adds to the page (the keyboard note, the names of the editors' boxes, the figures'
+    descriptions) keeps its contrast there too; a light system keeps JupyterLab Light."""
+    context, page = _open_all_cells(offline, html, app, path, color_scheme="dark")
     try:
         theme = page.evaluate("document.body.dataset.jpThemeName")
         violations = _lite_axe(page)
+        page.emulate_media(color_scheme="light")
+        page.wait_for_function("document.body.dataset.jpThemeName === 'JupyterLab Light'",
+                               timeout=10_000)
     finally:
         context.close()
     print(f"AXE lite/{app} {path} dark {json.dumps({v['id']: v['nodes'] for v in violations})}")
-    assert theme == "JupyterLab Dark", f"the dark theme was not applied: {theme!r}"
+    assert theme == "JupyterLab Dark", f"a dark system did not give the dark theme: {theme!r}"
     assert violations == [], violations
 
 

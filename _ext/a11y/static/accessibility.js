@@ -16,6 +16,8 @@
  *   with the arrow keys once activated there).
  * - An inline formula wider than its line (at 200 % text) scrolls in its line, as a Tab stop,
  *   instead of being cut; one that fits is no Tab stop.
+ * - A box that scrolls (a display formula, code, an output, a table) is a Tab stop also when it
+ *   begins to scroll after load, as text enlarged on an open page makes it do.
  * - The sidebar's part captions are no headings (the theme's role=heading put six level-2
  *   headings before the page's title): each names its list of links.
  */
@@ -91,21 +93,32 @@
   };
 
   // A display formula wider than its column scrolls sideways: it stays a Tab stop, so that the
-  // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable).
-  // Code too (a cell wider than its column at 200 % text). Checked again whenever such a box
-  // changes size, as text-only zoom after the page is shown makes more of them scroll.
-  const SCROLLERS = "div.math mjx-container, .math mjx-container[display], article pre";
+  // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable). Checked again
+  // whenever such a box changes size, as text-only zoom after the page is shown makes more of
+  // them scroll.
+  const FORMULAS = "div.math mjx-container, .math mjx-container[display]";
   const focusableIfScrolling = (c) => {
     if (c.scrollWidth > c.clientWidth + 1 && c.getAttribute("tabindex") !== "0") {
       c.setAttribute("tabindex", "0");
     }
   };
 
-  const focusableWhenScrolling = () => {
-    const watch = new ResizeObserver((entries) => entries.forEach((e) => focusableIfScrolling(e.target)));
-    document.querySelectorAll(SCROLLERS).forEach((c) => {
-      focusableIfScrolling(c);
-      watch.observe(c);
+  // The boxes pydata-sphinx-theme makes Tab stops when they scroll (addTabStopsToScrollableElements:
+  // code, a cell's output such as a pandas table, a table), by the theme's own test. The theme
+  // checks them at load and when the window is resized only, and text enlarged after load (WCAG
+  // 1.4.4) resizes no window: here each is checked again whenever its box changes size.
+  const BOXES = "pre, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  const stopIfScrolling = (box) => {
+    const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
+    box.tabIndex = scrolls ? 0 : -1;
+  };
+
+  // Each of ``selector``'s elements is checked now and whenever its box changes size.
+  const checkWhenResized = (selector, check) => {
+    const watch = new ResizeObserver((entries) => entries.forEach((e) => check(e.target)));
+    document.querySelectorAll(selector).forEach((element) => {
+      check(element);
+      watch.observe(element);
     });
   };
 
@@ -179,9 +192,10 @@
     nameToggles();
     announceCopies();
     nameCells();
+    checkWhenResized(BOXES, stopIfScrolling);  // on every page, with formulas or none
     window.MathJax?.startup?.promise?.then(() => {
       speechToMathml();
-      focusableWhenScrolling();
+      checkWhenResized(FORMULAS, focusableIfScrolling);
       inlineFormulasScrollWhenWider();
       offerExplorer();
     });
